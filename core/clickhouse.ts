@@ -1,0 +1,266 @@
+/**
+ * ClickHouse access. One factory for both run modes (a server at CLICKHOUSE_URL, or the embedded
+ * chDB engine under the data dir) and one wrapper through which every statement goes: it adds a
+ * label, times the call, retries retryable failures only, and turns failures into typed errors.
+ * Values are always bound as query parameters ({name:Type}), never spliced into SQL.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client';
+import type { Config } from './config.ts';
+import { ClickHouseQueryError, DependencyError, isRetryable } from './errors.ts';
+import type { Logger } from './logger.ts';
+
+export type QueryParams = Record<string, unknown>;
+
+export interface ClickHouse {
+  /** The database every unqualified table name refers to. */
+  readonly database: string;
+  /** True for the in-process engine. */
+  readonly embedded: boolean;
+  /** Runs a SELECT and returns its rows (JSONEachRow). 64-bit integers come back as strings. */
+  query<T = Record<string, unknown>>(label: string, sql: string, params?: QueryParams): Promise<T[]>;
+  /** Runs a statement that returns no rows (DDL, DELETE, OPTIMIZE, ...). */
+  command(label: string, sql: string, params?: QueryParams): Promise<void>;
+  /** Inserts rows as JSONEachRow. `dedupToken` makes a retried insert of the same block harmless. */
+  insert(label: string, table: string, rows: readonly object[], dedupToken?: string): Promise<void>;
+  /** Liveness and version. */
+  ping(): Promise<{ ok: boolean; version?: string; error?: string }>;
+  close(): Promise<void>;
+  /** The underlying client, for the rare caller that needs streaming. Prefer the wrapper. */
+  readonly client: ClickHouseClient;
+}
+
+export interface ClickHouseOptions {
+  config: Pick<
+    Config,
+    | 'clickhouseUrl'
+    | 'clickhouseUser'
+    | 'clickhousePassword'
+    | 'clickhouseDatabase'
+    | 'clickhouseMaxExecutionTime'
+    | 'dataDir'
+  >;
+  log: Logger;
+  /** Embedded engine directory; defaults to `<dataDir>/clickhouse`. */
+  enginePath?: string;
+  /** Attempts for retryable failures (default 4). */
+  maxAttempts?: number;
+}
+
+/**
+ * Settings sent with every statement, in both modes. The embedded engine's default for
+ * output_format_json_quote_64bit_integers is 0 (a server's is 1): without it, UInt64 values above
+ * 2^53 silently lose precision in JSON.
+ */
+function baseSettings(maxExecutionTime: number): ClickHouseSettings {
+  return {
+    output_format_json_quote_64bit_integers: 1,
+    output_format_json_quote_64bit_floats: 0,
+    date_time_output_format: 'iso',
+    max_execution_time: maxExecutionTime,
+  };
+}
+
+let embeddedEngine: { path: string; connection: unknown; database?: string } | undefined;
+
+async function embeddedConnection(enginePath: string, database: string): Promise<unknown> {
+  if (embeddedEngine) {
+    if (embeddedEngine.path !== enginePath) {
+      throw new DependencyError(
+        `The embedded ClickHouse engine is already open at ${embeddedEngine.path}; one process holds one engine`,
+      );
+    }
+    if (embeddedEngine.database !== undefined && embeddedEngine.database !== database) {
+      throw new DependencyError(
+        `The embedded ClickHouse engine already serves database ${embeddedEngine.database}; one process uses one database`,
+      );
+    }
+    embeddedEngine.database = database;
+    return embeddedEngine.connection;
+  }
+  fs.mkdirSync(enginePath, { recursive: true });
+  acquireEngineLock(enginePath);
+  let mod: typeof import('chdb/connection');
+  try {
+    mod = await import('chdb/connection');
+  } catch (err) {
+    throw new DependencyError(
+      'The embedded ClickHouse engine (npm package chdb) could not be loaded; run `npm install`, or set CLICKHOUSE_URL',
+      { cause: err },
+    );
+  }
+  const connection = mod.createChdbConnection({ path: enginePath });
+  embeddedEngine = { path: enginePath, connection, database };
+  return connection;
+}
+
+/**
+ * One process per engine directory: two processes opening the same chDB path would corrupt it.
+ * The lock file holds the owner's pid; a lock whose owner is gone is taken over.
+ */
+function acquireEngineLock(enginePath: string): void {
+  const lockFile = path.join(enginePath, '.pmdata.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = fs.openSync(lockFile, 'wx');
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      process.once('exit', () => {
+        try {
+          if (fs.readFileSync(lockFile, 'utf8') === String(process.pid)) fs.unlinkSync(lockFile);
+        } catch {}
+      });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(fs.readFileSync(lockFile, 'utf8').trim());
+      if (owner === process.pid) return;
+      if (owner > 0 && processAlive(owner)) {
+        throw new EngineBusyError(enginePath, owner);
+      }
+      fs.rmSync(lockFile, { force: true });
+    }
+  }
+  throw new EngineBusyError(enginePath, 0);
+}
+
+export class EngineBusyError extends DependencyError {
+  readonly owner: number;
+  constructor(enginePath: string, owner: number) {
+    super(
+      `The embedded ClickHouse data at ${enginePath} is in use by process ${owner}. ` +
+        'Stop that process, use another PMDATA_DATA_DIR, or set CLICKHOUSE_URL to share a server.',
+    );
+    this.owner = owner;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Waits for the engine lock instead of failing at once: used by `pmdata migrate` run twice. */
+export async function waitForEngine<T>(open: () => Promise<T>, timeoutMs: number, log: Logger): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await open();
+    } catch (err) {
+      if (!(err instanceof EngineBusyError) || Date.now() > deadline) throw err;
+      log.info({ owner: err.owner }, 'Waited for embedded engine lock');
+      await sleep(250);
+    }
+  }
+}
+
+export async function createClickHouse(options: ClickHouseOptions): Promise<ClickHouse> {
+  const { config, log } = options;
+  const database = config.clickhouseDatabase;
+  const maxAttempts = options.maxAttempts ?? 4;
+  const embedded = config.clickhouseUrl === undefined;
+  let client: ClickHouseClient;
+  const settings = baseSettings(config.clickhouseMaxExecutionTime);
+
+  if (embedded) {
+    const enginePath = options.enginePath ?? path.join(config.dataDir, 'clickhouse');
+    const connection = await embeddedConnection(enginePath, database);
+    client = createClient({
+      // biome-ignore lint/suspicious/noExplicitAny: chdb's connection implements the client's Connection contract
+      connection: connection as any,
+      clickhouse_settings: settings,
+    });
+    // chDB does not honour the client's `database` option: select it on the session once.
+    await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+    await client.command({ query: `USE ${database}` });
+  } else {
+    // The HTTP interface rejects every statement sent with an unknown database: create it first.
+    const bootstrap = createClient({
+      url: config.clickhouseUrl,
+      username: config.clickhouseUser,
+      password: config.clickhousePassword,
+    });
+    try {
+      await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+    } catch (err) {
+      throw new ClickHouseQueryError('bootstrap.database', err);
+    } finally {
+      await bootstrap.close();
+    }
+    client = createClient({
+      url: config.clickhouseUrl,
+      username: config.clickhouseUser,
+      password: config.clickhousePassword,
+      database,
+      clickhouse_settings: settings,
+      request_timeout: (config.clickhouseMaxExecutionTime + 30) * 1000,
+    });
+  }
+
+  async function run<T>(label: string, fn: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await fn();
+        log.debug({ query: label, ms: Math.round(performance.now() - started) }, 'Ran query');
+        return result;
+      } catch (err) {
+        const typed = new ClickHouseQueryError(label, err);
+        if (!isRetryable(err) || attempt >= maxAttempts) {
+          log.debug({ query: label, err: typed.message, attempt }, 'Failed query');
+          throw typed;
+        }
+        const delay = Math.min(4000, 100 * 2 ** attempt) * (0.5 + Math.random());
+        log.warn({ query: label, attempt, delay_ms: Math.round(delay), code: typed.code }, 'Retrying query');
+        await sleep(delay);
+      }
+    }
+  }
+
+  const ch: ClickHouse = {
+    database,
+    embedded,
+    client,
+    query<T>(label: string, sql: string, params?: QueryParams) {
+      return run(label, async () => {
+        const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+        return (await rs.json()) as T[];
+      });
+    },
+    command(label, sql, params) {
+      return run(label, async () => {
+        await client.command({ query: sql, query_params: params });
+      });
+    },
+    insert(label, table, rows, dedupToken) {
+      if (rows.length === 0) return Promise.resolve();
+      return run(label, async () => {
+        await client.insert({
+          table,
+          values: rows as object[],
+          format: 'JSONEachRow',
+          clickhouse_settings: dedupToken ? { insert_deduplication_token: dedupToken } : undefined,
+        });
+      });
+    },
+    async ping() {
+      try {
+        const rows = await ch.query<{ v: string }>('ping', 'SELECT version() AS v');
+        return { ok: true, version: rows[0]?.v };
+      } catch (err) {
+        return { ok: false, error: (err as Error).message };
+      }
+    },
+    async close() {
+      // The embedded engine stays open for the life of the process (it cannot be reopened).
+      if (!embedded) await client.close();
+    },
+  };
+  return ch;
+}

@@ -1,0 +1,17 @@
+/**
+ * Structured logs: pino, snake_case fields, short past-tense messages. Modules take a logger in their
+ * dependency bag and make a child per job or request.
+ */
+import pino from 'pino';
+
+export type Logger = pino.Logger;
+
+export function createLogger(options: { level: string; name?: string }): Logger {
+  return pino({
+    name: options.name ?? 'pmdata',
+    level: options.level,
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  });
+}

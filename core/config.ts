@@ -77,6 +77,13 @@ const identifier: Parser<string> = (raw) => {
 
 const text: Parser<string> = (raw) => raw;
 
+const minLength =
+  (n: number): Parser<string> =>
+  (raw) => {
+    if (raw.length < n) throw new InvalidValue();
+    return raw;
+  };
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const VENUES = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'] as const;
 
@@ -164,6 +171,30 @@ export const VARIABLES = {
     default: 'http://127.0.0.1:8545',
     form: 'comma-separated http(s) or ws(s) URLs',
     parse: list(url('http:', 'https:', 'ws:', 'wss:')),
+  },
+  apiSecret: {
+    env: 'PMDATA_SECRET',
+    default: undefined,
+    form: 'a string of at least 32 characters, or unset (embedded mode keeps a generated one under the data dir)',
+    parse: optional(minLength(32)),
+  },
+  keepAliveTimeoutMs: {
+    env: 'KEEP_ALIVE_TIMEOUT_MS',
+    default: '72000',
+    form: 'an integer 1000..600000 (milliseconds)',
+    parse: integer(1000, 600_000),
+  },
+  headersTimeoutMs: {
+    env: 'HEADERS_TIMEOUT_MS',
+    default: '10000',
+    form: 'an integer 1000..600000 (milliseconds)',
+    parse: integer(1000, 600_000),
+  },
+  corsOrigins: {
+    env: 'CORS_ORIGINS',
+    default: '*',
+    form: "'*' or comma-separated origins (https://app.example.com)",
+    parse: list(text),
   },
   removedVenues: {
     env: 'REMOVED_VENUES',

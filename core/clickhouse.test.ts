@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDeps, type TestDeps } from '../test/support/deps.ts';
+import { ClickHouseQueryError, exitCodeFor, isRetryable, RetryableError } from './errors.ts';
+
+let deps: TestDeps;
+beforeAll(async () => {
+  deps = await createTestDeps('clickhouse');
+});
+afterAll(async () => deps?.close());
+
+describe('clickhouse wrapper', () => {
+  it('round-trips 2^64-1 exactly through JSON (64-bit integers quoted in both modes)', async () => {
+    await deps.clickhouse.command(
+      'test.create',
+      'CREATE TABLE IF NOT EXISTS big (id UInt8, v UInt64, w UInt256) ENGINE = MergeTree ORDER BY id',
+    );
+    const max64 = (2n ** 64n - 1n).toString();
+    const max256 = (2n ** 256n - 1n).toString();
+    await deps.clickhouse.insert('test.insert', 'big', [{ id: 1, v: max64, w: max256 }]);
+    const rows = await deps.clickhouse.query<{ v: string; w: string; c: string }>(
+      'test.select',
+      'SELECT v, w, toUInt64(18446744073709551615) AS c FROM big WHERE id = {id:UInt8}',
+      { id: 1 },
+    );
+    expect(rows).toEqual([{ v: max64, w: max256, c: max64 }]);
+  });
+
+  it('binds values as parameters, so quotes in input are data, not SQL', async () => {
+    const evil = "x' OR 1=1 --";
+    const rows = await deps.clickhouse.query<{ s: string }>('test.bind', 'SELECT {s:String} AS s', {
+      s: evil,
+    });
+    expect(rows).toEqual([{ s: evil }]);
+  });
+
+  it('a failing statement becomes a typed, labelled, non-retryable error', async () => {
+    const err = await deps.clickhouse.query('test.missing', 'SELECT * FROM no_such_table').catch((e) => e);
+    expect(err).toBeInstanceOf(ClickHouseQueryError);
+    expect(err.label).toBe('test.missing');
+    expect(err.code).toBe(60);
+    expect(err.retryable).toBe(false);
+    expect(exitCodeFor(err)).toBe(1);
+  });
+
+  it('classifies retryable failures in one place', () => {
+    expect(isRetryable(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBe(true);
+    expect(isRetryable(Object.assign(new Error('x'), { code: '202' }))).toBe(true);
+    expect(isRetryable(Object.assign(new Error('x'), { code: '60' }))).toBe(false);
+    expect(
+      isRetryable(new Error('wrapped', { cause: Object.assign(new Error(), { code: 'ETIMEDOUT' }) })),
+    ).toBe(true);
+    expect(exitCodeFor(new RetryableError('later'))).toBe(75);
+  });
+
+  it('ping reports the engine version', async () => {
+    const p = await deps.clickhouse.ping();
+    expect(p.ok).toBe(true);
+    expect(p.version).toMatch(/^\d+\.\d+/);
+  });
+});

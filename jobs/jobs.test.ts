@@ -1,0 +1,132 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { QueueEvents } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDeps, type TestDeps } from '../test/support/deps.ts';
+import { defineJob, type JobDefinition } from './define.ts';
+import { maintenanceJob } from './processors/maintenance.ts';
+import { createBullConnection, createQueues, type Queues } from './queues.ts';
+import { applySchedules, SCHEDULES } from './schedules.ts';
+import { createWorkers } from './worker.ts';
+
+let deps: TestDeps;
+let queues: Queues;
+const prefix = `jobs-test-${process.pid}`;
+
+beforeAll(async () => {
+  deps = await createTestDeps('jobs');
+  queues = createQueues({ connection: createBullConnection(deps.config.redisUrl), prefix });
+});
+afterAll(async () => {
+  await queues?.close();
+  await deps?.close();
+});
+
+async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await sleep(50);
+  }
+}
+
+describe('jobs', () => {
+  it('maintenance job records one size row per pmdata table, end to end through a worker', async () => {
+    const at = Date.UTC(2026, 0, 1);
+    const def = { ...maintenanceJob, jobId: (p: { at?: number }) => `maintenance:${p.at}` };
+    const id1 = await queues.enqueue(def, { at });
+    const id2 = await queues.enqueue(def, { at });
+    expect(id1).toBe(id2);
+    expect(await queues.get('maintenance').getJobCountByTypes('waiting', 'active', 'completed')).toBe(1);
+
+    const workers = createWorkers({ deps, jobs: [maintenanceJob as JobDefinition<never, unknown>], prefix });
+    const rows = await waitFor(async () => {
+      const r = await deps.clickhouse.query<{ table: string; rows: string }>(
+        'test.sizes',
+        'SELECT table, rows FROM table_sizes FINAL ORDER BY table',
+      );
+      return r.length > 0 ? r : undefined;
+    });
+    await workers.close();
+    const tables = rows.map((r) => r.table);
+    expect(tables).toContain('schema_migrations');
+    expect(tables).toContain('table_sizes');
+    expect(Number(rows.find((r) => r.table === 'schema_migrations')!.rows)).toBeGreaterThan(0);
+  });
+
+  it('applying schedules twice keeps one scheduler per id', async () => {
+    await applySchedules(queues, deps.config);
+    await applySchedules(queues, deps.config);
+    const schedulers = await queues.get('maintenance').getJobSchedulers();
+    expect(schedulers.map((s) => s.key).sort()).toEqual(SCHEDULES.map((s) => s.id).sort());
+  });
+
+  it('close lets an active job finish instead of abandoning it', async () => {
+    const finished: string[] = [];
+    const slow = defineJob<{ n: number }, number>({
+      name: 'test.slow',
+      queue: 'analytics',
+      async process({ job }) {
+        await sleep(700);
+        finished.push(`job-${job.data.n}`);
+        return job.data.n;
+      },
+    });
+    const events = new QueueEvents('analytics', {
+      connection: createBullConnection(deps.config.redisUrl),
+      prefix,
+    });
+    await events.waitUntilReady();
+    const workers = createWorkers({
+      deps,
+      jobs: [slow as JobDefinition<never, unknown>],
+      prefix,
+      concurrency: 1,
+    });
+    await queues.enqueue(slow, { n: 1 });
+    await waitFor(async () => ((await queues.get('analytics').getActiveCount()) > 0 ? true : undefined));
+    await workers.close();
+    expect(finished).toEqual(['job-1']);
+    expect(await queues.get('analytics').getCompletedCount()).toBe(1);
+    await events.close();
+  });
+
+  it('a permanent failure is not retried; a retryable one is', async () => {
+    let permanentCalls = 0;
+    let retryableCalls = 0;
+    const permanent = defineJob<object, void>({
+      name: 'test.permanent',
+      queue: 'venues',
+      attempts: 3,
+      async process() {
+        permanentCalls++;
+        throw new Error('bad payload');
+      },
+    });
+    const flaky = defineJob<object, string>({
+      name: 'test.flaky',
+      queue: 'venues',
+      attempts: 3,
+      async process() {
+        retryableCalls++;
+        if (retryableCalls < 2) throw Object.assign(new Error('reset'), { code: 'ECONNRESET' });
+        return 'ok';
+      },
+    });
+    const q = queues.get('venues');
+    await q.add(permanent.name, {}, { attempts: 3, backoff: { type: 'fixed', delay: 10 } });
+    await q.add(flaky.name, {}, { attempts: 3, backoff: { type: 'fixed', delay: 10 } });
+    const workers = createWorkers({
+      deps,
+      jobs: [permanent, flaky] as JobDefinition<never, unknown>[],
+      prefix,
+    });
+    await waitFor(async () =>
+      (await q.getCompletedCount()) === 1 && (await q.getFailedCount()) === 1 ? true : undefined,
+    );
+    await workers.close();
+    expect(permanentCalls).toBe(1);
+    expect(retryableCalls).toBe(2);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * The queue registry: every queue name, and one factory for queues and their connections.
+ * BullMQ keys live under `<prefix>:<queue>`; tests use a prefix of their own.
+ */
+import { Queue, type QueueOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { JobDefinition } from './define.ts';
+
+/** Every queue pmdata uses. Jobs of one kind of work share a queue so they can be scaled apart. */
+export const QUEUE_NAMES = ['maintenance', 'chain', 'venues', 'analytics'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+export const DEFAULT_PREFIX = 'pmdata';
+
+/** A connection suitable for BullMQ workers (blocking commands need maxRetriesPerRequest null). */
+export function createBullConnection(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: false });
+}
+
+export interface Queues {
+  get(name: QueueName): Queue;
+  /** Adds one job; the definition's jobId makes a second add of the same work a no-op. */
+  enqueue<P>(def: JobDefinition<P, unknown>, payload: P): Promise<string | undefined>;
+  close(): Promise<void>;
+  readonly prefix: string;
+}
+
+export function createQueues(opts: { connection: Redis; prefix?: string }): Queues {
+  const prefix = opts.prefix ?? DEFAULT_PREFIX;
+  const queues = new Map<QueueName, Queue>();
+  const queueOptions: QueueOptions = {
+    connection: opts.connection,
+    prefix,
+    defaultJobOptions: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: { count: 1000, age: 24 * 3600 },
+      removeOnFail: { count: 5000 },
+    },
+  };
+  function get(name: QueueName): Queue {
+    let q = queues.get(name);
+    if (!q) {
+      q = new Queue(name, queueOptions);
+      queues.set(name, q);
+    }
+    return q;
+  }
+  return {
+    prefix,
+    get,
+    async enqueue(def, payload) {
+      const job = await get(def.queue).add(def.name, payload, {
+        // BullMQ reserves ':' in custom ids; map it so definitions may use natural `a:b` ids.
+        jobId: def.jobId?.(payload).replaceAll(':', '-'),
+        attempts: def.attempts,
+      });
+      return job.id;
+    },
+    async close() {
+      await Promise.all([...queues.values()].map((q) => q.close()));
+      queues.clear();
+    },
+  };
+}

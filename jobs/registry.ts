@@ -1,0 +1,10 @@
+/**
+ * Every job pmdata runs. Workers take their processors from here; add a new job's definition to
+ * this list (its processor lives in jobs/processors/<name>.ts).
+ */
+import type { JobDefinition } from './define.ts';
+import { maintenanceJob } from './processors/maintenance.ts';
+
+export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
+  maintenanceJob as JobDefinition<never, unknown>,
+];

@@ -1,0 +1,37 @@
+/**
+ * Recurring work, applied with `upsertJobScheduler` so that every scheduler process (and every
+ * restart) converges on one scheduler per id instead of piling up repeats.
+ */
+import type { Config } from '../core/config.ts';
+import type { JobDefinition } from './define.ts';
+import { maintenanceJob } from './processors/maintenance.ts';
+import type { Queues } from './queues.ts';
+
+export interface Schedule {
+  id: string;
+  job: JobDefinition<never, unknown>;
+  everyMs(config: Config): number;
+  payload: unknown;
+}
+
+export const SCHEDULES: readonly Schedule[] = [
+  {
+    id: 'maintenance:table-sizes',
+    job: maintenanceJob as JobDefinition<never, unknown>,
+    everyMs: (c) => c.maintenanceIntervalS * 1000,
+    payload: {},
+  },
+];
+
+export async function applySchedules(
+  queues: Queues,
+  config: Config,
+  schedules: readonly Schedule[] = SCHEDULES,
+): Promise<string[]> {
+  for (const s of schedules) {
+    await queues
+      .get(s.job.queue)
+      .upsertJobScheduler(s.id, { every: s.everyMs(config) }, { name: s.job.name, data: s.payload });
+  }
+  return schedules.map((s) => s.id);
+}

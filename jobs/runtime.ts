@@ -1,0 +1,131 @@
+/**
+ * Process runtime shared by every CLI command: config, logger, Redis (started in embedded mode when
+ * nothing answers), ClickHouse, migrations, and one orderly shutdown on SIGINT/SIGTERM.
+ */
+import { type ClickHouse, createClickHouse, waitForEngine } from '../core/clickhouse.ts';
+import { type Config, loadConfig } from '../core/config.ts';
+import type { Deps } from '../core/deps.ts';
+import { exitCodeFor } from '../core/errors.ts';
+import { createLogger, type Logger } from '../core/logger.ts';
+import { type MigrateResult, migrate } from '../core/migrations.ts';
+import { createRedis, ensureRedis, type Redis, type RedisServerHandle } from '../core/redis.ts';
+
+export interface Runtime {
+  deps: Deps;
+  redisServer?: RedisServerHandle;
+  migrations?: MigrateResult;
+  /** Registers cleanup to run on shutdown, last registered first. */
+  onClose(fn: () => Promise<void> | void): void;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** Start redis-server when nothing answers (embedded mode); default true. */
+  redis?: boolean;
+  /** Run migrations at start; default true. */
+  migrate?: boolean;
+  /** Wait this long for another process to release the embedded engine (default: fail at once). */
+  engineWaitMs?: number;
+  name?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function bootConfig(env: NodeJS.ProcessEnv = process.env): { config: Config; log: Logger } {
+  const config = loadConfig(env);
+  const log = createLogger({ level: config.logLevel });
+  return { config, log };
+}
+
+export async function openRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
+  const { config, log } = bootConfig(opts.env);
+  const closers: (() => Promise<void> | void)[] = [];
+  let redisServer: RedisServerHandle | undefined;
+  let redis: Redis | undefined;
+  let clickhouse: ClickHouse | undefined;
+  const close = async () => {
+    for (const fn of closers.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        log.error({ err }, 'Failed to close a resource');
+      }
+    }
+  };
+  try {
+    if (opts.redis !== false) {
+      const r = await ensureRedis({ config, log });
+      redisServer = r.server;
+      if (redisServer) {
+        const server = redisServer;
+        closers.push(() => server.stop());
+      }
+      redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3 });
+      const client = redis;
+      client.on('error', (err) => log.warn({ err: err.message }, 'Redis connection error'));
+      closers.push(() => {
+        client.disconnect();
+      });
+    }
+    const open = () => createClickHouse({ config, log });
+    clickhouse = opts.engineWaitMs ? await waitForEngine(open, opts.engineWaitMs, log) : await open();
+    const ch = clickhouse;
+    closers.push(() => ch.close());
+    const migrations =
+      opts.migrate === false ? undefined : await migrate({ clickhouse, log, ddl: ddlOptions(config) });
+    const deps: Deps = { config, log, clickhouse, redis: redis as Redis };
+    return {
+      deps,
+      redisServer,
+      migrations,
+      onClose: (fn) => closers.push(fn),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+export function ddlOptions(config: Config) {
+  return { cluster: config.clickhouseCluster, replicated: config.clickhouseReplicated };
+}
+
+/**
+ * Runs `fn` as the life of the process: on SIGINT/SIGTERM closes the runtime (active jobs and requests
+ * finish, the embedded redis-server stops) within SHUTDOWN_TIMEOUT_MS, then exits 0. A second signal
+ * exits at once.
+ */
+export function closeOnSignals(runtime: Runtime): Promise<void> {
+  const { log, config } = runtime.deps;
+  return new Promise((resolve) => {
+    let closing = false;
+    const handler = (signal: NodeJS.Signals) => {
+      if (closing) {
+        log.warn({ signal }, 'Received second signal, exiting now');
+        process.exit(1);
+      }
+      closing = true;
+      log.info({ signal }, 'Shutting down');
+      const timer = setTimeout(() => {
+        log.error({ timeout_ms: config.shutdownTimeoutMs }, 'Shutdown timed out');
+        process.exit(1);
+      }, config.shutdownTimeoutMs);
+      timer.unref();
+      runtime.close().then(() => {
+        clearTimeout(timer);
+        log.info('Stopped');
+        resolve();
+      });
+    };
+    process.once('SIGINT', handler);
+    process.once('SIGTERM', handler);
+  });
+}
+
+/** Prints a fatal error without a stack for known errors and exits 75 (retry may help) or 1. */
+export function exitWithError(err: unknown, log?: Logger): never {
+  const e = err as Error;
+  if (log) log.fatal({ err: e }, 'Failed');
+  process.stderr.write(`pmdata: ${e?.message ?? String(err)}\n`);
+  process.exit(exitCodeFor(err));
+}

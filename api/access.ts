@@ -1,0 +1,113 @@
+/**
+ * SPEC's Limits in one place: the plans (rate limit, monthly quota, overage price) and, for every
+ * route, whether it needs a key, which tier it needs, and whether it counts toward the monthly quota.
+ * Routes do not declare their own access: `accessFor(url)` reads this table when a route is added.
+ */
+
+export const TIERS = ['free', 'dev', 'pro', 'enterprise'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export interface Plan {
+  /** Label shown in messages and `keys list`. */
+  label: string;
+  /** Requests per second; Enterprise takes it from the key's own settings. */
+  ratePerSecond: number | 'custom';
+  /** Metered requests per calendar month (UTC); null = unlimited. */
+  monthlyQuota: number | null;
+  /** USD per 100,000 metered requests above the quota; null = no overage: over quota is refused. */
+  overageUsdPer100k: number | null;
+}
+
+export const PLANS: Record<Tier, Plan> = {
+  free: { label: 'Free', ratePerSecond: 1, monthlyQuota: 1_000, overageUsdPer100k: null },
+  dev: { label: 'Dev', ratePerSecond: 20, monthlyQuota: 1_000_000, overageUsdPer100k: 5 },
+  pro: { label: 'Pro', ratePerSecond: 100, monthlyQuota: 5_000_000, overageUsdPer100k: 2.5 },
+  enterprise: { label: 'Enterprise', ratePerSecond: 'custom', monthlyQuota: null, overageUsdPer100k: null },
+};
+
+/** Enterprise keys created without an explicit rate get this many requests per second. */
+export const DEFAULT_ENTERPRISE_RATE = 500;
+
+export const TIER_RANK: Record<Tier, number> = { free: 0, dev: 1, pro: 2, enterprise: 3 };
+
+export type Access =
+  /** No key, never rate limited: health, API description, and the answers for gone paths. */
+  | { kind: 'public' }
+  /** A key with at least `minTier`; `metered` requests count toward the monthly quota. */
+  | { kind: 'keyed'; minTier: Tier; metered: boolean };
+
+const PUBLIC: Access = { kind: 'public' };
+/** SPEC "Free and unlimited endpoints": any tier, not counted toward the monthly quota. */
+const FREE: Access = { kind: 'keyed', minTier: 'free', metered: false };
+/** SPEC "Gated (Dev or higher, Free gets 403)". */
+const GATED: Access = { kind: 'keyed', minTier: 'dev', metered: true };
+/** Every other data route: any tier, counted. */
+const METERED: Access = { kind: 'keyed', minTier: 'free', metered: true };
+
+/**
+ * Route patterns in Fastify's syntax, matched segment by segment: `*` is one segment (a venue code or
+ * a `:param`), `**` the rest of the path. First match wins; unmatched `/v2` routes are METERED.
+ */
+const RULES: [pattern: string, access: Access][] = [
+  ['/health', PUBLIC],
+  ['/openapi.json', PUBLIC],
+  ['/docs', PUBLIC],
+  ['/docs/**', PUBLIC],
+  // Retired cross-venue endpoints answer 410 to anyone (see api/routes/retired.ts).
+  ['/v2/matching-markets', PUBLIC],
+  ['/v2/matching-markets/pairs', PUBLIC],
+  ['/v2/markets', PUBLIC],
+  ['/v2/markets/listings', PUBLIC],
+  ['/v2/outcomes/*', PUBLIC],
+  // Gated features.
+  ['/v2/alpha/wallets/profiles', GATED],
+  ['/v2/alpha/smart-money/**', GATED],
+  ['/v2/alpha/leaderboards/**', GATED],
+  ['/v2/eta/**', GATED],
+  // The cluster is free and unlimited, but SPEC's endpoint table restricts it to Dev or Pro.
+  ['/v2/alpha/wallet/*/cluster', { kind: 'keyed', minTier: 'dev', metered: false }],
+  // Free and unlimited.
+  ['/v2/*/markets', FREE],
+  ['/v2/alpha/markets/keyset', FREE],
+  ['/v2/*/orderbooks', FREE],
+  ['/v2/*/orderbooks-subcent', FREE],
+  ['/v2/alpha/events', FREE],
+  ['/v2/alpha/events/**', FREE],
+  ['/v2/alpha/candlesticks/**', FREE],
+  ['/v2/alpha/market-price/*', FREE],
+  ['/v2/alpha/volume-chart/*', FREE],
+  ['/v2/alpha/markets/*/volume', FREE],
+  ['/v2/alpha/markets/*/open_interest', FREE],
+  ['/v2/alpha/trades', FREE],
+  ['/v2/alpha/activity', FREE],
+  ['/v2/alpha/positions', FREE],
+  ['/v2/alpha/wallet/positions/*', FREE],
+  ['/v2/alpha/position/*/top-holders', FREE],
+  ['/v2/alpha/wallet/pnl/*', FREE],
+  ['/v2/alpha/uma/**', FREE],
+  ['/v2/alpha/builders/**', FREE],
+];
+
+function matches(pattern: string, url: string): boolean {
+  const p = pattern.split('/');
+  const u = url.split('/');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '**') return u.length > i;
+    if (i >= u.length) return false;
+    if (p[i] !== '*' && p[i] !== u[i]) return false;
+  }
+  return p.length === u.length;
+}
+
+/** The access rule for a route URL pattern (e.g. `/v2/alpha/trades`, `/v2/alpha/markets/:id/volume`). */
+export function accessFor(url: string): Access {
+  const path = url.length > 1 ? url.replace(/\/+$/, '') : url;
+  for (const [pattern, access] of RULES) if (matches(pattern, path)) return access;
+  return path.startsWith('/v2/') ? METERED : PUBLIC;
+}
+
+/** The per-second rate of a key: its plan's, or the key's own for Enterprise. */
+export function rateFor(tier: Tier, keyRate: number | undefined): number {
+  const r = PLANS[tier].ratePerSecond;
+  return r === 'custom' ? (keyRate ?? DEFAULT_ENTERPRISE_RATE) : r;
+}

@@ -1,0 +1,112 @@
+/**
+ * The API as a Fastify plugin (`pmdataApi`) and a factory (`buildApp`) that returns a ready instance
+ * for `app.inject` in tests and for api/server.ts to listen with. The app only reads: every data route
+ * is a bounded ClickHouse query.
+ *
+ * Per request, in order: gone paths (removed venue, /v1) → key, rate limit, quota, tier → schema
+ * validation (422) → handler → one error handler for everything that fails.
+ */
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
+import type { Deps } from '../core/deps.ts';
+import { createCursorCodec } from './pagination.ts';
+import { accessPlugin } from './plugins/access.ts';
+import { docsPlugin } from './plugins/docs.ts';
+import { errorsPlugin } from './plugins/errors.ts';
+import { gonePathsPlugin } from './plugins/gone.ts';
+import { unencapsulated } from './plugins/unencapsulated.ts';
+import { healthRoutes } from './routes/health.ts';
+import { DATA_ROUTES, type RouteContext, type RoutePlugin } from './routes/index.ts';
+import { retiredRoutes } from './routes/retired.ts';
+import { resolveApiSecret } from './secret.ts';
+
+export interface AppOptions {
+  /** Signs pagination cursors; default: PMDATA_SECRET, or the embedded mode's kept secret. */
+  secret?: string;
+  /** Route modules served in addition to DATA_ROUTES (tests, embedders). */
+  extraRoutes?: RoutePlugin[];
+}
+
+/** Headers a browser script may read from a cross-origin response. */
+const EXPOSED_HEADERS = [
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+  'X-Request-Id',
+];
+
+export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unencapsulated(
+  async (app: FastifyInstance, opts: { deps: Deps } & AppOptions) => {
+    const { deps } = opts;
+    const { config } = deps;
+    const ctx: RouteContext = { deps, cursors: createCursorCodec(opts.secret ?? resolveApiSecret(config)) };
+
+    await app.register(errorsPlugin);
+    await app.register(cors, {
+      origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
+      methods: ['GET', 'HEAD', 'OPTIONS'],
+      exposedHeaders: EXPOSED_HEADERS,
+      maxAge: 600,
+    });
+    await app.register(docsPlugin);
+    await app.register(gonePathsPlugin, { removedVenues: config.removedVenues });
+    await app.register(accessPlugin, { redis: deps.redis });
+
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('x-request-id', request.id);
+    });
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? null,
+          url: request.url.slice(0, 300),
+          status_code: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 10) / 10,
+        },
+        'Served request',
+      );
+    });
+
+    await app.register(healthRoutes);
+    await app.register(retiredRoutes);
+    for (const routes of [...DATA_ROUTES, ...(opts.extraRoutes ?? [])]) {
+      await app.register(async (scope) => routes(scope, ctx));
+    }
+  },
+  'pmdata-api',
+);
+
+export type App = FastifyInstance;
+
+/** A ready app: plugins loaded, routes compiled, OpenAPI generated. Not listening. */
+export async function buildApp(deps: Deps & AppOptions): Promise<App> {
+  const { config, log } = deps;
+  const app = Fastify({
+    loggerInstance: log,
+    // Our own onResponse line replaces Fastify's two per-request lines.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    handlerTimeout: config.requestTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    bodyLimit: 64 * 1024,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: {
+      // Every violation in one 422, not only the first; query strings coerced to the declared types.
+      customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: true },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  await app.register(pmdataApi, {
+    deps: { config: deps.config, log: deps.log, clickhouse: deps.clickhouse, redis: deps.redis },
+    secret: deps.secret,
+    extraRoutes: deps.extraRoutes,
+  });
+  await app.ready();
+  return app as unknown as App;
+}

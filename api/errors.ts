@@ -1,0 +1,26 @@
+/**
+ * Errors a route throws on purpose: an HTTP status and a message safe to show to the client. The
+ * error handler (api/plugins/errors.ts) turns them into SPEC's general error body. Anything else a
+ * route throws is a server fault and never reaches the client as text.
+ */
+import { STATUS_CODES } from 'node:http';
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(statusCode: number, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.statusCode = statusCode;
+    this.headers = headers;
+  }
+}
+
+/** The `error` value of the general body: SPEC's Errors table uses the HTTP reason phrases. */
+export function reasonPhrase(status: number): string {
+  if (status === 422) return 'Validation Error';
+  return STATUS_CODES[status] ?? 'Error';
+}
+
+export const badRequest = (message: string) => new ApiError(400, message);

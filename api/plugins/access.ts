@@ -1,0 +1,83 @@
+/**
+ * Keys, tiers, rate limits and quotas for every route, from the one table in api/access.ts.
+ * Order per request: key present and known (401) → per-second limit and quota (429) → tier (403).
+ * The RateLimit-* headers go on every keyed response, whatever its status.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { type Access, accessFor, PLANS, TIER_RANK } from '../access.ts';
+import { ApiError } from '../errors.ts';
+import { type ApiKeyRecord, createKeyStore } from '../keys/store.ts';
+import { createLimiter } from '../limits.ts';
+import { unencapsulated } from './unencapsulated.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    apiKey: ApiKeyRecord | null;
+  }
+}
+
+const PUBLIC: Access = { kind: 'public' };
+
+function tierPhrase(access: Extract<Access, { kind: 'keyed' }>): string {
+  return `${PLANS[access.minTier].label} tier or higher`;
+}
+
+export const accessPlugin = unencapsulated(async (app: FastifyInstance, opts: { redis: Redis }) => {
+  const store = createKeyStore(opts.redis);
+  const limiter = createLimiter(opts.redis);
+
+  app.decorateRequest('apiKey', null);
+
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config ?? {}), access: accessFor(route.url ?? route.path) };
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const access = request.routeOptions.config?.access ?? PUBLIC;
+    if (access.kind === 'public') return;
+
+    const presented = request.headers['x-api-key'];
+    if (typeof presented !== 'string' || presented.trim() === '') {
+      throw new ApiError(401, 'Missing API key: send your key in the x-api-key header.');
+    }
+    const key = await store.lookup(presented.trim());
+    if (!key) throw new ApiError(401, 'Invalid API key.');
+    if (key.status !== 'active') throw new ApiError(401, 'This API key was revoked.');
+    request.apiKey = key;
+    request.log = request.log.child({ key_id: key.id });
+
+    const permitted = TIER_RANK[key.tier] >= TIER_RANK[access.minTier];
+    const decision = await limiter.consume(key, access.metered && permitted);
+    reply.header('ratelimit-limit', String(decision.limit));
+    reply.header('ratelimit-remaining', String(decision.remaining));
+    reply.header('ratelimit-reset', String(decision.resetS));
+    if (!decision.allowed) {
+      const retry = { 'retry-after': String(decision.resetS) };
+      if (decision.reason === 'quota') {
+        throw new ApiError(
+          429,
+          `The monthly quota of ${decision.quota.toLocaleString('en-US')} requests of the ${PLANS[key.tier].label} ` +
+            `tier is used; it renews at the start of the next month (in ${decision.resetS} s). ` +
+            'Free-and-unlimited endpoints stay available; upgrade the plan for more.',
+          retry,
+        );
+      }
+      throw new ApiError(
+        429,
+        `Rate limit of ${decision.limit} request${decision.limit === 1 ? '' : 's'} per second exceeded; ` +
+          `wait ${decision.resetS} s (RateLimit-Reset) before retrying, with backoff.`,
+        retry,
+      );
+    }
+    if (!permitted) {
+      throw new ApiError(
+        403,
+        `This endpoint needs the ${tierPhrase(access)}; this key is on the ${PLANS[key.tier].label} tier.`,
+      );
+    }
+  });
+}, 'pmdata-access');

@@ -38,7 +38,8 @@ import { createRng, type Rng } from './rng.ts';
 export const VENUES = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'] as const;
 export type VenueCode = (typeof VENUES)[number];
 export type CatalogSize = 'small' | 'medium' | 'large';
-export type Recurrence = 'daily' | 'weekly' | 'monthly';
+/** 'one_off' only for beta series that group non-recurring events (every beta event has a series). */
+export type Recurrence = 'daily' | 'weekly' | 'monthly' | 'one_off';
 
 export interface GenerateCatalogOptions {
   seed: string | number;
@@ -552,6 +553,9 @@ const SERIES_INFO: Record<
   },
   'fed-monthly': { title: 'Fed Decisions', recurrence: 'monthly', category: 'economics', tags: ['fed'] },
   'cpi-monthly': { title: 'CPI Releases', recurrence: 'monthly', category: 'economics', tags: ['inflation'] },
+  // beta only: every beta event belongs to a series, recurring or not.
+  'tech-milestones': { title: 'Tech Milestones', recurrence: 'one_off', category: 'culture', tags: ['tech'] },
+  elections: { title: 'World Elections', recurrence: 'one_off', category: 'politics', tags: ['elections'] },
 };
 
 const BETA_SERIES_TICKERS: Record<string, string> = {
@@ -564,18 +568,21 @@ const BETA_SERIES_TICKERS: Record<string, string> = {
   'jobless-weekly': 'KXJOBLESS',
   'fed-monthly': 'KXFEDDECISION',
   'cpi-monthly': 'KXCPIYOY',
+  'tech-milestones': 'KXTECH',
+  elections: 'KXELECTION',
 };
 
 function seriesFor(venue: VenueCode, b: Builder, topic: Topic, idBase: number): CatalogSeries | null {
-  if (!topic.seriesKey) return null;
-  const existing = b.series.get(topic.seriesKey);
+  const seriesKey =
+    topic.seriesKey ??
+    (venue === 'beta' ? (topic.kind === 'election' ? 'elections' : 'tech-milestones') : null);
+  if (!seriesKey) return null;
+  const existing = b.series.get(seriesKey);
   if (existing) return existing;
-  const info = SERIES_INFO[topic.seriesKey];
-  if (!info) throw new Error(`no series info for ${topic.seriesKey}`);
+  const info = SERIES_INFO[seriesKey];
+  if (!info) throw new Error(`no series info for ${seriesKey}`);
   const ticker =
-    venue === 'beta'
-      ? (BETA_SERIES_TICKERS[topic.seriesKey] as string)
-      : topic.seriesKey.toUpperCase().replace(/-/g, '');
+    venue === 'beta' ? (BETA_SERIES_TICKERS[seriesKey] as string) : seriesKey.toUpperCase().replace(/-/g, '');
   const s: CatalogSeries = {
     venue,
     key: venue === 'beta' ? ticker : slugify(info.title),
@@ -589,7 +596,7 @@ function seriesFor(venue: VenueCode, b: Builder, topic: Topic, idBase: number): 
     eventKeys: [],
     createdAt: topic.openTime - 90 * DAY,
   };
-  b.series.set(topic.seriesKey, s);
+  b.series.set(seriesKey, s);
   return s;
 }
 

@@ -69,7 +69,11 @@ export interface MinuteBar {
   volume: number;
   /** Collateral traded (Σ shares × price of the traded outcome). */
   notional: number;
+  /** Σ shares × outcome-0 price (volume-weighted mean = p0Notional / volume). */
+  p0Notional: number;
   count: number;
+  /** Open interest estimate at the end of the minute. */
+  openInterest: number;
 }
 
 export interface BookLevel {
@@ -305,7 +309,9 @@ export function createWorldState(catalog: Catalog, options: WorldStateOptions = 
       bar.close = p0;
       bar.volume += input.shares;
       bar.notional += input.shares * input.price;
+      bar.p0Notional += input.shares * p0;
       bar.count++;
+      bar.openInterest = l.openInterest;
     } else {
       l.bars.push({
         t,
@@ -315,7 +321,9 @@ export function createWorldState(catalog: Catalog, options: WorldStateOptions = 
         close: p0,
         volume: input.shares,
         notional: input.shares * input.price,
+        p0Notional: input.shares * p0,
         count: 1,
+        openInterest: l.openInterest,
       });
       if (l.bars.length > maxBars) l.bars.splice(0, l.bars.length - maxBars);
     }

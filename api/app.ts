@@ -11,6 +11,7 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
 import type { Deps } from '../core/deps.ts';
+import { type MarketSlugResolver, noMarketMetadata } from './markets.ts';
 import { createCursorCodec } from './pagination.ts';
 import { accessPlugin } from './plugins/access.ts';
 import { docsPlugin } from './plugins/docs.ts';
@@ -25,6 +26,8 @@ import { resolveApiSecret } from './secret.ts';
 export interface AppOptions {
   /** Signs pagination cursors; default: PMDATA_SECRET, or the embedded mode's kept secret. */
   secret?: string;
+  /** Market slug lookups for slug filters; default: no venue metadata yet, so no slug is known. */
+  marketSlugs?: MarketSlugResolver;
   /** Route modules served in addition to DATA_ROUTES (tests, embedders). */
   extraRoutes?: RoutePlugin[];
 }
@@ -42,7 +45,11 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
   async (app: FastifyInstance, opts: { deps: Deps } & AppOptions) => {
     const { deps } = opts;
     const { config } = deps;
-    const ctx: RouteContext = { deps, cursors: createCursorCodec(opts.secret ?? resolveApiSecret(config)) };
+    const ctx: RouteContext = {
+      deps,
+      cursors: createCursorCodec(opts.secret ?? resolveApiSecret(config)),
+      markets: opts.marketSlugs ?? noMarketMetadata,
+    };
 
     await app.register(errorsPlugin);
     await app.register(cors, {
@@ -105,6 +112,7 @@ export async function buildApp(deps: Deps & AppOptions): Promise<App> {
   await app.register(pmdataApi, {
     deps: { config: deps.config, log: deps.log, clickhouse: deps.clickhouse, redis: deps.redis },
     secret: deps.secret,
+    marketSlugs: deps.marketSlugs,
     extraRoutes: deps.extraRoutes,
   });
   await app.ready();

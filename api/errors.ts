@@ -24,3 +24,17 @@ export function reasonPhrase(status: number): string {
 }
 
 export const badRequest = (message: string) => new ApiError(400, message);
+
+/**
+ * A schema-level violation found by a handler (e.g. one item of a comma-separated enum list): answered
+ * as 422 with the same detail body as the schema validator's.
+ */
+export class ValidationFailure extends Error {
+  override readonly name = 'ValidationFailure';
+  readonly detail: { loc: (string | number)[]; msg: string; type: string }[];
+
+  constructor(detail: { loc: (string | number)[]; msg: string; type: string }[]) {
+    super(detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+    this.detail = detail;
+  }
+}

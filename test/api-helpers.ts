@@ -23,11 +23,8 @@ export async function createApiTestContext(
   options: AppOptions & { env?: Record<string, string> } = {},
 ): Promise<ApiTestContext> {
   const deps = await createTestDeps(name, { env: options.env });
-  const app = await buildApp({
-    ...deps,
-    secret: options.secret ?? TEST_SECRET,
-    extraRoutes: options.extraRoutes,
-  });
+  const { env: _env, ...appOptions } = options;
+  const app = await buildApp({ ...deps, ...appOptions, secret: options.secret ?? TEST_SECRET });
   const keys = createKeyStore(deps.redis);
   return {
     deps,
@@ -40,5 +37,68 @@ export async function createApiTestContext(
       await app.close();
       await deps.close();
     },
+  };
+}
+
+/** A lowercase 0x address / bytes32 built from a number, for readable fixtures. */
+export const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+export const bytes32 = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+
+export const EXCHANGE_V1 = '0x4bfb41d5b3570defd03c39a9a4d8de6bd8b8982e';
+export const EXCHANGE_V2 = '0xe111180000d2663c0091e4f400237545b87b996b';
+
+/** Unix seconds → a DateTime64(3) literal ClickHouse parses in any input format. */
+export const chTime = (s: number) => new Date(s * 1000).toISOString().replace('T', ' ').replace('Z', '');
+
+/** One `alpha_fills` row (columns of schemas/clickhouse/010_chain.sql) with sensible defaults. */
+export function fillRow(o: {
+  block: number;
+  logIndex: number;
+  maker: string;
+  tokenId?: string;
+  conditionId?: string;
+  txHash?: string;
+  orderHash?: string;
+  role?: 'maker' | 'taker';
+  side?: 'BUY' | 'SELL';
+  usd?: number;
+  shares?: number;
+  version?: 1 | 2;
+  builder?: string;
+  metadata?: string;
+  time?: number;
+}) {
+  const usd = o.usd ?? 50_000_000;
+  const shares = o.shares ?? 100_000_000;
+  const version = o.version ?? 1;
+  const side = o.side ?? 'BUY';
+  return {
+    chain_id: 137,
+    block_number: o.block,
+    block_hash: bytes32(o.block + 7_000_000),
+    block_time: chTime(o.time ?? 1_700_000_000 + o.block * 2),
+    tx_hash: o.txHash ?? bytes32(o.block * 1000 + 1),
+    log_index: o.logIndex,
+    exchange: version === 2 ? EXCHANGE_V2 : EXCHANGE_V1,
+    exchange_version: version,
+    neg_risk: false,
+    order_hash: o.orderHash ?? bytes32(o.block * 1000 + o.logIndex + 500_000_000),
+    maker: o.maker,
+    taker: o.role === 'taker' ? (version === 2 ? EXCHANGE_V2 : EXCHANGE_V1) : addr(0xfeed),
+    role: o.role ?? 'maker',
+    side,
+    token_id: o.tokenId ?? '1001',
+    condition_id: o.conditionId ?? '',
+    outcome_index: 0,
+    maker_amount: side === 'BUY' ? usd : shares,
+    taker_amount: side === 'BUY' ? shares : usd,
+    shares,
+    usd,
+    price: usd / shares,
+    fee: 0,
+    fee_asset: version === 2 || side === 'SELL' ? 'collateral' : 'shares',
+    builder: o.builder ?? '',
+    metadata: o.metadata ?? '',
+    status: 'confirmed',
   };
 }

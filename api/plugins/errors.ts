@@ -7,7 +7,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isRetryable } from '../../core/errors.ts';
-import { ApiError, reasonPhrase } from '../errors.ts';
+import { ApiError, reasonPhrase, ValidationFailure } from '../errors.ts';
 import { unencapsulated } from './unencapsulated.ts';
 
 type Loc = (string | number)[];
@@ -126,6 +126,9 @@ export function handleError(err: FastifyError, request: FastifyRequest, reply: F
       .code(422)
       .type('application/json; charset=utf-8')
       .send({ detail: validationDetail(err) });
+  }
+  if (err instanceof ValidationFailure) {
+    return reply.code(422).type('application/json; charset=utf-8').send({ detail: err.detail });
   }
   if (err instanceof ApiError) {
     reply.headers(err.headers);

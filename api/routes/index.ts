@@ -4,13 +4,17 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../core/deps.ts';
+import type { MarketSlugResolver } from '../markets.ts';
 import type { CursorCodec } from '../pagination.ts';
+import { alphaActivityRoutes } from './v2/alpha/activity.ts';
+import { alphaTradesRoutes } from './v2/alpha/trades.ts';
 
 export interface RouteContext {
   deps: Deps;
   cursors: CursorCodec;
+  markets: MarketSlugResolver;
 }
 
 export type RoutePlugin = (app: FastifyInstance, ctx: RouteContext) => Promise<void>;
 
-export const DATA_ROUTES: RoutePlugin[] = [];
+export const DATA_ROUTES: RoutePlugin[] = [alphaTradesRoutes, alphaActivityRoutes];

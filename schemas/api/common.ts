@@ -3,7 +3,7 @@
  * object and the query parameters of every cursor endpoint. One TypeBox definition gives validation,
  * serialization, OpenAPI and the TS type.
  */
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TUnsafe, Type } from '@sinclair/typebox';
 
 export const ErrorBody = Type.Object(
   {
@@ -80,3 +80,14 @@ export const keyedErrorResponses = {
   500: ErrorBody,
   503: ErrorBody,
 } as const;
+
+/**
+ * A string enum as one JSON Schema `enum` (TypeBox's union of literals becomes `anyOf`, which reports
+ * one error per branch): one violation, one 422 detail entry.
+ */
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { default?: T[number]; description?: string } = {},
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}

@@ -1,0 +1,181 @@
+/**
+ * `pmdata keys ...`: issue, list, revoke API keys and show their monthly usage. The CLI entry
+ * (jobs/cli.ts) calls `runKeysCommand(argv, deps)` with the words after `keys`.
+ *
+ *   keys create --tier dev --name X [--rate N]   prints the new key once (Redis keeps only its hash)
+ *   keys list
+ *   keys revoke <key_id>
+ *   keys usage [<key_id>] [--month YYYY-MM]
+ */
+import { parseArgs } from 'node:util';
+import type { Redis } from 'ioredis';
+import { PLANS, rateFor, TIERS, type Tier } from '../access.ts';
+import { type ApiKeyRecord, createKeyStore, monthOf } from './store.ts';
+
+export const KEYS_USAGE = `Usage:
+  pmdata keys create --tier <free|dev|pro|enterprise> --name <name> [--rate <req/s, enterprise only>]
+  pmdata keys list
+  pmdata keys revoke <key_id>
+  pmdata keys usage [<key_id>] [--month YYYY-MM]`;
+
+export interface KeysCommandDeps {
+  redis: Redis;
+  /** Where lines go; default stdout. */
+  out?: (line: string) => void;
+  /** Where problems go; default stderr. */
+  err?: (line: string) => void;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+const usd = (n: number) => `$${n.toFixed(2)}`;
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** Returns the process exit code: 0 done, 1 not found, 2 bad usage. */
+export async function runKeysCommand(argv: string[], deps: KeysCommandDeps): Promise<number> {
+  const out = deps.out ?? ((l: string) => process.stdout.write(`${l}\n`));
+  const err = deps.err ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const args = argv[0] === 'keys' ? argv.slice(1) : argv;
+  const [sub, ...rest] = args;
+  const store = createKeyStore(deps.redis);
+  const usageError = (message: string) => {
+    err(message);
+    err(KEYS_USAGE);
+    return 2;
+  };
+
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    return usageError((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help || sub === undefined || sub === 'help' || sub === '--help') {
+    out(KEYS_USAGE);
+    return sub === undefined ? 2 : 0;
+  }
+
+  switch (sub) {
+    case 'create': {
+      const tier = values.tier as Tier | undefined;
+      if (!tier || !(TIERS as readonly string[]).includes(tier)) {
+        return usageError(`--tier is required: one of ${TIERS.join(', ')}`);
+      }
+      if (!values.name?.trim()) return usageError('--name is required');
+      let rate: number | undefined;
+      if (values.rate !== undefined) {
+        if (tier !== 'enterprise') return usageError('--rate applies to enterprise keys only');
+        rate = Number(values.rate);
+        if (!Number.isInteger(rate) || rate < 1 || rate > 100_000) {
+          return usageError('--rate must be an integer 1..100000 (requests per second)');
+        }
+      }
+      const { key, record } = await store.create({ tier, name: values.name.trim(), rate });
+      out(`Created ${PLANS[tier].label} key ${record.id} (${record.name}), ${rateFor(tier, rate)} req/s.`);
+      out(`API key (shown once, store it now): ${key}`);
+      return 0;
+    }
+    case 'list': {
+      const keys = await store.list();
+      if (keys.length === 0) {
+        out('No API keys. Create one with: pmdata keys create --tier free --name <name>');
+        return 0;
+      }
+      out(
+        table([
+          ['ID', 'NAME', 'TIER', 'RATE/S', 'STATUS', 'KEY', 'CREATED'],
+          ...keys.map((k) => [
+            k.id,
+            k.name,
+            PLANS[k.tier].label,
+            String(rateFor(k.tier, k.rate)),
+            k.status,
+            `${k.prefix}…`,
+            k.createdAt,
+          ]),
+        ]).join('\n'),
+      );
+      return 0;
+    }
+    case 'revoke': {
+      const id = positionals[0];
+      if (!id) return usageError('revoke needs a key id (see pmdata keys list)');
+      const r = await store.revoke(id);
+      if (!r) {
+        err(`No API key with id ${id}`);
+        return 1;
+      }
+      out(`Revoked key ${r.id} (${r.name}); requests with it now answer 401.`);
+      return 0;
+    }
+    case 'usage': {
+      const month = values.month ?? monthOf(Date.now());
+      if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) return usageError('--month must be YYYY-MM');
+      let keys: ApiKeyRecord[];
+      if (positionals[0]) {
+        const one = await store.get(positionals[0]);
+        if (!one) {
+          err(`No API key with id ${positionals[0]}`);
+          return 1;
+        }
+        keys = [one];
+      } else {
+        keys = await store.list();
+      }
+      const rows = [
+        [
+          'ID',
+          'NAME',
+          'TIER',
+          'METERED',
+          'QUOTA',
+          'OVERAGE',
+          'OVERAGE_USD',
+          'FREE',
+          'THROTTLED',
+          'REFUSED_OVER_QUOTA',
+        ],
+      ];
+      for (const k of keys) {
+        const u = await store.usage(k.id, month);
+        rows.push([
+          k.id,
+          k.name,
+          PLANS[k.tier].label,
+          count(u.metered),
+          u.quota === null ? 'unlimited' : count(u.quota),
+          count(u.overage),
+          usd(u.overageUsd),
+          count(u.free),
+          count(u.throttled),
+          count(u.overQuota),
+        ]);
+      }
+      const prices = TIERS.filter((t) => PLANS[t].overageUsdPer100k !== null)
+        .map((t) => `${PLANS[t].label} ${usd(PLANS[t].overageUsdPer100k!)}`)
+        .join(', ');
+      out(`Usage for ${month} (UTC). Overage per 100,000 metered requests above the quota: ${prices}.`);
+      out(table(rows).join('\n'));
+      return 0;
+    }
+    default:
+      return usageError(`Unknown keys command "${sub}"`);
+  }
+}
+
+const OPTIONS = {
+  tier: { type: 'string' },
+  name: { type: 'string' },
+  rate: { type: 'string' },
+  month: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;

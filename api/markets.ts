@@ -1,0 +1,18 @@
+/**
+ * Market slugs → condition ids, for the `market_slug` filters of chain-data routes. Slugs come from the
+ * venue's metadata, which the chain tables do not carry; until a resolver backed by venue metadata is
+ * passed to buildApp (`marketSlugs`), no slug is known and slug filters answer an empty page, not an
+ * error (issue 5).
+ */
+export interface MarketSlugResolver {
+  /** Condition ids of the alpha market(s) with this slug; empty when the slug is not known. */
+  conditionIds(slug: string): Promise<string[]>;
+  /** Slug of each known condition id (for the `market_slug` field of rows). */
+  slugs(conditionIds: readonly string[]): Promise<Map<string, string>>;
+}
+
+/** The resolver in force while no venue metadata is ingested: knows no slug. */
+export const noMarketMetadata: MarketSlugResolver = {
+  conditionIds: async () => [],
+  slugs: async () => new Map(),
+};

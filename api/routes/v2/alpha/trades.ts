@@ -1,0 +1,206 @@
+/**
+ * `GET /v2/alpha/trades`: fills of the alpha exchanges (table `alpha_fills`, docs/chain-ingestion.md),
+ * newest first by default, cursor-paginated on (block_number, log_index).
+ *
+ * Access paths (each an index of alpha_fills): wallets → primary key (maker, block_number, ...);
+ * token or condition → projection by_token; tx_hash, order_hash, builder → bloom filters; time →
+ * partition + minmax.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { type Trade, TradesQuery, TradesResponse } from '../../../../schemas/api/alpha-trades.ts';
+import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
+import { filtersDigest, paginate, rejectOffset } from '../../../pagination.ts';
+import type { RouteContext } from '../../index.ts';
+import { afterCursor, checkTimeRange, createWhere, parseHash, parseWallets, units } from './filters.ts';
+
+interface FillRow {
+  block_number: string;
+  log_index: number;
+  tx_hash: string;
+  ts: number;
+  status: 'confirmed' | 'pending';
+  exchange: string;
+  exchange_version: number;
+  neg_risk: boolean;
+  order_hash: string;
+  maker: string;
+  taker: string;
+  role: 'maker' | 'taker';
+  side: 'BUY' | 'SELL';
+  token_id: string;
+  condition_id: string;
+  outcome_index: number;
+  shares: string;
+  usd: string;
+  price: number;
+  fee: string;
+  fee_asset: 'shares' | 'collateral';
+  builder: string;
+  metadata: string;
+}
+
+const COLUMNS = `block_number, log_index, tx_hash, toUnixTimestamp(block_time) AS ts, status, exchange,
+  exchange_version, neg_risk, order_hash, maker, taker, role, side, token_id, condition_id, outcome_index,
+  shares, usd, price, fee, fee_asset, builder, metadata`;
+
+function toTrade(r: FillRow, slugs: Map<string, string>): Trade {
+  const conditionId = r.condition_id === '' ? null : r.condition_id;
+  return {
+    tx_hash: r.tx_hash,
+    log_index: Number(r.log_index),
+    block_number: Number(r.block_number),
+    timestamp: Number(r.ts),
+    status: r.status,
+    order_hash: r.order_hash,
+    maker: r.maker,
+    taker: r.taker,
+    role: r.role,
+    side: r.side,
+    token_id: r.token_id,
+    condition_id: conditionId,
+    outcome_index: r.outcome_index < 0 ? null : r.outcome_index,
+    market_slug: (conditionId && slugs.get(conditionId)) ?? null,
+    shares: units(r.shares),
+    price: r.price,
+    total: units(r.usd),
+    fee: units(r.fee),
+    fee_asset: r.fee_asset,
+    exchange: r.exchange,
+    exchange_version: Number(r.exchange_version),
+    neg_risk: Boolean(r.neg_risk),
+    builder: r.builder,
+    metadata: r.metadata,
+  };
+}
+
+/**
+ * Fills ingested before their token's condition was known carry condition_id ''; look the page's
+ * unknown tokens up in alpha_tokens (ordered by token_id: one small indexed read).
+ */
+async function fillConditions(ctx: RouteContext, rows: FillRow[]): Promise<void> {
+  const unknown = [...new Set(rows.filter((r) => r.condition_id === '').map((r) => r.token_id))];
+  if (unknown.length === 0) return;
+  const found = await ctx.deps.clickhouse.query<{
+    token_id: string;
+    condition_id: string;
+    outcome_index: number;
+  }>(
+    'api.alpha.trades.tokens',
+    `SELECT token_id, any(condition_id) AS condition_id, any(outcome_index) AS outcome_index
+     FROM alpha_tokens WHERE token_id IN {tokens:Array(String)} GROUP BY token_id`,
+    { tokens: unknown },
+  );
+  const byToken = new Map(found.map((f) => [f.token_id, f]));
+  for (const r of rows) {
+    const f = r.condition_id === '' ? byToken.get(r.token_id) : undefined;
+    if (f) {
+      r.condition_id = f.condition_id;
+      if (r.outcome_index < 0) r.outcome_index = Number(f.outcome_index);
+    }
+  }
+}
+
+export async function alphaTradesRoutes(scope: FastifyInstance, ctx: RouteContext) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/v2/alpha/trades',
+    {
+      schema: {
+        summary: 'Alpha trades (fills)',
+        description:
+          'Every OrderFilled of the alpha exchanges (versions 1 and 2). Each row is one fill: role `maker` ' +
+          "rows are one per matched maker order (count these for volume), role `taker` rows are the taker's " +
+          'aggregate view. Filters combine with AND. Free and unlimited: not counted toward the monthly quota.',
+        tags: ['alpha'],
+        querystring: TradesQuery,
+        response: { 200: TradesResponse, ...keyedErrorResponses },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      rejectOffset(q.offset);
+      const wallets = parseWallets(q.wallet);
+      const txHash = parseHash(q.tx_hash, 'tx_hash');
+      const orderHash = parseHash(q.order_hash, 'order_hash');
+      const conditionId = parseHash(q.condition_id, 'condition_id');
+      const builder = parseHash(q.builder, 'builder');
+      checkTimeRange(q.start_time, q.end_time);
+      const order = q.order ?? 'desc';
+      const digest = filtersDigest('alpha.trades', {
+        wallets: wallets ?? null,
+        market_slug: q.market_slug ?? null,
+        condition_id: conditionId ?? null,
+        token_id: q.token_id ?? null,
+        start_time: q.start_time ?? null,
+        end_time: q.end_time ?? null,
+        min_total: q.min_total ?? null,
+        order,
+        tx_hash: txHash ?? null,
+        order_hash: orderHash ?? null,
+        builder: builder ?? null,
+        role: q.role ?? null,
+      });
+      const cursor = q.pagination_key ? ctx.cursors.decode(q.pagination_key, digest) : undefined;
+
+      const w = createWhere();
+      if (q.market_slug !== undefined) {
+        const ids = await ctx.markets.conditionIds(q.market_slug);
+        if (ids.length === 0) {
+          return {
+            trades: [],
+            pagination: { limit: q.limit, count: 0, pagination_key: null, has_more: false },
+          };
+        }
+        w.add(
+          'token_id IN (SELECT token_id FROM alpha_tokens WHERE condition_id IN {slug_conditions:Array(String)})',
+          {
+            slug_conditions: ids,
+          },
+        );
+      }
+      if (wallets) w.add('maker IN {wallets:Array(String)}', { wallets });
+      if (q.token_id !== undefined) w.add('token_id = {token_id:String}', { token_id: q.token_id });
+      if (conditionId) {
+        w.add('token_id IN (SELECT token_id FROM alpha_tokens WHERE condition_id = {condition_id:String})', {
+          condition_id: conditionId,
+        });
+      }
+      if (txHash) w.add('tx_hash = {tx_hash:String}', { tx_hash: txHash });
+      if (orderHash) w.add('order_hash = {order_hash:String}', { order_hash: orderHash });
+      if (builder) w.add('builder = {builder:String}', { builder });
+      if (q.role) w.add('role = {role:String}', { role: q.role });
+      if (q.start_time !== undefined) {
+        w.add("block_time >= fromUnixTimestamp64Milli({start_ms:Int64}, 'UTC')", {
+          start_ms: q.start_time * 1000,
+        });
+      }
+      if (q.end_time !== undefined) {
+        w.add("block_time <= fromUnixTimestamp64Milli({end_ms:Int64}, 'UTC')", { end_ms: q.end_time * 1000 });
+      }
+      if (q.min_total !== undefined && q.min_total > 0) {
+        w.add('usd >= {min_usd:UInt64}', { min_usd: Math.round(q.min_total * 1e6) });
+      }
+      if (cursor) {
+        const c = afterCursor(cursor, order);
+        w.add(c.sql, c.params);
+      }
+      const dir = order === 'asc' ? 'ASC' : 'DESC';
+      const rows = await ctx.deps.clickhouse.query<FillRow>(
+        'api.alpha.trades',
+        `SELECT ${COLUMNS} FROM alpha_fills ${w.sql()}
+         ORDER BY block_number ${dir}, log_index ${dir}
+         LIMIT {page_rows:UInt32}`,
+        { ...w.params, page_rows: q.limit + 1 },
+      );
+      const page = paginate(rows, q.limit, (last) =>
+        ctx.cursors.encode(digest, [String(last.block_number), Number(last.log_index)]),
+      );
+      await fillConditions(ctx, page.items);
+      const conditionIds = [...new Set(page.items.map((r) => r.condition_id).filter((c) => c !== ''))];
+      const slugs =
+        conditionIds.length > 0 ? await ctx.markets.slugs(conditionIds) : new Map<string, string>();
+      return { trades: page.items.map((r) => toTrade(r, slugs)), pagination: page.pagination };
+    },
+  );
+}

@@ -34,6 +34,21 @@ export const docsPlugin = unencapsulated(async (app: FastifyInstance) => {
       if (access.kind === 'keyed') s.security = [{ apiKey: [] }];
       return { schema: s as never, url };
     },
+    // OpenAPI marks a deprecated parameter on the parameter object, not only inside its schema.
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      const { openapiObject } = document;
+      for (const item of Object.values(openapiObject.paths ?? {})) {
+        for (const op of Object.values(item ?? {})) {
+          for (const param of (
+            op as { parameters?: { schema?: { deprecated?: boolean }; deprecated?: boolean }[] }
+          ).parameters ?? []) {
+            if (param.schema?.deprecated) param.deprecated = true;
+          }
+        }
+      }
+      return openapiObject;
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

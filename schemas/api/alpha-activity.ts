@@ -43,10 +43,12 @@ export const ActivityQuery = Type.Object({
       description: 'Latest block time, Unix seconds (inclusive)',
     }),
   ),
-  order: StringEnum(['desc', 'asc'], {
-    default: 'desc',
-    description: 'Time order: desc (newest first, default) or asc',
-  }),
+  order: Type.Optional(
+    StringEnum(['desc', 'asc'], {
+      default: 'desc',
+      description: 'Time order: desc (newest first, default) or asc',
+    }),
+  ),
   ...cursorQuery({ min: 1, max: 200, default: 50 }),
 });
 export type ActivityQuery = Static<typeof ActivityQuery>;
@@ -80,8 +82,11 @@ export const Activity = Type.Object({
 });
 export type Activity = Static<typeof Activity>;
 
-export const ActivityResponse = Type.Object({
-  activity: Type.Array(Activity),
-  pagination: Pagination,
-});
+export const ActivityResponse = Type.Object(
+  {
+    activity: Type.Array(Activity),
+    pagination: Pagination,
+  },
+  { description: 'One page of activity' },
+);
 export type ActivityResponse = Static<typeof ActivityResponse>;

@@ -41,10 +41,12 @@ export const TradesQuery = Type.Object({
   min_total: Type.Optional(
     Type.Number({ minimum: 0, maximum: 1e12, description: 'Minimum trade total (collateral notional), USD' }),
   ),
-  order: StringEnum(['desc', 'asc'], {
-    default: 'desc',
-    description: 'Time order: desc (newest first, default) or asc',
-  }),
+  order: Type.Optional(
+    StringEnum(['desc', 'asc'], {
+      default: 'desc',
+      description: 'Time order: desc (newest first, default) or asc',
+    }),
+  ),
   tx_hash: Type.Optional(Hex('0x + 64 hex: every fill of that transaction')),
   order_hash: Type.Optional(Hex('0x + 64 hex: every fill of that order')),
   builder: Type.Optional(Hex('Builder code (bytes32, 0x + 64 hex): fills attributed to that builder')),
@@ -88,8 +90,11 @@ export const Trade = Type.Object({
 });
 export type Trade = Static<typeof Trade>;
 
-export const TradesResponse = Type.Object({
-  trades: Type.Array(Trade),
-  pagination: Pagination,
-});
+export const TradesResponse = Type.Object(
+  {
+    trades: Type.Array(Trade),
+    pagination: Pagination,
+  },
+  { description: 'One page of trades' },
+);
 export type TradesResponse = Static<typeof TradesResponse>;

@@ -46,12 +46,14 @@ export type Pagination = Static<typeof Pagination>;
 /** Query parameters of every cursor endpoint; `limit` bounds differ per endpoint. */
 export function cursorQuery(limit: { min: number; max: number; default: number }) {
   return {
-    limit: Type.Integer({
-      minimum: limit.min,
-      maximum: limit.max,
-      default: limit.default,
-      description: `Page size, ${limit.min} to ${limit.max}`,
-    }),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: limit.min,
+        maximum: limit.max,
+        default: limit.default,
+        description: `Page size, ${limit.min} to ${limit.max} (default ${limit.default})`,
+      }),
+    ),
     pagination_key: Type.Optional(
       Type.String({
         minLength: 1,
@@ -70,15 +72,23 @@ export function cursorQuery(limit: { min: number; max: number; default: number }
   };
 }
 
+const errorResponse = (description: string) => Type.Object(ErrorBody.properties, { description });
+
 /** The standard error responses a keyed data route can answer, for OpenAPI. */
 export const keyedErrorResponses = {
-  400: ErrorBody,
-  401: ErrorBody,
-  403: ErrorBody,
-  422: ValidationErrorBody,
-  429: ErrorBody,
-  500: ErrorBody,
-  503: ErrorBody,
+  400: errorResponse(
+    'Bad Request: a rule of the endpoint was broken (too many wallets, bad address or hash, reused pagination_key, offset other than 0)',
+  ),
+  401: errorResponse('Unauthorized: missing, unknown or revoked API key'),
+  403: errorResponse("Forbidden: the key's tier has no access to this endpoint"),
+  422: Type.Object(ValidationErrorBody.properties, {
+    description: 'Validation Error: a parameter violates its schema',
+  }),
+  429: errorResponse(
+    'Too Many Requests: per-second rate limit or monthly quota exceeded; wait RateLimit-Reset seconds',
+  ),
+  500: errorResponse('Internal Server Error'),
+  503: errorResponse('Service Unavailable: retry with backoff'),
 } as const;
 
 /**

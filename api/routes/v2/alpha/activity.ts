@@ -16,6 +16,10 @@ import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
 import { ValidationFailure } from '../../../errors.ts';
 import { filtersDigest, paginate, rejectOffset } from '../../../pagination.ts';
 import type { RouteContext } from '../../index.ts';
+
+/** Page size when `limit` is absent (SPEC: cursor lists 1 to 200, default 50). */
+const DEFAULT_LIMIT = 50;
+
 import { afterCursor, checkTimeRange, createWhere, parseHash, parseWallets, units } from './filters.ts';
 
 interface ActivityRow {
@@ -113,6 +117,7 @@ export async function alphaActivityRoutes(scope: FastifyInstance, ctx: RouteCont
       const negRiskMarketId = parseHash(q.neg_risk_market_id, 'neg_risk_market_id');
       checkTimeRange(q.start_time, q.end_time);
       const order = q.order ?? 'desc';
+      const limit = q.limit ?? DEFAULT_LIMIT;
       const digest = filtersDigest('alpha.activity', {
         wallets: wallets ?? null,
         types: types ?? null,
@@ -132,7 +137,7 @@ export async function alphaActivityRoutes(scope: FastifyInstance, ctx: RouteCont
         if (ids.length === 0) {
           return {
             activity: [],
-            pagination: { limit: q.limit, count: 0, pagination_key: null, has_more: false },
+            pagination: { limit: limit, count: 0, pagination_key: null, has_more: false },
           };
         }
         w.add('condition_id IN {slug_conditions:Array(String)}', { slug_conditions: ids });
@@ -162,9 +167,9 @@ export async function alphaActivityRoutes(scope: FastifyInstance, ctx: RouteCont
         `SELECT ${COLUMNS} FROM alpha_activity ${w.sql()}
          ORDER BY block_number ${dir}, log_index ${dir}
          LIMIT {page_rows:UInt32}`,
-        { ...w.params, page_rows: q.limit + 1 },
+        { ...w.params, page_rows: limit + 1 },
       );
-      const page = paginate(rows, q.limit, (last) =>
+      const page = paginate(rows, limit, (last) =>
         ctx.cursors.encode(digest, [String(last.block_number), Number(last.log_index)]),
       );
       const conditionIds = [

@@ -12,6 +12,10 @@ import { type Trade, TradesQuery, TradesResponse } from '../../../../schemas/api
 import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
 import { filtersDigest, paginate, rejectOffset } from '../../../pagination.ts';
 import type { RouteContext } from '../../index.ts';
+
+/** Page size when `limit` is absent (SPEC: cursor lists 1 to 200, default 50). */
+const DEFAULT_LIMIT = 50;
+
 import { afterCursor, checkTimeRange, createWhere, parseHash, parseWallets, units } from './filters.ts';
 
 interface FillRow {
@@ -127,6 +131,7 @@ export async function alphaTradesRoutes(scope: FastifyInstance, ctx: RouteContex
       const builder = parseHash(q.builder, 'builder');
       checkTimeRange(q.start_time, q.end_time);
       const order = q.order ?? 'desc';
+      const limit = q.limit ?? DEFAULT_LIMIT;
       const digest = filtersDigest('alpha.trades', {
         wallets: wallets ?? null,
         market_slug: q.market_slug ?? null,
@@ -149,7 +154,7 @@ export async function alphaTradesRoutes(scope: FastifyInstance, ctx: RouteContex
         if (ids.length === 0) {
           return {
             trades: [],
-            pagination: { limit: q.limit, count: 0, pagination_key: null, has_more: false },
+            pagination: { limit: limit, count: 0, pagination_key: null, has_more: false },
           };
         }
         w.add(
@@ -191,9 +196,9 @@ export async function alphaTradesRoutes(scope: FastifyInstance, ctx: RouteContex
         `SELECT ${COLUMNS} FROM alpha_fills ${w.sql()}
          ORDER BY block_number ${dir}, log_index ${dir}
          LIMIT {page_rows:UInt32}`,
-        { ...w.params, page_rows: q.limit + 1 },
+        { ...w.params, page_rows: limit + 1 },
       );
-      const page = paginate(rows, q.limit, (last) =>
+      const page = paginate(rows, limit, (last) =>
         ctx.cursors.encode(digest, [String(last.block_number), Number(last.log_index)]),
       );
       await fillConditions(ctx, page.items);

@@ -1,0 +1,274 @@
+/**
+ * The live follower: a small state machine over the unfinalized blocks, linked by parent hash.
+ *
+ *   idle ──head moved──▶ extend: fetch headers tip+1..to in batches
+ *     extend ──parent hashes link──▶ ingest (rows pending/confirmed by depth) ──▶ checkpoint ──▶ finalize
+ *     extend ──first parent ≠ tip──▶ reorg: common ancestor (memory, then alpha_blocks) ──▶ delete rows
+ *                                     above it ──▶ checkpoint(ancestor) ──▶ next tick rescans
+ *   finalize: rows at or below head − depth become confirmed (published again as confirmed)
+ *
+ * Invariants: the checkpoint (number and hash) is written only after the rows of the blocks it covers
+ * are inserted; a failed tick deletes whatever it may have written above the checkpoint, so a restart
+ * (or the next tick) rescans from the checkpoint with nothing to duplicate. A restart whose checkpoint
+ * hash is no longer canonical runs the reorg path first.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClickHouse } from '../../core/clickhouse.ts';
+import { PermanentError } from '../../core/errors.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { AlphaChain } from './pipeline.ts';
+import type { Publisher } from './publish.ts';
+import { CHANNEL_OF } from './publish.ts';
+import { ReorgDetectedError } from './rpc-errors.ts';
+import type { BlockHeader, EventTable, RowSet } from './types.ts';
+
+export const FOLLOW_PIPELINE = 'follow';
+
+export type TickOutcome =
+  | { kind: 'idle'; head: number }
+  | { kind: 'ingested'; from: number; to: number; head: number; logs: number; rows: number }
+  | { kind: 'reorg'; ancestor: number; depth: number; removed: number; head: number };
+
+export interface FollowerOptions {
+  chain: AlphaChain;
+  clickhouse: ClickHouse;
+  log: Logger;
+  publisher?: Publisher;
+  /** First block on an empty database (default: settings.startBlock). */
+  fromBlock?: number;
+}
+
+export interface Follower {
+  /** One step of the state machine. */
+  tick(): Promise<TickOutcome>;
+  /** Ticks until `signal` aborts, sleeping the poll interval when idle. */
+  run(signal: AbortSignal, onTick?: (o: TickOutcome) => void): Promise<void>;
+  /** The last block ingested (number and hash). */
+  tip(): BlockHeader | undefined;
+}
+
+export function createFollower(o: FollowerOptions): Follower {
+  const { chain, log } = o;
+  const { writer, source, settings } = chain;
+  const depth = settings.finalityDepth;
+  /** Unfinalized headers, ascending and contiguous, ending at the tip. */
+  let chainHeaders: BlockHeader[] = [];
+  let tipHeader: BlockHeader | undefined;
+  /** Lowest block that may hold pending rows; Infinity when none. */
+  let pendingFrom = Number.POSITIVE_INFINITY;
+  let initialized = false;
+
+  async function canonical(numbers: number[]): Promise<Map<number, BlockHeader>> {
+    return source.getHeaders(numbers);
+  }
+
+  async function init(): Promise<void> {
+    const id = await source.chainId();
+    if (id !== settings.chainId) {
+      throw new PermanentError(`The RPC serves chain ${id}, but ALPHA_CHAIN_ID is ${settings.chainId}`);
+    }
+    const cp = await writer.readCheckpoint(FOLLOW_PIPELINE);
+    if (!cp) {
+      const start = o.fromBlock ?? settings.startBlock;
+      if (start > 0) {
+        const h = (await canonical([start - 1])).get(start - 1);
+        if (!h) throw new PermanentError(`Block ${start - 1} is not available from the node`);
+        tipHeader = h;
+        chainHeaders = [h];
+      }
+      // Rows above the start (a previous run without a checkpoint) would be rescanned: clear them.
+      await writer.deleteRange(start);
+      pendingFrom = Number.POSITIVE_INFINITY;
+    } else {
+      const h = (await canonical([cp.blockNumber])).get(cp.blockNumber);
+      tipHeader = { number: cp.blockNumber, hash: cp.blockHash, parentHash: '', timestampMs: 0 };
+      chainHeaders = [];
+      // Anything above the checkpoint was written by a tick that did not finish.
+      await writer.deleteRange(cp.blockNumber + 1);
+      if (!h || h.hash !== cp.blockHash) {
+        log.warn({ block: cp.blockNumber }, 'Detected reorg while stopped');
+        await rollback(await findAncestor());
+      } else {
+        tipHeader = h;
+        chainHeaders = [h];
+      }
+      // Pending rows may sit anywhere above the finality depth: the first finalize confirms them.
+      pendingFrom = 0;
+    }
+    initialized = true;
+    log.info({ tip: tipHeader?.number }, 'Started alpha follower');
+  }
+
+  /**
+   * The highest block we hold whose hash is still canonical. Looks at the in-memory chain first, then
+   * at alpha_blocks (blocks that produced rows), never below the finality depth.
+   */
+  async function findAncestor(): Promise<BlockHeader> {
+    const tip = tipHeader!;
+    const floor = Math.max(0, tip.number - depth - 1);
+    const known = new Map<number, string>();
+    for (const h of chainHeaders) known.set(h.number, h.hash);
+    known.set(tip.number, tip.hash);
+    const stored = await o.clickhouse.query<{ number: string; hash: string }>(
+      'alpha.follow.stored_blocks',
+      `SELECT number, hash FROM alpha_blocks FINAL WHERE chain_id = {chain:UInt32} AND number BETWEEN {lo:UInt64} AND {hi:UInt64}`,
+      { chain: settings.chainId, lo: floor, hi: tip.number },
+    );
+    for (const s of stored) if (!known.has(Number(s.number))) known.set(Number(s.number), s.hash);
+    const numbers = [...known.keys()].sort((a, b) => b - a);
+    for (let i = 0; i < numbers.length; i += 100) {
+      const chunk = numbers.slice(i, i + 100);
+      const canon = await canonical(chunk);
+      for (const n of chunk) {
+        const c = canon.get(n);
+        if (c && c.hash === known.get(n)) return c;
+      }
+    }
+    // Nothing we hold is canonical any more: restart from the finality floor.
+    const h = (await canonical([floor])).get(floor);
+    if (!h)
+      throw new PermanentError(`Reorg below block ${floor} (deeper than ALPHA_FINALITY_DEPTH=${depth})`);
+    log.error({ floor }, 'Detected reorg at the finality depth');
+    return h;
+  }
+
+  async function readRowsAbove(block: number): Promise<Partial<RowSet>> {
+    const out: Partial<RowSet> = {};
+    for (const table of Object.keys(CHANNEL_OF) as EventTable[]) {
+      const rows = await o.clickhouse.query(
+        `alpha.follow.read.${table}`,
+        `SELECT * FROM ${table} WHERE chain_id = {chain:UInt32} AND block_number > {b:UInt64} ORDER BY block_number, log_index`,
+        { chain: settings.chainId, b: block },
+      );
+      (out as Record<string, unknown[]>)[table] = rows;
+    }
+    return out;
+  }
+
+  async function rollback(ancestor: BlockHeader): Promise<number> {
+    const removed = o.publisher ? await readRowsAbove(ancestor.number) : undefined;
+    await writer.deleteRange(ancestor.number + 1);
+    await writer.writeCheckpoint({
+      pipeline: FOLLOW_PIPELINE,
+      blockNumber: ancestor.number,
+      blockHash: ancestor.hash,
+    });
+    chainHeaders = chainHeaders.filter((h) => h.number < ancestor.number);
+    chainHeaders.push(ancestor);
+    tipHeader = ancestor;
+    let n = 0;
+    if (removed && o.publisher) n = await o.publisher.publish(removed, 'removed');
+    return n;
+  }
+
+  async function finalize(head: number): Promise<void> {
+    const finalized = head - depth;
+    if (pendingFrom > finalized) return;
+    const confirmed = o.publisher ? await readPending(finalized) : undefined;
+    await writer.confirmUpTo(finalized);
+    pendingFrom = finalized + 1;
+    if (confirmed && o.publisher) await o.publisher.publish(confirmed, 'confirmed');
+    chainHeaders = chainHeaders.filter((h) => h.number >= finalized);
+  }
+
+  async function readPending(upTo: number): Promise<Partial<RowSet>> {
+    const out: Partial<RowSet> = {};
+    for (const table of Object.keys(CHANNEL_OF) as EventTable[]) {
+      (out as Record<string, unknown[]>)[table] = await o.clickhouse.query(
+        `alpha.follow.pending.${table}`,
+        `SELECT * FROM ${table} WHERE chain_id = {chain:UInt32} AND status = 'pending' AND block_number <= {b:UInt64} ORDER BY block_number, log_index`,
+        { chain: settings.chainId, b: upTo },
+      );
+    }
+    return out;
+  }
+
+  async function tick(): Promise<TickOutcome> {
+    if (!initialized) await init();
+    const head = await source.headNumber();
+    const tip = tipHeader!;
+    if (head <= tip.number) {
+      // The head may have moved back (a reorg onto a shorter chain): is our tip still canonical?
+      const c = (await canonical([tip.number])).get(tip.number);
+      if (!c || c.hash !== tip.hash) return reorg(head);
+      await finalize(head);
+      return { kind: 'idle', head };
+    }
+    const to = Math.min(head, tip.number + settings.followMaxBlocksPerTick);
+    const numbers: number[] = [];
+    for (let n = tip.number + 1; n <= to; n++) numbers.push(n);
+    const fetched = await canonical(numbers);
+    const next: BlockHeader[] = [];
+    let parent = tip;
+    for (const n of numbers) {
+      const h = fetched.get(n);
+      if (!h || h.parentHash !== parent.hash) break;
+      next.push(h);
+      parent = h;
+    }
+    if (next.length === 0) {
+      const first = fetched.get(tip.number + 1);
+      if (first && first.parentHash !== tip.hash) return reorg(head);
+      return { kind: 'idle', head };
+    }
+    const end = next[next.length - 1]!;
+    const known = new Map(next.map((h) => [h.number, h]));
+    const statusOf = (b: number) => (b <= head - depth ? 'confirmed' : 'pending');
+    let result: Awaited<ReturnType<AlphaChain['ingestRange']>>;
+    try {
+      result = await chain.ingestRange(tip.number + 1, end.number, {
+        statusOf,
+        writeTokens: true,
+        knownHeaders: known,
+        collect: o.publisher !== undefined,
+      });
+      await writer.flush();
+    } catch (err) {
+      // Leave nothing above the checkpoint: the next tick rescans this range.
+      await writer.flush().catch(() => {});
+      await writer.deleteRange(tip.number + 1);
+      if (err instanceof ReorgDetectedError) {
+        log.info({ block: err.blockNumber }, 'Detected chain change during ingestion');
+        return { kind: 'idle', head };
+      }
+      throw err;
+    }
+    await writer.writeCheckpoint({ pipeline: FOLLOW_PIPELINE, blockNumber: end.number, blockHash: end.hash });
+    for (const h of next) chainHeaders.push(h);
+    tipHeader = end;
+    if (end.number > head - depth)
+      pendingFrom = Math.min(pendingFrom, Math.max(tip.number + 1, head - depth + 1));
+    if (result.collected && o.publisher) await o.publisher.publish(result.collected);
+    await finalize(head);
+    return {
+      kind: 'ingested',
+      from: tip.number + 1,
+      to: end.number,
+      head,
+      logs: result.logs,
+      rows: result.rows,
+    };
+  }
+
+  async function reorg(head: number): Promise<TickOutcome> {
+    const tip = tipHeader!;
+    const ancestor = await findAncestor();
+    const removed = await rollback(ancestor);
+    log.warn({ ancestor: ancestor.number, depth: tip.number - ancestor.number, removed }, 'Detected reorg');
+    return { kind: 'reorg', ancestor: ancestor.number, depth: tip.number - ancestor.number, removed, head };
+  }
+
+  return {
+    tick,
+    tip: () => tipHeader,
+    async run(signal, onTick) {
+      while (!signal.aborted) {
+        const outcome = await tick();
+        onTick?.(outcome);
+        if (outcome.kind === 'idle') {
+          await sleep(settings.pollIntervalMs, undefined, { signal }).catch(() => {});
+        }
+      }
+    },
+  };
+}

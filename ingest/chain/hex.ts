@@ -1,0 +1,88 @@
+/**
+ * Reading ABI words straight from hex strings: the fast path for hot events (a word is 64 hex
+ * characters after the `0x`). Nothing here allocates more than the strings it returns.
+ */
+import type { U64 } from './types.ts';
+
+export const ZERO_WORD = '0'.repeat(64);
+export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+export const ZERO_BYTES32 = `0x${ZERO_WORD}`;
+
+/** Raised when a value does not fit its column: the log is quarantined, never truncated. */
+export class AmountOverflowError extends Error {
+  override readonly name = 'AmountOverflowError';
+}
+
+/** Raised when a log's data or topics do not have the event's layout. */
+export class BadLogError extends Error {
+  override readonly name = 'BadLogError';
+}
+
+/** Word `i` of `data` (no 0x), as 64 hex characters. */
+export function word(data: string, i: number): string {
+  return data.slice(2 + 64 * i, 66 + 64 * i);
+}
+
+/** Number of 32-byte words in `data`; throws when the length is not a whole number of words. */
+export function wordCount(data: string): number {
+  const hexLen = data.length - 2;
+  if (hexLen % 64 !== 0 || !data.startsWith('0x')) throw new BadLogError(`data length ${hexLen / 2} bytes`);
+  return hexLen / 64;
+}
+
+/** An address from a 32-byte topic or word (lowercase). */
+export function addressOf(w: string): string {
+  // Topics carry the 0x prefix (66 chars); bare words have 64.
+  const s = w.length === 66 ? w.slice(26) : w.slice(24);
+  return `0x${s.toLowerCase()}`;
+}
+
+/** A uint256 word as a decimal string. */
+export function uintString(w: string): string {
+  if (w === ZERO_WORD) return '0';
+  return BigInt(`0x${w}`).toString(10);
+}
+
+/** A uint256 word as a small number (indexes, slot counts); throws if above 2^53. */
+export function uintSmall(w: string): number {
+  const v = Number.parseInt(w, 16);
+  if (!Number.isSafeInteger(v)) throw new AmountOverflowError(`value 0x${w} exceeds 2^53`);
+  return v;
+}
+
+const ZERO_48 = '0'.repeat(48);
+
+/** A uint256 word that must fit UInt64: a number when safe, else a decimal string. */
+export function u64(w: string): U64 {
+  if (w.length !== 64) throw new BadLogError('truncated word');
+  if (!w.startsWith(ZERO_48)) throw new AmountOverflowError(`amount 0x${w} exceeds UInt64`);
+  const low = w.slice(48);
+  const v = Number.parseInt(low, 16);
+  return v <= Number.MAX_SAFE_INTEGER ? v : BigInt(`0x${low}`).toString(10);
+}
+
+/** Compares two U64 values exactly. */
+export function u64Equal(a: U64, b: U64): boolean {
+  return typeof a === typeof b ? a === b : String(a) === String(b);
+}
+
+/** Division of two U64 values as a float (price = collateral ÷ shares). */
+export function ratio(num: U64, den: U64): number {
+  const d = Number(den);
+  return d === 0 ? 0 : Number(num) / d;
+}
+
+/** A bytes32 word as lowercase 0x hex. */
+export function bytes32(w: string): string {
+  return `0x${w.toLowerCase()}`;
+}
+
+/** A bytes32 that means "none" when zero: '' for zero, else 0x hex. */
+export function optionalBytes32(w: string): string {
+  return w === ZERO_WORD ? '' : `0x${w.toLowerCase()}`;
+}
+
+/** Hex quantity ("0x1a") to number. */
+export function hexNumber(q: string): number {
+  return Number.parseInt(q, 16);
+}

@@ -1,0 +1,850 @@
+/**
+ * Logs → rows. One page of logs (whole blocks, so whole transactions) goes in; rows for every alpha
+ * table, quarantined records and counts come out. Transactions are mapped as a unit because adapter-
+ * mediated actions are attributed to the real user through the transaction's other logs
+ * (alpha-chain.md §5, §11.5): the CTF sees a collateral adapter as stakeholder, and the user only shows
+ * up as the adapter's counterparty in the ERC-1155 transfers (or the pUSD wrap/unwrap) of the same tx.
+ */
+import type { Hex } from 'viem';
+import type { AddressSets, AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
+import { allContracts } from '../../schemas/abi/alpha-addresses.ts';
+import type { Args, DecoderRegistry } from './decoders.ts';
+import { AmountOverflowError, hexNumber, optionalBytes32, ratio, ZERO_ADDRESS } from './hex.ts';
+import { type PositionIdScheme, positionIdOf } from './position-ids.ts';
+import type { TokenMap } from './token-map.ts';
+import {
+  type ActivityRow,
+  type BlockHeader,
+  type EventKey,
+  emptyRowSet,
+  type QuarantineRow,
+  type RowSet,
+  type RpcLog,
+  type Status,
+  type U64,
+} from './types.ts';
+
+export const QUARANTINE_SOURCE = 'alpha-chain';
+
+export interface MapperOptions {
+  chainId: number;
+  sets: AddressSets;
+  /** Role addresses: collateral of standard (USDC.e) and neg-risk (WCOL) positions, the pUSD token. */
+  roles: { usdcE: string; wcol: string; pUsd: string };
+  positionIds: PositionIdScheme;
+  tokens: TokenMap;
+}
+
+export interface MapStats {
+  logs: number;
+  decoded: number;
+  ignored: number;
+  quarantined: number;
+  /** Activity-level events deliberately not turned into activity rows (exchange mints, adapter echoes). */
+  skipped: number;
+}
+
+export interface MappedPage {
+  rows: RowSet;
+  quarantine: QuarantineRow[];
+  stats: MapStats;
+}
+
+interface Decoded {
+  log: RpcLog;
+  key: Omit<EventKey, 'status'>;
+  contract: AlphaContract;
+  name: string;
+  args: Args;
+}
+
+/** A U64 from a normalized decimal string or number; throws when it does not fit UInt64. */
+export function toU64(v: unknown): U64 {
+  if (typeof v === 'number') return v;
+  const s = String(v);
+  if (s.length <= 15) return Number(s);
+  const b = BigInt(s);
+  if (b < 0n || b > 0xffffffffffffffffn) throw new AmountOverflowError(`amount ${s} exceeds UInt64`);
+  return b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : s;
+}
+
+const str = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
+
+export interface RowMapper {
+  /**
+   * Maps one page. `headers` must hold every block that has a log in `logs`; `statusOf` says whether
+   * a block is pending or confirmed. Token knowledge for fills is resolved before mapping.
+   */
+  mapPage(
+    logs: RpcLog[],
+    headers: Map<number, BlockHeader>,
+    statusOf: (block: number) => Status,
+  ): Promise<MappedPage>;
+}
+
+export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions): RowMapper {
+  const chainId = opts.chainId;
+  const lower = (a: string) => a.toLowerCase();
+  const contracts = allContracts(opts.sets);
+  const exchanges = new Set(
+    contracts.filter((c) => c.kind === 'exchangeV1' || c.kind === 'exchangeV2').map((c) => lower(c.address)),
+  );
+  const negRiskAdapters = new Set(
+    contracts.filter((c) => c.kind === 'negRiskAdapter').map((c) => lower(c.address)),
+  );
+  const collateralAdapters = new Set(
+    contracts.filter((c) => c.kind === 'collateralAdapter').map((c) => lower(c.address)),
+  );
+  const umaAdapters = new Set(
+    contracts
+      .filter((c) => c.kind === 'umaCtfAdapter' || c.kind === 'umaCtfAdapterV1')
+      .map((c) => lower(c.address)),
+  );
+  const negRiskAdapterContracts = new Map(
+    contracts.filter((c) => c.kind === 'collateralAdapter').map((c) => [lower(c.address), c.negRisk]),
+  );
+  const usdcE = lower(opts.roles.usdcE);
+  const wcol = lower(opts.roles.wcol);
+  const pUsd = lower(opts.roles.pUsd);
+  const symbols = new Map<string, string>([
+    [usdcE, 'USDC.e'],
+    [pUsd, 'pUSD'],
+  ]);
+  for (const c of contracts)
+    if (c.kind === 'erc20Collateral' || c.kind === 'collateralToken') symbols.set(lower(c.address), c.label);
+
+  function tokenIdsOf(collateral: string, conditionId: string, indexSets: string[]): Set<string> {
+    const out = new Set<string>();
+    for (const s of indexSets)
+      out.add(positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, BigInt(s)));
+    return out;
+  }
+
+  async function mapPage(
+    logs: RpcLog[],
+    headers: Map<number, BlockHeader>,
+    statusOf: (block: number) => Status,
+  ): Promise<MappedPage> {
+    const rows = emptyRowSet();
+    const quarantine: QuarantineRow[] = [];
+    const stats: MapStats = { logs: logs.length, decoded: 0, ignored: 0, quarantined: 0, skipped: 0 };
+
+    const quarantineLog = (log: RpcLog, kind: string, reason: string) => {
+      stats.quarantined++;
+      quarantine.push({
+        source: QUARANTINE_SOURCE,
+        kind,
+        record_id: `${chainId}:${lower(log.transactionHash)}:${hexNumber(log.logIndex)}`,
+        reason,
+        payload: JSON.stringify(log),
+      });
+    };
+
+    // 1. Decode, and learn token ids of this page first (preparations and registrations).
+    const decoded: Decoded[] = [];
+    const fillTokens = new Set<string>();
+    for (const log of logs) {
+      if (log.removed) continue;
+      const r = decoders.decode(log);
+      if (r.status === 'ignored') {
+        stats.ignored++;
+        continue;
+      }
+      if (r.status === 'quarantine') {
+        quarantineLog(log, r.kind, r.reason);
+        continue;
+      }
+      const blockNumber = hexNumber(log.blockNumber);
+      const header = headers.get(blockNumber);
+      if (!header) throw new Error(`mapPage: no header for block ${blockNumber}`);
+      const d: Decoded = {
+        log,
+        key: {
+          chain_id: chainId,
+          block_number: blockNumber,
+          block_hash: lower(log.blockHash),
+          block_time: header.timestampMs,
+          tx_hash: lower(log.transactionHash),
+          log_index: hexNumber(log.logIndex),
+        },
+        contract: r.contract,
+        name: r.name,
+        args: r.args,
+      };
+      if (r.name === 'OrderFilled') {
+        const a = r.args;
+        if (r.contract.kind === 'exchangeV2') fillTokens.add(str(a.tokenId));
+        else fillTokens.add(str(a.makerAssetId) === '0' ? str(a.takerAssetId) : str(a.makerAssetId));
+      }
+      decoded.push(d);
+    }
+
+    // 2. Token knowledge: this page's preparations/registrations, then the table for the rest.
+    for (const d of decoded) {
+      try {
+        learnTokens(d, rows);
+      } catch (err) {
+        quarantineLog(
+          d.log,
+          err instanceof AmountOverflowError ? 'amount_overflow' : 'bad_data',
+          (err as Error).message,
+        );
+      }
+    }
+    await opts.tokens.resolve(fillTokens);
+
+    // 3. Rows, transaction by transaction (logs of a tx are contiguous in a page).
+    let i = 0;
+    while (i < decoded.length) {
+      let j = i + 1;
+      while (j < decoded.length && decoded[j]!.key.tx_hash === decoded[i]!.key.tx_hash) j++;
+      mapTransaction(decoded.slice(i, j), rows, statusOf, stats, quarantineLog);
+      i = j;
+    }
+    stats.decoded = decoded.length;
+    return { rows, quarantine, stats };
+  }
+
+  function learnTokens(d: Decoded, rows: RowSet): void {
+    const a = d.args;
+    const base = {
+      chain_id: chainId,
+      block_number: d.key.block_number,
+      tx_hash: d.key.tx_hash,
+      log_index: d.key.log_index,
+    };
+    if (d.contract.kind === 'conditionalTokens' && d.name === 'ConditionPreparation') {
+      if (Number(a.outcomeSlotCount) !== 2) return;
+      const conditionId = str(a.conditionId);
+      const negRisk = negRiskAdapters.has(str(a.oracle));
+      const collateral = negRisk ? wcol : usdcE;
+      const yes = positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, 1n);
+      const no = positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, 2n);
+      for (const [token, index, complement] of [
+        [yes, 0, no],
+        [no, 1, yes],
+      ] as const) {
+        opts.tokens.set(token, { condition_id: conditionId, outcome_index: index });
+        rows.alpha_tokens.push({
+          ...base,
+          token_id: token,
+          condition_id: conditionId,
+          outcome_index: index,
+          complement_token_id: complement,
+          neg_risk: negRisk,
+          source: 'condition_prepared',
+        });
+      }
+    } else if (d.contract.kind === 'exchangeV1' && d.name === 'TokenRegistered') {
+      const token = str(a.token0);
+      const conditionId = str(a.conditionId);
+      if (!opts.tokens.get(token)) opts.tokens.set(token, { condition_id: conditionId, outcome_index: -1 });
+      rows.alpha_tokens.push({
+        ...base,
+        token_id: token,
+        condition_id: conditionId,
+        outcome_index: opts.tokens.get(token)?.outcome_index ?? -1,
+        complement_token_id: str(a.token1),
+        neg_risk: d.contract.negRisk,
+        source: 'token_registered',
+      });
+    }
+  }
+
+  function mapTransaction(
+    txLogs: Decoded[],
+    rows: RowSet,
+    statusOf: (block: number) => Status,
+    stats: MapStats,
+    quarantineLog: (log: RpcLog, kind: string, reason: string) => void,
+  ): void {
+    const tx = new TxContext(txLogs);
+    for (const d of txLogs) {
+      const status = statusOf(d.key.block_number);
+      try {
+        mapOne(d, { ...d.key, status }, tx, rows, stats);
+      } catch (err) {
+        quarantineLog(
+          d.log,
+          err instanceof AmountOverflowError ? 'amount_overflow' : 'bad_data',
+          (err as Error).message,
+        );
+      }
+    }
+  }
+
+  function mapOne(d: Decoded, key: EventKey, tx: TxContext, rows: RowSet, stats: MapStats): void {
+    const a = d.args;
+    const c = d.contract;
+    const address = lower(c.address);
+    switch (c.kind) {
+      case 'exchangeV1':
+      case 'exchangeV2':
+        mapExchange(d, key, rows);
+        return;
+      case 'feeModule': {
+        const v2025 = d.log.topics.length === 4;
+        rows.alpha_exchange_events.push({
+          ...key,
+          kind: 'fee_refunded',
+          contract: address,
+          exchange_version: 1,
+          neg_risk: c.negRisk,
+          order_hash: v2025 ? str(a.orderHash) : '',
+          account: str(a.to),
+          token_id: str(a.id),
+          amount: toU64(v2025 ? a.refund : a.amount),
+          args: JSON.stringify(a),
+        });
+        return;
+      }
+      case 'conditionalTokens':
+        mapCtf(d, key, tx, rows, stats);
+        return;
+      case 'negRiskAdapter':
+        mapNegRiskAdapter(d, key, tx, rows, stats);
+        return;
+      case 'negRiskOperator':
+        mapOperator(d, key, rows);
+        return;
+      case 'umaCtfAdapter':
+      case 'umaCtfAdapterV1':
+        mapUmaAdapter(d, key, rows);
+        return;
+      case 'optimisticOracleV2': {
+        if (!umaAdapters.has(str(a.requester))) {
+          stats.skipped++;
+          return;
+        }
+        const kind = {
+          RequestPrice: 'request_price',
+          ProposePrice: 'propose_price',
+          DisputePrice: 'dispute_price',
+          Settle: 'settle',
+        }[d.name];
+        const price = d.name === 'Settle' ? a.price : d.name === 'RequestPrice' ? null : a.proposedPrice;
+        rows.alpha_oracle.push({
+          ...key,
+          kind: kind ?? d.name,
+          contract: address,
+          neg_risk: false,
+          question_id: '',
+          requester: str(a.requester),
+          proposer: str(a.proposer),
+          disputer: str(a.disputer),
+          identifier: str(a.identifier),
+          request_timestamp: toU64(a.timestamp),
+          ancillary_data: str(a.ancillaryData),
+          price: price === null || price === undefined ? null : str(price),
+          payouts: [],
+          args: JSON.stringify(a),
+        });
+        return;
+      }
+      case 'erc20Collateral':
+      case 'collateralToken': {
+        const symbol = symbols.get(address) ?? c.label;
+        if (d.name === 'Transfer') {
+          rows.alpha_collateral.push({
+            ...key,
+            kind: 'transfer',
+            token: address,
+            symbol,
+            from_address: str(a.from),
+            to_address: str(a.to),
+            caller: '',
+            asset: '',
+            amount: toU64(a.value),
+          });
+        } else {
+          rows.alpha_collateral.push({
+            ...key,
+            kind: d.name === 'Wrapped' ? 'wrap' : 'unwrap',
+            token: address,
+            symbol,
+            from_address: '',
+            to_address: str(a.to),
+            caller: str(a.caller),
+            asset: str(a.asset),
+            amount: toU64(a.amount),
+          });
+        }
+        return;
+      }
+      default:
+        stats.skipped++;
+    }
+  }
+
+  function mapExchange(d: Decoded, key: EventKey, rows: RowSet): void {
+    const a = d.args;
+    const c = d.contract;
+    const exchange = lower(c.address);
+    const version = c.kind === 'exchangeV2' ? 2 : 1;
+    if (d.name === 'OrderFilled') {
+      let side: 'BUY' | 'SELL';
+      let tokenId: string;
+      const makerAmount = a.makerAmountFilled as U64;
+      const takerAmount = a.takerAmountFilled as U64;
+      if (version === 1) {
+        const makerAsset = a.makerAssetId as string;
+        const takerAsset = a.takerAssetId as string;
+        if ((makerAsset === '0') === (takerAsset === '0')) {
+          throw new Error(
+            `OrderFilled: exactly one asset id must be 0 (collateral), got ${makerAsset}/${takerAsset}`,
+          );
+        }
+        side = makerAsset === '0' ? 'BUY' : 'SELL';
+        tokenId = side === 'BUY' ? takerAsset : makerAsset;
+      } else {
+        const s = a.side as number;
+        if (s !== 0 && s !== 1) throw new Error(`OrderFilled: side ${s} is neither BUY (0) nor SELL (1)`);
+        side = s === 0 ? 'BUY' : 'SELL';
+        tokenId = a.tokenId as string;
+      }
+      const shares = side === 'BUY' ? takerAmount : makerAmount;
+      const usd = side === 'BUY' ? makerAmount : takerAmount;
+      const taker = a.taker as string;
+      const known = opts.tokens.get(tokenId);
+      rows.alpha_fills.push({
+        ...key,
+        exchange,
+        exchange_version: version,
+        neg_risk: c.negRisk,
+        order_hash: a.orderHash as string,
+        maker: a.maker as string,
+        taker,
+        role: taker === exchange ? 'taker' : 'maker',
+        side,
+        token_id: tokenId,
+        condition_id: known?.condition_id ?? '',
+        outcome_index: known?.outcome_index ?? -1,
+        maker_amount: makerAmount,
+        taker_amount: takerAmount,
+        shares,
+        usd,
+        price: ratio(usd, shares),
+        fee: a.fee as U64,
+        fee_asset: version === 1 && side === 'BUY' ? 'shares' : 'collateral',
+        builder: version === 2 ? optionalBytes32((a.builder as string).slice(2)) : '',
+        metadata: version === 2 ? optionalBytes32((a.metadata as string).slice(2)) : '',
+      });
+      return;
+    }
+    const base = {
+      ...key,
+      contract: exchange,
+      exchange_version: version as 1 | 2,
+      neg_risk: c.negRisk,
+      args: JSON.stringify(a),
+    };
+    switch (d.name) {
+      case 'OrdersMatched': {
+        const tokenId =
+          version === 2
+            ? str(a.tokenId)
+            : str(a.makerAssetId) === '0'
+              ? str(a.takerAssetId)
+              : str(a.makerAssetId);
+        rows.alpha_exchange_events.push({
+          ...base,
+          kind: 'orders_matched',
+          order_hash: str(a.takerOrderHash),
+          account: str(a.takerOrderMaker),
+          token_id: tokenId,
+          amount: toU64(a.makerAmountFilled),
+        });
+        return;
+      }
+      case 'FeeCharged':
+        rows.alpha_exchange_events.push({
+          ...base,
+          kind: 'fee_charged',
+          order_hash: '',
+          account: str(a.receiver),
+          token_id: version === 1 ? str(a.tokenId) : '0',
+          amount: toU64(a.amount),
+        });
+        return;
+      case 'TokenRegistered':
+        rows.alpha_lifecycle.push({
+          ...key,
+          kind: 'token_registered',
+          version,
+          neg_risk: c.negRisk,
+          contract: exchange,
+          condition_id: str(a.conditionId),
+          question_id: '',
+          market_id: '',
+          oracle: '',
+          outcome_slot_count: 0,
+          tokens: null,
+          payout_numerators: [],
+          args: JSON.stringify(a),
+        });
+        return;
+      case 'OrderCancelled':
+        rows.alpha_exchange_events.push({
+          ...base,
+          kind: 'order_cancelled',
+          order_hash: str(a.orderHash),
+          account: '',
+          token_id: '',
+          amount: 0,
+        });
+        return;
+      case 'TradingPaused':
+      case 'TradingUnpaused':
+        rows.alpha_exchange_events.push({
+          ...base,
+          kind: d.name === 'TradingPaused' ? 'trading_paused' : 'trading_unpaused',
+          order_hash: '',
+          account: str(a.pauser),
+          token_id: '',
+          amount: 0,
+        });
+        return;
+    }
+  }
+
+  function lifecycleBase(d: Decoded, key: EventKey, kind: string) {
+    return {
+      ...key,
+      kind,
+      version: d.contract.version,
+      neg_risk: d.contract.negRisk,
+      contract: lower(d.contract.address),
+      condition_id: '',
+      question_id: '',
+      market_id: '',
+      oracle: '',
+      outcome_slot_count: 0,
+      tokens: null as string | null,
+      payout_numerators: [] as string[],
+      args: JSON.stringify(d.args),
+    };
+  }
+
+  function mapCtf(d: Decoded, key: EventKey, tx: TxContext, rows: RowSet, stats: MapStats): void {
+    const a = d.args;
+    const ctf = lower(d.contract.address);
+    switch (d.name) {
+      case 'ConditionPreparation': {
+        const conditionId = str(a.conditionId);
+        const slots = Number(a.outcomeSlotCount);
+        const negRisk = negRiskAdapters.has(str(a.oracle));
+        let tokens: string | null = null;
+        if (slots === 2) {
+          const collateral = negRisk ? wcol : usdcE;
+          tokens = JSON.stringify([
+            {
+              token_id: positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, 1n),
+              label: 'Yes',
+            },
+            {
+              token_id: positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, 2n),
+              label: 'No',
+            },
+          ]);
+        }
+        rows.alpha_lifecycle.push({
+          ...lifecycleBase(d, key, 'condition_prepared'),
+          neg_risk: negRisk,
+          condition_id: conditionId,
+          question_id: str(a.questionId),
+          oracle: str(a.oracle),
+          outcome_slot_count: slots,
+          tokens,
+        });
+        return;
+      }
+      case 'ConditionResolution':
+        rows.alpha_lifecycle.push({
+          ...lifecycleBase(d, key, 'condition_resolved'),
+          neg_risk: negRiskAdapters.has(str(a.oracle)),
+          condition_id: str(a.conditionId),
+          question_id: str(a.questionId),
+          oracle: str(a.oracle),
+          outcome_slot_count: Number(a.outcomeSlotCount),
+          payout_numerators: a.payoutNumerators as string[],
+        });
+        return;
+      case 'TransferSingle':
+        rows.alpha_token_transfers.push({
+          ...key,
+          batch_index: 0,
+          operator: str(a.operator),
+          from_address: str(a.from),
+          to_address: str(a.to),
+          token_id: str(a.id),
+          amount: a.value as U64,
+        });
+        return;
+      case 'TransferBatch': {
+        const ids = a.ids as string[];
+        const values = a.values as U64[];
+        for (let i = 0; i < ids.length; i++) {
+          rows.alpha_token_transfers.push({
+            ...key,
+            batch_index: i,
+            operator: str(a.operator),
+            from_address: str(a.from),
+            to_address: str(a.to),
+            token_id: ids[i]!,
+            amount: values[i]!,
+          });
+        }
+        return;
+      }
+      case 'PositionSplit':
+      case 'PositionsMerge':
+      case 'PayoutRedemption': {
+        const redeem = d.name === 'PayoutRedemption';
+        const stakeholder = str(redeem ? a.redeemer : a.stakeholder);
+        // The NegRiskAdapter's own event carries the user; exchange mints/merges are trades.
+        if (negRiskAdapters.has(stakeholder) || exchanges.has(stakeholder)) {
+          stats.skipped++;
+          return;
+        }
+        const collateral = str(a.collateralToken);
+        const conditionId = str(a.conditionId);
+        const indexSets = (redeem ? a.indexSets : a.partition) as string[];
+        const type = d.name === 'PositionSplit' ? 'SPLIT' : redeem ? 'REDEEM' : 'MERGE';
+        const wallet = attribute(tx, d, stakeholder, type, () =>
+          tokenIdsOf(collateral, conditionId, indexSets),
+        );
+        if (wallet === undefined) {
+          stats.skipped++;
+          return;
+        }
+        const amount = toU64(redeem ? a.payout : a.amount);
+        rows.alpha_activity.push({
+          ...key,
+          type,
+          version: collateralAdapters.has(stakeholder) ? 2 : 1,
+          neg_risk: collateral === wcol || negRiskAdapterContracts.get(stakeholder) === true,
+          wallet,
+          stakeholder,
+          contract: ctf,
+          condition_id: conditionId,
+          market_id: conditionId,
+          neg_risk_market_id: null,
+          index_set: null,
+          collateral_token: collateral,
+          partition: indexSets,
+          amounts: [],
+          amount,
+          payout: redeem ? amount : 0,
+        });
+        return;
+      }
+    }
+  }
+
+  function mapNegRiskAdapter(d: Decoded, key: EventKey, tx: TxContext, rows: RowSet, stats: MapStats): void {
+    const a = d.args;
+    const adapter = lower(d.contract.address);
+    switch (d.name) {
+      case 'MarketPrepared':
+        rows.alpha_lifecycle.push({
+          ...lifecycleBase(d, key, 'neg_risk_market_prepared'),
+          market_id: str(a.marketId),
+          oracle: str(a.oracle),
+        });
+        return;
+      case 'QuestionPrepared':
+        rows.alpha_lifecycle.push({
+          ...lifecycleBase(d, key, 'neg_risk_question_prepared'),
+          market_id: str(a.marketId),
+          question_id: str(a.questionId),
+        });
+        return;
+      case 'OutcomeReported':
+        rows.alpha_lifecycle.push({
+          ...lifecycleBase(d, key, 'neg_risk_outcome_reported'),
+          market_id: str(a.marketId),
+          question_id: str(a.questionId),
+        });
+        return;
+      case 'PositionSplit':
+      case 'PositionsMerge':
+      case 'PayoutRedemption':
+      case 'PositionsConverted': {
+        const redeem = d.name === 'PayoutRedemption';
+        const convert = d.name === 'PositionsConverted';
+        const stakeholder = str(redeem ? a.redeemer : a.stakeholder);
+        if (exchanges.has(stakeholder)) {
+          stats.skipped++;
+          return;
+        }
+        const type =
+          d.name === 'PositionSplit'
+            ? 'SPLIT'
+            : d.name === 'PositionsMerge'
+              ? 'MERGE'
+              : redeem
+                ? 'REDEEM'
+                : 'CONVERT';
+        const conditionId = convert ? null : str(a.conditionId);
+        const wallet = attribute(tx, d, stakeholder, type, () =>
+          conditionId ? tokenIdsOf(wcol, conditionId, ['1', '2']) : new Set<string>(),
+        );
+        if (wallet === undefined) {
+          stats.skipped++;
+          return;
+        }
+        const amount = toU64(redeem ? a.payout : a.amount);
+        rows.alpha_activity.push({
+          ...key,
+          type,
+          version: collateralAdapters.has(stakeholder) ? 2 : 1,
+          neg_risk: true,
+          wallet,
+          stakeholder,
+          contract: adapter,
+          condition_id: conditionId,
+          market_id: conditionId,
+          neg_risk_market_id: convert ? str(a.marketId) : null,
+          index_set: convert ? str(a.indexSet) : null,
+          collateral_token: '',
+          partition: redeem ? ['1', '2'] : [],
+          amounts: redeem ? (a.amounts as string[]).map(toU64) : [],
+          amount,
+          payout: redeem ? amount : 0,
+        });
+        return;
+      }
+    }
+  }
+
+  function mapOperator(d: Decoded, key: EventKey, rows: RowSet): void {
+    const a = d.args;
+    const kinds: Record<string, string> = {
+      MarketPrepared: 'operator_market_prepared',
+      QuestionPrepared: 'operator_question_prepared',
+      QuestionFlagged: 'operator_question_flagged',
+      QuestionUnflagged: 'operator_question_unflagged',
+      QuestionReported: 'operator_question_reported',
+      QuestionResolved: 'operator_question_resolved',
+      QuestionEmergencyResolved: 'operator_question_emergency_resolved',
+    };
+    rows.alpha_lifecycle.push({
+      ...lifecycleBase(d, key, kinds[d.name] ?? d.name),
+      market_id: str(a.marketId),
+      question_id: str(a.questionId),
+    });
+  }
+
+  function mapUmaAdapter(d: Decoded, key: EventKey, rows: RowSet): void {
+    const a = d.args;
+    const snake = d.name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+    const price = a.settledPrice !== undefined ? str(a.settledPrice) : null;
+    rows.alpha_oracle.push({
+      ...key,
+      kind: snake,
+      contract: lower(d.contract.address),
+      neg_risk: d.contract.negRisk,
+      question_id: str(a.questionID),
+      requester: str(a.creator),
+      proposer: '',
+      disputer: '',
+      identifier: '',
+      request_timestamp: a.requestTimestamp !== undefined ? toU64(a.requestTimestamp) : 0,
+      ancillary_data: str(a.ancillaryData),
+      price,
+      payouts: (a.payouts as string[] | undefined) ?? [],
+      args: JSON.stringify(a),
+    });
+  }
+
+  /**
+   * The real user behind an activity event. A plain stakeholder is the user. A collateral adapter's
+   * user is its counterparty in the tx's ERC-1155 transfers of the condition's tokens (adapter → user
+   * after a split; user → adapter before merge, redeem and convert), else in its pUSD movements.
+   * Returns undefined when the counterparty is an exchange (an exchange mint/merge, i.e. a trade).
+   */
+  function attribute(
+    tx: TxContext,
+    d: Decoded,
+    stakeholder: string,
+    type: ActivityRow['type'],
+    tokenIds: () => Set<string>,
+  ): string | undefined {
+    if (!collateralAdapters.has(stakeholder)) return stakeholder;
+    const fromAdapter = type === 'SPLIT';
+    const user =
+      tx.erc1155Counterparty(stakeholder, fromAdapter, tokenIds(), d.key.log_index) ??
+      tx.pUsdCounterparty(stakeholder, fromAdapter, pUsd);
+    if (user === undefined) return stakeholder;
+    return exchanges.has(user) ? undefined : user;
+  }
+
+  return { mapPage };
+}
+
+/** The logs of one transaction, indexed for attribution. */
+class TxContext {
+  private readonly transfers: { logIndex: number; from: string; to: string; ids: string[] }[] = [];
+  private readonly pusd: { kind: string; from: string; to: string }[] = [];
+  private readonly used = new Set<number>();
+
+  constructor(logs: readonly Decoded[]) {
+    for (const d of logs) {
+      const a = d.args;
+      if (
+        d.contract.kind === 'conditionalTokens' &&
+        (d.name === 'TransferSingle' || d.name === 'TransferBatch')
+      ) {
+        const ids = d.name === 'TransferSingle' ? [String(a.id)] : (a.ids as string[]);
+        this.transfers.push({ logIndex: d.key.log_index, from: String(a.from), to: String(a.to), ids });
+      } else if (d.contract.kind === 'collateralToken') {
+        if (d.name === 'Transfer')
+          this.pusd.push({ kind: 'transfer', from: String(a.from), to: String(a.to) });
+        else this.pusd.push({ kind: d.name, from: '', to: String(a.to) });
+      }
+    }
+  }
+
+  /** The adapter's counterparty in ERC-1155 transfers, nearest to the event, each transfer used once. */
+  erc1155Counterparty(
+    adapter: string,
+    fromAdapter: boolean,
+    tokenIds: Set<string>,
+    logIndex: number,
+  ): string | undefined {
+    let best: { index: number; user: string; distance: number; tokenMatch: boolean } | undefined;
+    for (const [i, t] of this.transfers.entries()) {
+      if (this.used.has(i)) continue;
+      const user = fromAdapter
+        ? t.from === adapter
+          ? t.to
+          : undefined
+        : t.to === adapter
+          ? t.from
+          : undefined;
+      if (user === undefined || user === ZERO_ADDRESS || user === adapter) continue;
+      const tokenMatch = tokenIds.size === 0 || t.ids.some((id) => tokenIds.has(id));
+      const distance = Math.abs(t.logIndex - logIndex);
+      if (
+        !best ||
+        (tokenMatch && !best.tokenMatch) ||
+        (tokenMatch === best.tokenMatch && distance < best.distance)
+      ) {
+        best = { index: i, user, distance, tokenMatch };
+      }
+    }
+    if (!best) return undefined;
+    this.used.add(best.index);
+    return best.user;
+  }
+
+  /** The adapter's counterparty in pUSD: who paid pUSD in (split), or who got pUSD out (merge, redeem). */
+  pUsdCounterparty(adapter: string, fromAdapter: boolean, _pUsd: string): string | undefined {
+    for (const m of this.pusd) {
+      if (fromAdapter && m.kind === 'transfer' && m.to === adapter && m.from !== ZERO_ADDRESS) return m.from;
+      if (!fromAdapter && m.kind === 'Wrapped' && m.to !== adapter && m.to !== ZERO_ADDRESS) return m.to;
+      if (!fromAdapter && m.kind === 'transfer' && m.from === adapter && m.to !== ZERO_ADDRESS) return m.to;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * The alpha chain pipeline: fetch (adaptive log pages) → headers (JSON-RPC batches) → decode + map →
+ * write (bounded batched inserts). Used by the backfill jobs and the live follower alike; both decide
+ * what a range means (status, checkpoints, reorg handling) around `ingestRange`.
+ *
+ * Invariant: every row written carries the block hash of the header the pipeline holds for its block;
+ * a log whose blockHash differs from that header means the chain moved under us, and the range fails
+ * with ReorgDetectedError before any of its rows is written.
+ */
+import type { ClickHouse } from '../../core/clickhouse.ts';
+import type { Logger } from '../../core/logger.ts';
+import { ALPHA_EVENT_TOPICS } from '../../schemas/abi/alpha-events.ts';
+import { createDecoderRegistry, type DecoderRegistry } from './decoders.ts';
+import { hexNumber } from './hex.ts';
+import { createRowMapper, type MapStats, type RowMapper } from './mapper.ts';
+import { ReorgDetectedError } from './rpc-errors.ts';
+import type { AlphaChainSettings } from './settings.ts';
+import { createLogSource, type LogSource, logPages } from './source.ts';
+import { createTokenMap, type TokenMap } from './token-map.ts';
+import {
+  type BlockHeader,
+  EVENT_TABLES,
+  type EventTable,
+  emptyRowSet,
+  type RowSet,
+  type RpcLog,
+  rowCount,
+  type Status,
+} from './types.ts';
+import { type ChainWriter, createChainWriter } from './writer.ts';
+
+export interface IngestOptions {
+  statusOf(block: number): Status;
+  /** Write alpha_tokens rows (the follower does; backfill jobs leave them to the token pass). */
+  writeTokens: boolean;
+  /** Headers the caller already holds (the follower's unfinalized chain): logs must match them. */
+  knownHeaders?: Map<number, BlockHeader>;
+  /** Return every row written (the follower publishes them). */
+  collect?: boolean;
+  /** Called after each page is handed to the writer (rows may still be in flight). */
+  onPage?(page: PageResult): Promise<void>;
+}
+
+export interface PageResult {
+  from: number;
+  to: number;
+  /** Header of block `to` (for checkpoints). */
+  endHeader: BlockHeader;
+  logs: number;
+  rows: number;
+  stats: MapStats;
+}
+
+export interface RangeResult {
+  logs: number;
+  rows: number;
+  quarantined: number;
+  ignored: number;
+  skipped: number;
+  endHeader: BlockHeader | undefined;
+  collected: RowSet | undefined;
+}
+
+export interface AlphaChain {
+  settings: AlphaChainSettings;
+  source: LogSource;
+  decoders: DecoderRegistry;
+  tokens: TokenMap;
+  mapper: RowMapper;
+  writer: ChainWriter;
+  /** Tables a range job rewrites (all but alpha_tokens, which the token pass owns). */
+  readonly rangeTables: readonly EventTable[];
+  /** Fetches, maps and hands to the writer every log of [from, to]. The caller flushes. */
+  ingestRange(from: number, to: number, opts: IngestOptions): Promise<RangeResult>;
+  /**
+   * The token pass: ConditionPreparation and TokenRegistered over [from, to] into alpha_tokens (and the
+   * in-memory map), so backfill jobs running in any order know every token's condition.
+   */
+  tokenPass(from: number, to: number): Promise<{ tokens: number }>;
+  /** Maps one page of logs already in memory (headers given) and hands the rows to the writer. */
+  writeLogs(
+    logs: RpcLog[],
+    headers: Map<number, BlockHeader>,
+    opts: IngestOptions,
+  ): Promise<PageResult['stats'] & { rows: number }>;
+}
+
+export function createAlphaChain(
+  deps: { clickhouse: ClickHouse; log: Logger; source?: LogSource },
+  settings: AlphaChainSettings,
+): AlphaChain {
+  const log = deps.log;
+  const source =
+    deps.source ??
+    createLogSource({
+      urls: settings.rpcUrls,
+      log,
+      maxResponseBodySize: 512 * 1024 * 1024,
+      timeoutMs: 60_000,
+    });
+  const decoders = createDecoderRegistry(settings.sets);
+  const tokens = createTokenMap({ clickhouse: deps.clickhouse, chainId: settings.chainId });
+  const mapper = createRowMapper(decoders, {
+    chainId: settings.chainId,
+    sets: settings.sets,
+    roles: settings.roles,
+    positionIds: settings.positionIds,
+    tokens,
+  });
+  const writer = createChainWriter({
+    clickhouse: deps.clickhouse,
+    log,
+    chainId: settings.chainId,
+    batchRows: settings.batchRows,
+    maxInFlight: settings.maxInFlight,
+  });
+  const rangeTables = EVENT_TABLES.filter((t) => t !== 'alpha_tokens');
+
+  async function headersFor(
+    logs: RpcLog[],
+    extra: number,
+    known: Map<number, BlockHeader> | undefined,
+  ): Promise<Map<number, BlockHeader>> {
+    const wanted = new Set<number>([extra]);
+    for (const l of logs) wanted.add(hexNumber(l.blockNumber));
+    const out = new Map<number, BlockHeader>();
+    const missing: number[] = [];
+    for (const n of wanted) {
+      const h = known?.get(n);
+      if (h) out.set(n, h);
+      else missing.push(n);
+    }
+    if (missing.length > 0) {
+      const fetched = await source.getHeaders(missing);
+      for (const [n, h] of fetched) out.set(n, h);
+    }
+    for (const l of logs) {
+      const n = hexNumber(l.blockNumber);
+      const h = out.get(n);
+      if (!h || h.hash !== l.blockHash.toLowerCase()) {
+        throw new ReorgDetectedError(
+          `Block ${n} changed while reading it: log block hash ${l.blockHash}, header ${h?.hash ?? 'missing'}`,
+          n,
+        );
+      }
+    }
+    return out;
+  }
+
+  async function writeMapped(
+    logs: RpcLog[],
+    headers: Map<number, BlockHeader>,
+    opts: IngestOptions,
+    collected: RowSet | undefined,
+  ): Promise<MapStats & { rows: number }> {
+    const mapped = await mapper.mapPage(logs, headers, opts.statusOf);
+    if (!opts.writeTokens) mapped.rows.alpha_tokens = [];
+    await writer.add(mapped.rows);
+    const withLogs = new Set<number>();
+    for (const l of logs) withLogs.add(hexNumber(l.blockNumber));
+    const blockRows: BlockHeader[] = [];
+    for (const n of withLogs) blockRows.push(headers.get(n)!);
+    await writer.addBlocks(blockRows);
+    await writer.addQuarantine(mapped.quarantine);
+    if (mapped.quarantine.length > 0) {
+      log.warn(
+        {
+          quarantined: mapped.quarantine.length,
+          first: mapped.quarantine[0]?.record_id,
+          reason: mapped.quarantine[0]?.reason,
+        },
+        'Quarantined malformed logs',
+      );
+    }
+    if (collected)
+      for (const t of EVENT_TABLES) for (const r of mapped.rows[t]) (collected[t] as object[]).push(r);
+    return { ...mapped.stats, rows: rowCount(mapped.rows) };
+  }
+
+  return {
+    settings,
+    source,
+    decoders,
+    tokens,
+    mapper,
+    writer,
+    rangeTables,
+    async ingestRange(from, to, opts) {
+      const result: RangeResult = {
+        logs: 0,
+        rows: 0,
+        quarantined: 0,
+        ignored: 0,
+        skipped: 0,
+        endHeader: undefined,
+        collected: opts.collect ? emptyRowSet() : undefined,
+      };
+      const pages = logPages(source, from, to, {
+        addresses: decoders.logAddresses,
+        initialRange: settings.logRange,
+        maxRange: settings.logRangeMax,
+        concurrency: settings.logConcurrency,
+        targetLogsPerPage: settings.targetLogsPerPage,
+        log,
+      });
+      for await (const page of pages) {
+        const headers = await headersFor(page.logs, page.to, opts.knownHeaders);
+        const endHeader = headers.get(page.to);
+        if (!endHeader)
+          throw new ReorgDetectedError(`Block ${page.to} is not available from the node`, page.to);
+        const stats = await writeMapped(page.logs, headers, opts, result.collected);
+        result.logs += page.logs.length;
+        result.rows += stats.rows;
+        result.quarantined += stats.quarantined;
+        result.ignored += stats.ignored;
+        result.skipped += stats.skipped;
+        result.endHeader = endHeader;
+        await opts.onPage?.({
+          from: page.from,
+          to: page.to,
+          endHeader,
+          logs: page.logs.length,
+          rows: stats.rows,
+          stats,
+        });
+      }
+      return result;
+    },
+    async writeLogs(logs, headers, opts) {
+      return writeMapped(logs, headers, opts, undefined);
+    },
+    async tokenPass(from, to) {
+      const tokenSources = [
+        settings.roles.conditionalTokens.toLowerCase(),
+        ...Object.values(settings.sets)
+          .flat()
+          .filter((c) => c.kind === 'exchangeV1')
+          .map((c) => c.address.toLowerCase()),
+      ].filter((a) => decoders.contractAt(a));
+      // Rewrite the range's token rows: idempotent whatever ran before.
+      await writer.deleteRange(from, to, ['alpha_tokens'], false);
+      let count = 0;
+      const pages = logPages(source, from, to, {
+        addresses: tokenSources,
+        topics: [[ALPHA_EVENT_TOPICS.conditionPreparation, ALPHA_EVENT_TOPICS.tokenRegistered]],
+        initialRange: settings.logRangeMax,
+        maxRange: settings.logRangeMax,
+        concurrency: settings.logConcurrency,
+        targetLogsPerPage: settings.targetLogsPerPage,
+        log,
+      });
+      for await (const page of pages) {
+        if (page.logs.length === 0) continue;
+        const headers = await headersFor(page.logs, page.to, undefined);
+        const mapped = await mapper.mapPage(page.logs, headers, () => 'confirmed');
+        count += mapped.rows.alpha_tokens.length;
+        await writer.add({ ...emptyRowSet(), alpha_tokens: mapped.rows.alpha_tokens });
+      }
+      await writer.flush();
+      return { tokens: count };
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Publication of alpha rows on Redis pub/sub for the streaming service. One channel per stream
+ * channel of the spec: `<prefix>alpha:trades` (fills), `alpha:activity`, `alpha:lifecycle`,
+ * `alpha:collateral`, `alpha:oracle`. Each message is one row:
+ *   { "channel": "trades", "event": "order_filled", "status": "pending"|"confirmed"|"removed",
+ *     "chain_id": 137, "data": { ...the row as stored, block_time in Unix ms } }
+ * `removed` is sent for rows a reorg orphaned; a row that becomes confirmed is sent again with
+ * `confirmed`. Documented in docs/chain-ingestion.md.
+ */
+import type { Redis } from 'ioredis';
+import type { EventTable, RowSet } from './types.ts';
+
+export type PublishStatus = 'pending' | 'confirmed' | 'removed';
+
+export const CHANNEL_OF: Partial<Record<EventTable, string>> = {
+  alpha_fills: 'trades',
+  alpha_activity: 'activity',
+  alpha_lifecycle: 'lifecycle',
+  alpha_collateral: 'collateral',
+  alpha_oracle: 'oracle',
+};
+
+const ACTIVITY_EVENTS: Record<string, string> = {
+  SPLIT: 'split',
+  MERGE: 'merge',
+  REDEEM: 'redeem',
+  CONVERT: 'conversion',
+};
+
+function eventName(table: EventTable, row: Record<string, unknown>): string {
+  switch (table) {
+    case 'alpha_fills':
+      return 'order_filled';
+    case 'alpha_activity':
+      return ACTIVITY_EVENTS[String(row.type)] ?? String(row.type).toLowerCase();
+    default:
+      return String(row.kind);
+  }
+}
+
+export interface Publisher {
+  /** Publishes rows of published tables; `status` overrides each row's own status (confirmed/removed). */
+  publish(rows: Partial<RowSet>, status?: PublishStatus): Promise<number>;
+  readonly prefix: string;
+}
+
+export function createPublisher(redis: Redis, opts: { prefix?: string; chainId: number }): Publisher {
+  const prefix = opts.prefix ?? 'pmdata:';
+  return {
+    prefix,
+    async publish(rows, status) {
+      let n = 0;
+      let pipeline = redis.pipeline();
+      let queued = 0;
+      for (const [table, channel] of Object.entries(CHANNEL_OF) as [EventTable, string][]) {
+        const list = rows[table] as Record<string, unknown>[] | undefined;
+        if (!list) continue;
+        for (const row of list) {
+          const message = {
+            channel,
+            event: eventName(table, row),
+            status: status ?? (row.status as PublishStatus),
+            chain_id: opts.chainId,
+            data: row,
+          };
+          pipeline.publish(`${prefix}alpha:${channel}`, JSON.stringify(message));
+          n++;
+          if (++queued >= 1000) {
+            await pipeline.exec();
+            pipeline = redis.pipeline();
+            queued = 0;
+          }
+        }
+      }
+      if (queued > 0) await pipeline.exec();
+      return n;
+    },
+  };
+}

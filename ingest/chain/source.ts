@@ -1,0 +1,246 @@
+/**
+ * Log source over JSON-RPC (viem): several RPC URLs behind viem's `fallback` transport, `eth_getLogs`
+ * over block ranges (raw logs, never reformatted), block headers fetched in JSON-RPC batches, and
+ * retries with exponential backoff and full jitter for retryable failures only (core/errors isRetryable,
+ * after `classifyRpcError`). `logPages` walks a block range with an adaptive range size: it halves a
+ * range the node refuses (too many results, response too large, timeout) and grows after successes,
+ * with a bounded number of requests in flight, yielding pages in block order.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createPublicClient, fallback, http, type PublicClient, type Transport, webSocket } from 'viem';
+import { isRetryable, PermanentError } from '../../core/errors.ts';
+import type { Logger } from '../../core/logger.ts';
+import { hexNumber } from './hex.ts';
+import { classifyRpcError, RangeTooLargeError } from './rpc-errors.ts';
+import type { BlockHeader, RpcLog } from './types.ts';
+
+export interface LogSourceOptions {
+  urls: readonly string[];
+  log: Logger;
+  /** Per-request timeout (ms). */
+  timeoutMs?: number;
+  /** viem's HTTP response cap (default 10 MiB is too small for big log pages). */
+  maxResponseBodySize?: number;
+  /** Attempts for retryable failures (first try included). */
+  maxAttempts?: number;
+  /** Base backoff delay (ms); attempt n waits random(0, base·2^n) capped at `maxBackoffMs`. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** Headers per JSON-RPC batch. */
+  headerBatchSize?: number;
+}
+
+export interface LogSource {
+  chainId(): Promise<number>;
+  headNumber(): Promise<number>;
+  /** One eth_getLogs call over [from, to] for `addresses`; RangeTooLargeError when the node refuses. */
+  getLogs(
+    from: number,
+    to: number,
+    addresses: readonly string[],
+    topics?: readonly (string[] | null)[],
+  ): Promise<RpcLog[]>;
+  /** Headers of `numbers`, fetched in JSON-RPC batches; a block the node does not have is absent. */
+  getHeaders(numbers: readonly number[]): Promise<Map<number, BlockHeader>>;
+  /** Counters since creation: requests, retries, range splits. */
+  readonly counters: { requests: number; retries: number; logs: number };
+}
+
+interface RpcBlock {
+  number: string;
+  hash: string;
+  parentHash: string;
+  timestamp: string;
+}
+
+function transportFor(url: string, opts: LogSourceOptions, batch: boolean): Transport {
+  if (url.startsWith('ws')) return webSocket(url, { timeout: opts.timeoutMs ?? 60_000, retryCount: 0 });
+  return http(url, {
+    timeout: opts.timeoutMs ?? 60_000,
+    retryCount: 0,
+    maxResponseBodySize: opts.maxResponseBodySize ?? 256 * 1024 * 1024,
+    batch: batch ? { batchSize: opts.headerBatchSize ?? 100, wait: 0 } : false,
+  });
+}
+
+export function headerFromRpc(b: RpcBlock): BlockHeader {
+  return {
+    number: hexNumber(b.number),
+    hash: b.hash.toLowerCase(),
+    parentHash: b.parentHash.toLowerCase(),
+    timestampMs: hexNumber(b.timestamp) * 1000,
+  };
+}
+
+export function createLogSource(opts: LogSourceOptions): LogSource {
+  if (opts.urls.length === 0) throw new PermanentError('No RPC URL configured (ALPHA_RPC_URLS)');
+  const make = (batch: boolean): PublicClient =>
+    createPublicClient({
+      transport:
+        opts.urls.length === 1
+          ? transportFor(opts.urls[0]!, opts, batch)
+          : fallback(
+              opts.urls.map((u) => transportFor(u, opts, batch)),
+              { retryCount: 0 },
+            ),
+      cacheTime: 0,
+    }) as PublicClient;
+  const plain = make(false);
+  const batched = make(true);
+  const maxAttempts = opts.maxAttempts ?? 6;
+  const backoff = opts.backoffMs ?? 200;
+  const maxBackoff = opts.maxBackoffMs ?? 10_000;
+  const counters = { requests: 0, retries: 0, logs: 0 };
+
+  async function withRetry<T>(label: string, forLogRange: boolean, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        counters.requests++;
+        return await fn();
+      } catch (raw) {
+        const err = classifyRpcError(raw, forLogRange);
+        // A range the node refuses is the caller's to shrink, not ours to retry.
+        if (err instanceof RangeTooLargeError || !isRetryable(err) || attempt >= maxAttempts) throw err;
+        const delay = Math.random() * Math.min(maxBackoff, backoff * 2 ** (attempt - 1));
+        counters.retries++;
+        opts.log.warn(
+          { rpc: label, attempt, delay_ms: Math.round(delay), err: err.message },
+          'Retrying RPC request',
+        );
+        await sleep(delay);
+      }
+    }
+  }
+
+  const request = <T>(client: PublicClient, method: string, params: unknown[]) =>
+    (client.request as (a: { method: string; params: unknown[] }) => Promise<T>)({ method, params });
+
+  return {
+    counters,
+    async chainId() {
+      return hexNumber(
+        await withRetry('eth_chainId', false, () => request<string>(plain, 'eth_chainId', [])),
+      );
+    },
+    async headNumber() {
+      return hexNumber(
+        await withRetry('eth_blockNumber', false, () => request<string>(plain, 'eth_blockNumber', [])),
+      );
+    },
+    async getLogs(from, to, addresses, topics) {
+      const filter: Record<string, unknown> = {
+        fromBlock: `0x${from.toString(16)}`,
+        toBlock: `0x${to.toString(16)}`,
+        address: addresses,
+      };
+      if (topics) filter.topics = topics;
+      const logs = await withRetry('eth_getLogs', true, () =>
+        request<RpcLog[]>(plain, 'eth_getLogs', [filter]),
+      );
+      counters.logs += logs.length;
+      return logs;
+    },
+    async getHeaders(numbers) {
+      const out = new Map<number, BlockHeader>();
+      const size = opts.headerBatchSize ?? 100;
+      for (let i = 0; i < numbers.length; i += size) {
+        const chunk = numbers.slice(i, i + size);
+        // Requests issued in the same tick go out as one JSON-RPC batch (the transport batches them).
+        const blocks = await withRetry('eth_getBlockByNumber', false, () =>
+          Promise.all(
+            chunk.map((n) =>
+              request<RpcBlock | null>(batched, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false]),
+            ),
+          ),
+        );
+        for (const b of blocks) if (b) out.set(hexNumber(b.number), headerFromRpc(b));
+      }
+      return out;
+    },
+  };
+}
+
+export interface LogPage {
+  from: number;
+  to: number;
+  logs: RpcLog[];
+}
+
+export interface PageOptions {
+  addresses: readonly string[];
+  /** Optional topic filter (eth_getLogs `topics`). */
+  topics?: readonly (string[] | null)[];
+  /** First range size (blocks). */
+  initialRange: number;
+  maxRange: number;
+  /** getLogs requests in flight at once. */
+  concurrency: number;
+  /** Pages above this many logs make the next ranges smaller (bounded memory). */
+  targetLogsPerPage: number;
+  log?: Logger;
+}
+
+/** Walks [from, to] in adaptive pages, in block order. */
+export async function* logPages(
+  source: LogSource,
+  from: number,
+  to: number,
+  o: PageOptions,
+): AsyncGenerator<LogPage> {
+  type Result = { ok: true; logs: RpcLog[] } | { ok: false; err: unknown };
+  interface Pending {
+    from: number;
+    to: number;
+    result: Promise<Result>;
+  }
+  let size = Math.max(1, Math.min(o.initialRange, o.maxRange));
+  let cursor = from;
+  const queue: Pending[] = [];
+  const launch = (f: number, t: number): Pending => ({
+    from: f,
+    to: t,
+    result: source.getLogs(f, t, o.addresses, o.topics).then(
+      (logs): Result => ({ ok: true, logs }),
+      (err): Result => ({ ok: false, err }),
+    ),
+  });
+  const refill = () => {
+    while (queue.length < o.concurrency && cursor <= to) {
+      const end = Math.min(to, cursor + size - 1);
+      queue.push(launch(cursor, end));
+      cursor = end + 1;
+    }
+  };
+  refill();
+  while (queue.length > 0) {
+    const head = queue[0]!;
+    const r = await head.result;
+    if (r.ok) {
+      queue.shift();
+      const n = r.logs.length;
+      if (n > o.targetLogsPerPage) size = Math.max(1, Math.floor(size / 2));
+      else if (n < o.targetLogsPerPage / 4) size = Math.min(o.maxRange, size * 2);
+      refill();
+      yield { from: head.from, to: head.to, logs: r.logs };
+      continue;
+    }
+    if (!(r.err instanceof RangeTooLargeError)) {
+      // Let in-flight requests settle so none rejects unobserved, then fail.
+      await Promise.all(queue.map((p) => p.result));
+      throw r.err;
+    }
+    if (head.from === head.to) {
+      await Promise.all(queue.map((p) => p.result));
+      throw new PermanentError(
+        `eth_getLogs refused the single block ${head.from}: ${(r.err as Error).message}`,
+        {
+          cause: r.err,
+        },
+      );
+    }
+    const mid = head.from + Math.floor((head.to - head.from) / 2);
+    size = Math.max(1, Math.floor((head.to - head.from + 1) / 2));
+    o.log?.debug({ from: head.from, to: head.to, next_range: size }, 'Shrank log range');
+    queue.splice(0, 1, launch(head.from, mid), launch(mid + 1, head.to));
+  }
+}

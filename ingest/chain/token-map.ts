@@ -1,0 +1,78 @@
+/**
+ * Outcome token → condition knowledge, used to fill `condition_id`/`outcome_index` on fills and to
+ * write `alpha_tokens`. Bounded: a size-capped cache in front of the `alpha_tokens` table; misses of a
+ * page are looked up in one query.
+ */
+import type { ClickHouse } from '../../core/clickhouse.ts';
+
+export interface TokenInfo {
+  condition_id: string;
+  outcome_index: number;
+}
+
+export interface TokenMap {
+  get(tokenId: string): TokenInfo | undefined;
+  /** Learns a token (from a row written or about to be written). */
+  set(tokenId: string, info: TokenInfo): void;
+  /** Loads the tokens among `tokenIds` that the cache does not hold, from ClickHouse. */
+  resolve(tokenIds: Iterable<string>): Promise<void>;
+  readonly size: number;
+}
+
+export function createTokenMap(deps: {
+  clickhouse?: ClickHouse;
+  chainId: number;
+  maxEntries?: number;
+}): TokenMap {
+  const max = deps.maxEntries ?? 500_000;
+  const cache = new Map<string, TokenInfo>();
+  /** Ids looked up and not found, so a page does not ask twice; cleared when it grows. */
+  const missing = new Set<string>();
+
+  function set(tokenId: string, info: TokenInfo): void {
+    const prev = cache.get(tokenId);
+    // A registration without an outcome index never overrides a derived one.
+    if (prev && prev.outcome_index >= 0 && info.outcome_index < 0) return;
+    if (cache.size >= max && !prev) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
+    cache.set(tokenId, info);
+    missing.delete(tokenId);
+  }
+
+  return {
+    get: (id) => cache.get(id),
+    set,
+    get size() {
+      return cache.size;
+    },
+    async resolve(tokenIds) {
+      if (!deps.clickhouse) return;
+      const wanted: string[] = [];
+      for (const id of tokenIds) if (!cache.has(id) && !missing.has(id)) wanted.push(id);
+      if (wanted.length === 0) return;
+      for (let i = 0; i < wanted.length; i += 5000) {
+        const chunk = wanted.slice(i, i + 5000);
+        const rows = await deps.clickhouse.query<{
+          token_id: string;
+          condition_id: string;
+          outcome_index: number;
+        }>(
+          'alpha.tokens.resolve',
+          `SELECT token_id, any(condition_id) AS condition_id, max(outcome_index) AS outcome_index
+           FROM alpha_tokens WHERE chain_id = {chain:UInt32} AND token_id IN {ids:Array(String)}
+           GROUP BY token_id`,
+          { chain: deps.chainId, ids: chunk },
+        );
+        const found = new Set<string>();
+        for (const r of rows) {
+          set(r.token_id, { condition_id: r.condition_id, outcome_index: Number(r.outcome_index) });
+          found.add(r.token_id);
+        }
+        if (missing.size > 100_000) missing.clear();
+        for (const id of chunk) if (!found.has(id)) missing.add(id);
+      }
+    },
+  };
+}

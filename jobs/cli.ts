@@ -1,0 +1,192 @@
+/**
+ * The `pmdata` command line. Each command has `--help`. Roles:
+ *   up         embedded all-in-one: migrate, Redis, workers, schedulers, API
+ *   api        the HTTP API role (cluster mode)
+ *   worker     the job worker role (cluster mode)
+ *   scheduler  the scheduler role (cluster mode)
+ * Tools: migrate, doctor, and the commands each capability adds (see COMMANDS).
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { runDoctor } from './doctor.ts';
+import { createBullConnection, createQueues } from './queues.ts';
+import { ALL_JOBS } from './registry.ts';
+import { closeOnSignals, exitWithError, openRuntime, type Runtime } from './runtime.ts';
+import { applySchedules } from './schedules.ts';
+import { createWorkers } from './worker.ts';
+
+interface Command {
+  summary: string;
+  usage: string;
+  options?: ParseArgsConfig['options'];
+  run(args: {
+    values: Record<string, unknown>;
+    positionals: string[];
+    argv: string[];
+  }): Promise<number | undefined>;
+}
+
+function startWorkers(runtime: Runtime) {
+  const workers = createWorkers({ deps: runtime.deps, jobs: ALL_JOBS });
+  runtime.onClose(() => workers.close());
+  return workers;
+}
+
+async function startScheduler(runtime: Runtime) {
+  const connection = createBullConnection(runtime.deps.config.redisUrl);
+  const queues = createQueues({ connection });
+  runtime.onClose(async () => {
+    await queues.close();
+    connection.disconnect();
+  });
+  const ids = await applySchedules(queues, runtime.deps.config);
+  runtime.deps.log.info({ schedules: ids }, 'Applied schedules');
+  return queues;
+}
+
+async function startApi(runtime: Runtime) {
+  const { startServer } = await import('../api/server.ts');
+  const server = await startServer(runtime.deps);
+  runtime.onClose(() => server.close());
+  return server;
+}
+
+function printLines(lines: string[]) {
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export const COMMANDS: Record<string, Command> = {
+  up: {
+    summary:
+      'Run everything in one process on the embedded default (migrate, Redis, workers, schedulers, API)',
+    usage: 'pmdata up',
+    async run() {
+      const runtime = await openRuntime({ name: 'up' });
+      const { config } = runtime.deps;
+      startWorkers(runtime);
+      await startScheduler(runtime);
+      const server = await startApi(runtime);
+      printLines([
+        `pmdata is up (${config.embedded ? 'embedded ClickHouse (chDB)' : config.clickhouseUrl}, data in ${config.dataDir})`,
+        `  API      ${server.url}`,
+        `  health   ${server.url}/health`,
+        `  docs     ${server.url}/docs`,
+        `  redis    ${config.redisUrl}${runtime.redisServer ? ' (started by pmdata)' : ''}`,
+        'Press Ctrl+C to stop.',
+      ]);
+      await closeOnSignals(runtime);
+      return 0;
+    },
+  },
+  api: {
+    summary: 'Run the HTTP API role',
+    usage: 'pmdata api',
+    async run() {
+      const runtime = await openRuntime({ name: 'api' });
+      const server = await startApi(runtime);
+      printLines([`API listening on ${server.url}`]);
+      await closeOnSignals(runtime);
+      return 0;
+    },
+  },
+  worker: {
+    summary: 'Run the job worker role (processes every queue)',
+    usage: 'pmdata worker',
+    async run() {
+      const runtime = await openRuntime({ name: 'worker' });
+      const workers = startWorkers(runtime);
+      printLines([`Worker processing queues: ${workers.queues.join(', ')}`]);
+      await closeOnSignals(runtime);
+      return 0;
+    },
+  },
+  scheduler: {
+    summary: 'Run the scheduler role (applies recurring job schedules)',
+    usage: 'pmdata scheduler',
+    async run() {
+      const runtime = await openRuntime({ name: 'scheduler' });
+      await startScheduler(runtime);
+      printLines(['Scheduler running']);
+      await closeOnSignals(runtime);
+      return 0;
+    },
+  },
+  migrate: {
+    summary: 'Apply ClickHouse migrations (safe to run twice, or twice at once)',
+    usage: 'pmdata migrate',
+    async run() {
+      const runtime = await openRuntime({ name: 'migrate', redis: false, engineWaitMs: 60_000 });
+      const m = runtime.migrations!;
+      printLines([
+        m.applied.length > 0
+          ? `Applied ${m.applied.length} migration(s): ${m.applied.join(', ')}`
+          : `Nothing to apply (${m.skipped.length} migration(s) already applied)`,
+      ]);
+      await runtime.close();
+      return 0;
+    },
+  },
+  doctor: {
+    summary: 'Check ClickHouse, Redis, RPC and upstream reachability; print versions and what is wrong',
+    usage: 'pmdata doctor',
+    async run() {
+      return runDoctor();
+    },
+  },
+};
+
+function helpText(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  return [
+    'pmdata — prediction-market data platform',
+    '',
+    'Usage: pmdata <command> [options]',
+    '',
+    'Commands:',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run `pmdata <command> --help` for a command. Configuration: environment variables, see docs/configuration.md.',
+  ].join('\n');
+}
+
+function commandHelp(name: string, c: Command): string {
+  const opts = Object.entries(c.options ?? {}).map(([k, o]) => {
+    const d = (o as { description?: string }).description ?? '';
+    return `  --${k}${o.type === 'string' ? ' <value>' : ''}  ${d}`;
+  });
+  return [
+    `pmdata ${name} — ${c.summary}`,
+    '',
+    `Usage: ${c.usage}`,
+    ...(opts.length ? ['', 'Options:', ...opts] : []),
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    printLines([helpText()]);
+    return;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`pmdata: unknown command "${name}"\n\n${helpText()}\n`);
+    process.exit(2);
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    printLines([commandHelp(name, command)]);
+    return;
+  }
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });
+  } catch (err) {
+    process.stderr.write(`pmdata ${name}: ${(err as Error).message}\n\n${commandHelp(name, command)}\n`);
+    process.exit(2);
+  }
+  try {
+    const code = await command.run({ ...parsed, argv: rest });
+    process.exit(code ?? 0);
+  } catch (err) {
+    exitWithError(err);
+  }
+}

@@ -77,7 +77,6 @@ export function createFaultController(seed: string): FaultController {
   const rates = new Map<ReplicaName, { rates: FaultRates; rng: Rng }>();
   const counts = new Map<ReplicaName, Record<FaultKind, number>>();
   const seen = new Map<ReplicaName, number>();
-  const generations = new Map<ReplicaName, number>();
 
   const count = (server: ReplicaName, fault: Fault | null): Fault | null => {
     if (fault) {
@@ -90,10 +89,9 @@ export function createFaultController(seed: string): FaultController {
 
   return {
     set(server, r) {
-      // Each set() starts a fresh, seeded draw sequence: tests get the same faults whatever ran before.
-      const gen = (generations.get(server) ?? 0) + 1;
-      generations.set(server, gen);
-      rates.set(server, { rates: { ...r }, rng: createRng(`${seed}|faults|${server}|${gen}`) });
+      // Each set() restarts a draw sequence seeded by the rates: the same rates give the same faults to the
+      // same sequence of requests, whatever ran before.
+      rates.set(server, { rates: { ...r }, rng: createRng(`${seed}|faults|${server}|${JSON.stringify(r)}`) });
     },
     enqueue(server, ...faults) {
       const q = queues.get(server) ?? [];

@@ -169,6 +169,8 @@ export interface CatalogMarket {
   ammAddress: Address | null;
   resolution: PlannedResolution | null;
   alpha: AlphaChainInfo | null;
+  /** gamma, delta, epsilon: the question and condition ids on the venue's own chain (null for alpha and beta). */
+  chain: { questionId: Hex; conditionId: Hex } | null;
 }
 
 export interface CatalogEvent {
@@ -779,6 +781,7 @@ function buildAlpha(topics: Topic[], rng: Rng, disputedTopicId: string | null): 
             ? null
             : { winningIndex: leg.winningIndex, time: topic.resolveTime, disputed },
         alpha: chain,
+        chain: null,
       };
       b.markets.push(market);
       event.marketKeys.push(market.key);
@@ -855,6 +858,7 @@ function buildOther(
       let id: string;
       let slug: string;
       let tokenIds: [string, string];
+      let chainIds: CatalogMarket['chain'] = null;
       if (venue === 'beta') {
         const team = topic.sports
           ? [topic.sports.homeTeam, topic.sports.awayTeam].find((t) => t.name === leg.groupItemTitle)
@@ -867,7 +871,9 @@ function buildOther(
         tokenIds = [`${key}:yes`, `${key}:no`];
       } else {
         const qid = r.hex32();
-        tokenIds = binaryPositionIds(VENUE_ORACLE[venue], qid, collateral).tokenIds;
+        const ids = binaryPositionIds(VENUE_ORACLE[venue], qid, collateral);
+        tokenIds = ids.tokenIds;
+        chainIds = { questionId: qid, conditionId: ids.conditionId };
         id = String((venue === 'gamma' ? 70000 : venue === 'delta' ? 4000 : 1000) + seq);
         slug = `${slugify(leg.question)}-${id}`;
         key = venue === 'gamma' ? slug : id;
@@ -909,6 +915,7 @@ function buildOther(
                 disputed: false,
               },
         alpha: null,
+        chain: chainIds,
       };
       b.markets.push(market);
       event.marketKeys.push(market.key);

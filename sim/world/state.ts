@@ -432,8 +432,9 @@ export function createWorldState(catalog: Catalog, options: WorldStateOptions = 
     const rng = createRng(`${catalog.seed}|book|${venue}|${key}|${l.tradeCount}|${minute}`);
     const mid = clampPrice(l.last, step);
     const halfSpread = step * rng.int(1, 3);
-    const bestBid = roundTick(Math.max(step, mid - halfSpread / 2), tick);
-    const bestAsk = roundTick(Math.max(bestBid + step, mid + halfSpread / 2), tick);
+    // Both sides always keep at least one level strictly inside (0, 1).
+    const bestAsk = roundTick(Math.min(1 - step, Math.max(2 * step, mid + halfSpread / 2)), tick);
+    const bestBid = roundTick(Math.max(step, Math.min(bestAsk - step, mid - halfSpread / 2)), tick);
     const depth = rng.int(4, 9);
     const bids: BookLevel[] = [];
     const asks: BookLevel[] = [];

@@ -1,0 +1,171 @@
+/**
+ * Transaction layer of the sim: transactions are sent (impersonated, gas price 0, explicit gas so anvil
+ * never estimates) into the pool in order, then mined together into one block at a chosen timestamp.
+ * Every receipt of the block is checked: a reverted transaction stops the world (its ledger would no
+ * longer match the chain), with the revert reason when anvil can tell it.
+ */
+import {
+  type Abi,
+  type Address,
+  decodeErrorResult,
+  type EncodeFunctionDataParameters,
+  encodeFunctionData,
+  type Hex,
+} from 'viem';
+import { PermanentError } from '../../core/errors.ts';
+import type { Anvil } from './anvil.ts';
+
+export interface MinedBlock {
+  number: number;
+  hash: Hex;
+  timestamp: number;
+  txCount: number;
+  logCount: number;
+  gasUsed: bigint;
+}
+
+interface Receipt {
+  status: Hex;
+  transactionHash: Hex;
+  gasUsed: Hex;
+  logs: unknown[];
+}
+
+export class SimTxError extends PermanentError {
+  override readonly name = 'SimTxError';
+}
+
+export interface ChainDriver {
+  readonly anvil: Anvil;
+  /** Number of the last mined block. */
+  head(): number;
+  /** Timestamp (s) of the last mined block. */
+  headTime(): number;
+  /** Queues a transaction for the next block; returns its hash. */
+  send(from: Address, to: Address, data: Hex, gas?: bigint): Promise<Hex>;
+  /** Encodes and queues a contract call. */
+  call<const A extends Abi>(
+    from: Address,
+    to: Address,
+    params: EncodeFunctionDataParameters<A>,
+    gas?: bigint,
+  ): Promise<Hex>;
+  /** Transactions queued since the last block. */
+  pending(): number;
+  /** Mines the queued transactions into one block at `timestamp` (s; strictly after the head's). */
+  mine(timestamp: number): Promise<MinedBlock>;
+  /** Forgets the last `depth` blocks (anvil_rollback); the head moves back. */
+  rollback(depth: number): Promise<void>;
+  /** Re-reads the head from the node (after a rollback or an external change). */
+  sync(): Promise<void>;
+}
+
+const DEFAULT_GAS = 30_000_000n;
+
+export async function createChainDriver(anvil: Anvil): Promise<ChainDriver> {
+  const { rpc } = anvil;
+  let headNumber = 0;
+  let headTimestamp = 0;
+  const queued: { hash: Hex; from: Address; to: Address; data: Hex }[] = [];
+
+  async function sync() {
+    const b = await rpc<{ number: Hex; timestamp: Hex }>('eth_getBlockByNumber', ['latest', false]);
+    headNumber = Number(b.number);
+    headTimestamp = Number(b.timestamp);
+  }
+  await sync();
+  // Blocks are mined only on request from here on.
+  await rpc('evm_setAutomine', [false]);
+
+  async function send(from: Address, to: Address, data: Hex, gas: bigint = DEFAULT_GAS): Promise<Hex> {
+    const hash = await rpc<Hex>('eth_sendTransaction', [
+      { from, to, data, gas: `0x${gas.toString(16)}`, gasPrice: '0x0', value: '0x0' },
+    ]);
+    queued.push({ hash, from, to, data });
+    return hash;
+  }
+
+  async function revertReason(hash: Hex): Promise<string> {
+    try {
+      const trace = await rpc<{ error?: string; revertReason?: string; output?: Hex }>(
+        'debug_traceTransaction',
+        [hash, { tracer: 'callTracer' }],
+      );
+      if (trace.revertReason) return trace.revertReason;
+      if (trace.output && trace.output.length > 10) {
+        try {
+          const decoded = decodeErrorResult({ data: trace.output, abi: [] });
+          return `${decoded.errorName}(${decoded.args?.join(', ') ?? ''})`;
+        } catch {
+          return trace.error ?? trace.output;
+        }
+      }
+      return trace.error ?? 'unknown';
+    } catch (err) {
+      return `unknown (${(err as Error).message})`;
+    }
+  }
+
+  async function mine(timestamp: number): Promise<MinedBlock> {
+    if (timestamp <= headTimestamp) {
+      throw new SimTxError(`block timestamp ${timestamp} is not after the head's ${headTimestamp}`);
+    }
+    const expected = queued.splice(0, queued.length);
+    await rpc('evm_setNextBlockTimestamp', [timestamp]);
+    await rpc('evm_mine', []);
+    const block = await rpc<{ number: Hex; hash: Hex; timestamp: Hex; gasUsed: Hex }>(
+      'eth_getBlockByNumber',
+      ['latest', false],
+    );
+    const receipts = expected.length > 0 ? await rpc<Receipt[]>('eth_getBlockReceipts', [block.number]) : [];
+    if (receipts.length !== expected.length) {
+      throw new SimTxError(
+        `block ${Number(block.number)} holds ${receipts.length} transactions, ${expected.length} were sent`,
+      );
+    }
+    let logCount = 0;
+    for (let i = 0; i < receipts.length; i++) {
+      const r = receipts[i] as Receipt;
+      const sent = expected[i] as (typeof expected)[number];
+      if (r.transactionHash !== sent.hash) {
+        throw new SimTxError(`transaction order changed in block ${Number(block.number)}`);
+      }
+      if (r.status !== '0x1') {
+        const reason = await revertReason(r.transactionHash);
+        throw new SimTxError(
+          `transaction ${r.transactionHash} from ${sent.from} to ${sent.to} (selector ${sent.data.slice(0, 10)}) ` +
+            `reverted in block ${Number(block.number)}: ${reason}`,
+        );
+      }
+      logCount += r.logs.length;
+    }
+    headNumber = Number(block.number);
+    headTimestamp = Number(block.timestamp);
+    return {
+      number: headNumber,
+      hash: block.hash,
+      timestamp: headTimestamp,
+      txCount: receipts.length,
+      logCount,
+      gasUsed: BigInt(block.gasUsed),
+    };
+  }
+
+  return {
+    anvil,
+    head: () => headNumber,
+    headTime: () => headTimestamp,
+    send,
+    call(from, to, params, gas) {
+      return send(from, to, encodeFunctionData(params as EncodeFunctionDataParameters), gas);
+    },
+    pending: () => queued.length,
+    mine,
+    async rollback(depth) {
+      if (queued.length > 0) throw new SimTxError('cannot roll back with transactions queued');
+      await rpc('anvil_rollback', [depth]);
+      await sync();
+    },
+    sync,
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * startSim: the whole simulated world in one call. It generates the catalog and the wallets from the
+ * seed, starts anvil (chain id 137), places and initializes the contracts at alpha's Polygon addresses,
+ * runs the world's history block by block (keeping the ledger), starts the venue replicas on the same
+ * world state, and optionally keeps trading live. Same seed and size → the same chain, log for log.
+ *
+ * Timeline (Unix s, `start` = the catalog's start): genesis at start − 3 h, contracts at start − 2 h,
+ * funding and the markets that already exist at start − 1 h, then one block per step (1 h) until the
+ * catalog's end; live blocks follow, `blockTime` apart.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../core/logger.ts';
+import { type Anvil, type StartAnvilOptions, startAnvil } from './chain/anvil.ts';
+import { type ChainControl, createChainControl } from './chain/control.ts';
+import { deployContracts } from './chain/deploy.ts';
+import { createChainDriver } from './chain/driver.ts';
+import { type Replicas, type ReplicaUrls, startReplicas } from './venues/index.ts';
+import { createWorldRunner, type WorldRunner, type WorldStats } from './world/activity.ts';
+import { createFlows } from './world/activity-flows.ts';
+import { type Catalog, type CatalogSize, generateCatalog } from './world/catalog.ts';
+import { createLedger, exportLedger, type Ledger, type LedgerExport } from './world/ledger.ts';
+import { createWorldState, type WorldState } from './world/state.ts';
+import { createWallets, type WalletSet } from './world/wallets.ts';
+
+/** Default world start: two days before alpha's V1 → V2 cutover (2026-04-28). */
+export const DEFAULT_START_TIME = Date.UTC(2026, 3, 26);
+/** alpha's V1 → V2 cutover (alpha-chain.md §1); used when it falls inside the world's horizon. */
+export const REAL_CUTOVER_TIME = Date.UTC(2026, 3, 28) / 1000;
+
+const WALLETS_BY_SIZE: Record<CatalogSize, number> = { small: 40, medium: 160, large: 600 };
+
+export interface StartSimOptions {
+  seed: string | number;
+  size: CatalogSize;
+  /** Keep trading after the history. */
+  live?: boolean;
+  /** Live matches per wall-clock second (default 5). */
+  ratePerSecond?: number;
+  /** Live block interval in seconds (default 1). */
+  blockTime?: number;
+  /** World start, Unix ms (default DEFAULT_START_TIME). */
+  startTime?: number;
+  /** Start the venue replicas (default true). */
+  replicas?: boolean;
+  /** Number of wallets (default by size). */
+  wallets?: number;
+  /** Activity knobs (see WorldRunnerOptions). */
+  matchesPerMarketDay?: number;
+  makersPerMatch?: [number, number];
+  stepSeconds?: number;
+  /** Extra anvil options (port, pruneHistory, ...). */
+  anvil?: Omit<StartAnvilOptions, 'genesisTimestamp' | 'noMining' | 'chainId'>;
+  /** Ledger journal depth in blocks (reorgs deeper than this are refused; 0 turns journaling off). */
+  journalDepth?: number;
+  log?: Logger;
+  onBlock?: (info: { number: number; timestamp: number; matches: number; logs: number }) => void;
+}
+
+export interface Sim {
+  rpcUrl: string;
+  chainId: number;
+  replicaUrls: ReplicaUrls | null;
+  replicas: Replicas | null;
+  anvil: Anvil;
+  catalog: Catalog;
+  state: WorldState;
+  wallets: WalletSet;
+  ledger: Ledger;
+  /** The ground truth as plain JSON-able data. */
+  exportLedger(): LedgerExport;
+  control: ChainControl;
+  runner: WorldRunner;
+  stats: WorldStats;
+  /** First block with world activity after deployment (the deploy block is 1). */
+  firstBlock: number;
+  /** Last block of the history (before live blocks). */
+  historyHead: number;
+  cutoverTime: number;
+  /** Writes the chain's state (blocks, logs, balances) to a file that `startAnvil({ loadState })` reads. */
+  dumpState(file: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startSim(options: StartSimOptions): Promise<Sim> {
+  const seed = String(options.seed);
+  const startTime = options.startTime ?? DEFAULT_START_TIME;
+  const catalog = generateCatalog({ seed, size: options.size, startTime });
+  const state = createWorldState(catalog);
+  const wallets = createWallets({ seed, count: options.wallets ?? WALLETS_BY_SIZE[options.size] });
+  const start = Math.floor(catalog.startTime / 1000);
+  const end = Math.floor(catalog.endTime / 1000);
+
+  const anvil = await startAnvil({ ...options.anvil, genesisTimestamp: start - 3 * 3600 });
+  let replicas: Replicas | null = null;
+  try {
+    const driver = await createChainDriver(anvil);
+    const deployment = await deployContracts(driver, start - 2 * 3600);
+    const ledger = createLedger({ journalDepth: options.journalDepth ?? 128 });
+    const flows = createFlows({ driver, ledger, deployment });
+    const runner = createWorldRunner({
+      flows,
+      catalog,
+      state,
+      wallets,
+      seed,
+      stepSeconds: options.stepSeconds,
+      matchesPerMarketDay: options.matchesPerMarketDay,
+      makersPerMatch: options.makersPerMatch,
+      cutoverTime: REAL_CUTOVER_TIME > start && REAL_CUTOVER_TIME < end ? REAL_CUTOVER_TIME : undefined,
+      onBlock: options.onBlock,
+    });
+    await runner.setup(start - 3600);
+    const firstBlock = driver.head();
+    await runner.runHistory();
+    const historyHead = driver.head();
+    options.log?.info(
+      {
+        blocks: runner.stats.blocks,
+        matches: runner.stats.matches,
+        fills: runner.stats.fills,
+        head: historyHead,
+      },
+      'Built sim history',
+    );
+    if (options.replicas !== false) replicas = await startReplicas({ catalog, state });
+    const control = createChainControl({
+      driver,
+      runner,
+      ledger,
+      onError: (err) => options.log?.error({ err }, 'Stopped live trading after an error'),
+    });
+    if (options.live)
+      control.startLive({ ratePerSecond: options.ratePerSecond, blockTime: options.blockTime });
+
+    let stopped = false;
+    return {
+      rpcUrl: anvil.url,
+      chainId: anvil.chainId,
+      replicaUrls: replicas?.urls ?? null,
+      replicas,
+      anvil,
+      catalog,
+      state,
+      wallets,
+      ledger,
+      exportLedger: () => exportLedger(ledger),
+      control,
+      runner,
+      stats: runner.stats,
+      firstBlock,
+      historyHead,
+      cutoverTime: runner.cutoverTime,
+      async dumpState(file) {
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        await anvil.dumpState(file);
+      },
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await control.stopLive();
+        await replicas?.close();
+        await anvil.stop();
+      },
+    };
+  } catch (err) {
+    await replicas?.close();
+    await anvil.stop();
+    throw err;
+  }
+}

@@ -3,8 +3,12 @@
  * this list (its processor lives in jobs/processors/<name>.ts).
  */
 import type { JobDefinition } from './define.ts';
+import { alphaBackfillJob } from './processors/alpha-backfill.ts';
+import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 
 export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
   maintenanceJob as JobDefinition<never, unknown>,
+  alphaBackfillJob as JobDefinition<never, unknown>,
+  alphaFollowJob as JobDefinition<never, unknown>,
 ];

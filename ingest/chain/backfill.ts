@@ -87,7 +87,7 @@ export async function runBackfillRange(
   const head = opts.head ?? (await source.headNumber());
   const confirmedUpTo = head - settings.finalityDepth;
   const statusOf = (b: number): Status => (b <= confirmedUpTo ? 'confirmed' : 'pending');
-  const every = opts.checkpointEveryBlocks ?? Math.max(1, Math.floor((range.to - range.from + 1) / 10));
+  const every = opts.checkpointEveryBlocks ?? Math.max(1, Math.floor((range.to - range.from + 1) / 4));
   let lastCheckpoint = resumeFrom - 1;
   let logs = 0;
   let rows = 0;

@@ -20,7 +20,7 @@ import type { AlphaChain } from './pipeline.ts';
 import type { Publisher } from './publish.ts';
 import { CHANNEL_OF } from './publish.ts';
 import { ReorgDetectedError } from './rpc-errors.ts';
-import type { BlockHeader, EventTable, RowSet } from './types.ts';
+import { type BlockHeader, type EventTable, type RowSet, STATUS_TABLES } from './types.ts';
 
 export const FOLLOW_PIPELINE = 'follow';
 
@@ -54,8 +54,8 @@ export function createFollower(o: FollowerOptions): Follower {
   /** Unfinalized headers, ascending and contiguous, ending at the tip. */
   let chainHeaders: BlockHeader[] = [];
   let tipHeader: BlockHeader | undefined;
-  /** Lowest block that may hold pending rows; Infinity when none. */
-  let pendingFrom = Number.POSITIVE_INFINITY;
+  /** The finalized block the last finalize handled (finalize does nothing until the head moves). */
+  let finalizedDone = -1;
   let initialized = false;
 
   async function canonical(numbers: number[]): Promise<Map<number, BlockHeader>> {
@@ -78,7 +78,6 @@ export function createFollower(o: FollowerOptions): Follower {
       }
       // Rows above the start (a previous run without a checkpoint) would be rescanned: clear them.
       await writer.deleteRange(start);
-      pendingFrom = Number.POSITIVE_INFINITY;
     } else {
       const h = (await canonical([cp.blockNumber])).get(cp.blockNumber);
       tipHeader = { number: cp.blockNumber, hash: cp.blockHash, parentHash: '', timestampMs: 0 };
@@ -92,8 +91,6 @@ export function createFollower(o: FollowerOptions): Follower {
         tipHeader = h;
         chainHeaders = [h];
       }
-      // Pending rows may sit anywhere above the finality depth: the first finalize confirms them.
-      pendingFrom = 0;
     }
     initialized = true;
     log.info({ tip: tipHeader?.number }, 'Started alpha follower');
@@ -161,13 +158,27 @@ export function createFollower(o: FollowerOptions): Follower {
     return n;
   }
 
+  /**
+   * Confirms pending rows at or below head − depth, whoever wrote them (this follower, or a backfill job
+   * that ran near the head). One cheap probe decides whether any mutation is needed.
+   */
   async function finalize(head: number): Promise<void> {
     const finalized = head - depth;
-    if (pendingFrom > finalized) return;
-    const confirmed = o.publisher ? await readPending(finalized) : undefined;
-    await writer.confirmUpTo(finalized);
-    pendingFrom = finalized + 1;
-    if (confirmed && o.publisher) await o.publisher.publish(confirmed, 'confirmed');
+    if (finalized <= finalizedDone) return;
+    const probe = await o.clickhouse.query<{ n: string }>(
+      'alpha.follow.pending_probe',
+      `SELECT count() AS n FROM (${STATUS_TABLES.map(
+        (t) =>
+          `SELECT 1 FROM ${t} WHERE chain_id = {chain:UInt32} AND status = 'pending' AND block_number <= {b:UInt64} LIMIT 1`,
+      ).join(' UNION ALL ')})`,
+      { chain: settings.chainId, b: finalized },
+    );
+    if (Number(probe[0]?.n ?? 0) > 0) {
+      const confirmed = o.publisher ? await readPending(finalized) : undefined;
+      await writer.confirmUpTo(finalized);
+      if (confirmed && o.publisher) await o.publisher.publish(confirmed, 'confirmed');
+    }
+    finalizedDone = finalized;
     chainHeaders = chainHeaders.filter((h) => h.number >= finalized);
   }
 
@@ -236,8 +247,6 @@ export function createFollower(o: FollowerOptions): Follower {
     await writer.writeCheckpoint({ pipeline: FOLLOW_PIPELINE, blockNumber: end.number, blockHash: end.hash });
     for (const h of next) chainHeaders.push(h);
     tipHeader = end;
-    if (end.number > head - depth)
-      pendingFrom = Math.min(pendingFrom, Math.max(tip.number + 1, head - depth + 1));
     if (result.collected && o.publisher) await o.publisher.publish(result.collected);
     await finalize(head);
     return {

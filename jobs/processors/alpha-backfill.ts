@@ -1,0 +1,37 @@
+/**
+ * `alpha.backfill-range`: ingests one block range of venue alpha's chain (ingest/chain/backfill.ts).
+ * The job id is derived from the range, so enqueueing a range twice is harmless; a rerun of a finished
+ * range is skipped by its checkpoint, and an interrupted one resumes after its last checkpoint.
+ */
+import { type BackfillRangeResult, runBackfillRange } from '../../ingest/chain/backfill.ts';
+import { alphaChainFor } from '../../ingest/chain/runtime.ts';
+import { defineJob } from '../define.ts';
+
+export interface AlphaBackfillPayload {
+  chainId: number;
+  from: number;
+  to: number;
+}
+
+export const alphaBackfillJob = defineJob<AlphaBackfillPayload, BackfillRangeResult>({
+  name: 'alpha.backfill-range',
+  queue: 'chain',
+  jobId: (p) => `alpha-backfill:${p.chainId}:${p.from}-${p.to}`,
+  attempts: 10,
+  async process({ deps, job, log, signal }) {
+    const chain = alphaChainFor(deps);
+    const { from, to } = job.data;
+    const result = await runBackfillRange(
+      chain,
+      { from, to },
+      {
+        signal,
+        onProgress: (p) => {
+          job.updateProgress(p).catch(() => {});
+        },
+      },
+    );
+    log.info({ from, to, ...result }, result.skipped ? 'Skipped finished range' : 'Backfilled range');
+    return result;
+  },
+});

@@ -17,6 +17,7 @@ import type { RouteContext } from '../../index.ts';
 const DEFAULT_LIMIT = 50;
 
 import { afterCursor, checkTimeRange, createWhere, parseHash, parseWallets, units } from './filters.ts';
+import { createTokenConditions } from './token-conditions.ts';
 
 interface FillRow {
   block_number: string;
@@ -78,35 +79,9 @@ function toTrade(r: FillRow, slugs: Map<string, string>): Trade {
   };
 }
 
-/**
- * Fills ingested before their token's condition was known carry condition_id ''; look the page's
- * unknown tokens up in alpha_tokens (ordered by token_id: one small indexed read).
- */
-async function fillConditions(ctx: RouteContext, rows: FillRow[]): Promise<void> {
-  const unknown = [...new Set(rows.filter((r) => r.condition_id === '').map((r) => r.token_id))];
-  if (unknown.length === 0) return;
-  const found = await ctx.deps.clickhouse.query<{
-    token_id: string;
-    condition_id: string;
-    outcome_index: number;
-  }>(
-    'api.alpha.trades.tokens',
-    `SELECT token_id, any(condition_id) AS condition_id, any(outcome_index) AS outcome_index
-     FROM alpha_tokens WHERE token_id IN {tokens:Array(String)} GROUP BY token_id`,
-    { tokens: unknown },
-  );
-  const byToken = new Map(found.map((f) => [f.token_id, f]));
-  for (const r of rows) {
-    const f = r.condition_id === '' ? byToken.get(r.token_id) : undefined;
-    if (f) {
-      r.condition_id = f.condition_id;
-      if (r.outcome_index < 0) r.outcome_index = Number(f.outcome_index);
-    }
-  }
-}
-
 export async function alphaTradesRoutes(scope: FastifyInstance, ctx: RouteContext) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const tokenConditions = createTokenConditions(ctx.deps.clickhouse);
   app.get(
     '/v2/alpha/trades',
     {
@@ -201,7 +176,16 @@ export async function alphaTradesRoutes(scope: FastifyInstance, ctx: RouteContex
       const page = paginate(rows, limit, (last) =>
         ctx.cursors.encode(digest, [String(last.block_number), Number(last.log_index)]),
       );
-      await fillConditions(ctx, page.items);
+      const unknown = page.items.filter((r) => r.condition_id === '');
+      if (unknown.length > 0) {
+        const found = await tokenConditions.lookup(unknown.map((r) => r.token_id));
+        for (const r of unknown) {
+          const f = found.get(r.token_id);
+          if (!f) continue;
+          r.condition_id = f.conditionId;
+          if (r.outcome_index < 0) r.outcome_index = f.outcomeIndex;
+        }
+      }
       const conditionIds = [...new Set(page.items.map((r) => r.condition_id).filter((c) => c !== ''))];
       const slugs =
         conditionIds.length > 0 ? await ctx.markets.slugs(conditionIds) : new Map<string, string>();

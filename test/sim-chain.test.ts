@@ -303,7 +303,7 @@ describe('sim chain', () => {
     const result = await sim.control.reorg(3);
     expect(sim.control.head()).toBe(head);
     expect(result.orphaned).toHaveLength(3);
-    result.orphaned.forEach((h, i) => expect(result.replacement[i]).not.toBe(h));
+    for (const [i, h] of result.orphaned.entries()) expect(result.replacement[i]).not.toBe(h);
     const after = await allLogs(sim.anvil, head - 2, head);
     const key = (l: RawLog) => `${l.transactionHash}:${l.logIndex}:${l.data}`;
     expect(after.map(key)).not.toEqual(before.map(key));

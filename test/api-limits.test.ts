@@ -1,3 +1,8 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../api/app.ts';
 import { runKeysCommand } from '../api/keys/cli.ts';
@@ -6,6 +11,7 @@ import { createRedis } from '../core/redis.ts';
 import { type ApiTestContext, createApiTestContext, TEST_SECRET } from './api-helpers.ts';
 
 let t: ApiTestContext;
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 // Routes that exist only to exercise the access table: a metered one (any /v2 route SPEC does not
 // list as free) and a gated one (SPEC: /v2/eta/* needs Dev or higher).
@@ -66,7 +72,7 @@ describe('rate limits', () => {
     expect(more.filter((r) => r.statusCode === 429).length).toBeGreaterThan(0);
   });
 
-  it('shares one limit between two API instances on one Redis', async () => {
+  it('shares one limit between two API app instances on one Redis', async () => {
     // A second app with its own Redis connection (same key prefix): a second API process.
     const redis2 = createRedis(t.deps.config.redisUrl, { keyPrefix: `${t.deps.prefix}:` });
     const app2 = await buildApp({ ...t.deps, redis: redis2, secret: TEST_SECRET, extraRoutes: [testRoutes] });
@@ -87,6 +93,54 @@ describe('rate limits', () => {
     } finally {
       await app2.close();
       redis2.disconnect();
+    }
+  });
+
+  it('shares one limit between two API processes on one Redis', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pmdata-api-child-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'api-limits.child.ts')], {
+      env: {
+        ...process.env,
+        CHILD_DATA_DIR: dataDir,
+        CHILD_REDIS_URL: t.deps.config.redisUrl,
+        CHILD_REDIS_PREFIX: `${t.deps.prefix}:`,
+        CHILD_SECRET: TEST_SECRET,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += String(d);
+          const m = /LISTENING (\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`child exited ${code}`)));
+      });
+      const free = await t.key('free');
+      // This process serves the key's one request of the second; the other process refuses the next.
+      expect((await get('/v2/alpha/trades?limit=1', free)).statusCode).toBe(200);
+      const other = await fetch(`${url}/v2/alpha/trades?limit=1`, { headers: { 'x-api-key': free } });
+      expect(other.status).toBe(429);
+      expect(other.headers.get('ratelimit-limit')).toBe('1');
+      expect(Number(other.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
+      // And the other way round for a Dev key: 20 per second across both processes.
+      const dev = await t.key('dev');
+      const codes = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          i % 2
+            ? fetch(`${url}/v2/alpha/trades?limit=1`, { headers: { 'x-api-key': dev } }).then((r) => r.status)
+            : get('/v2/alpha/trades?limit=1', dev).then((r) => r.statusCode),
+        ),
+      );
+      const served = codes.filter((c) => c === 200).length;
+      expect(served).toBeGreaterThanOrEqual(20);
+      expect(served).toBeLessThan(30);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

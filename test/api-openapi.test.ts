@@ -40,8 +40,11 @@ describe('/openapi.json', () => {
     expect(ok).toBe(true);
     // Every Schema Object must itself be valid JSON Schema 2020-12 (the OAS 3.1 dialect's base).
     const schemas: unknown[] = [];
-    const walk = (node: unknown, key?: string) => {
-      if (Array.isArray(node)) return node.forEach((n) => walk(n));
+    const walk = (node: unknown, key?: string): void => {
+      if (Array.isArray(node)) {
+        for (const n of node) walk(n);
+        return;
+      }
       if (node === null || typeof node !== 'object') return;
       if (key === 'schema') schemas.push(node);
       for (const [k, v] of Object.entries(node)) walk(v, k);

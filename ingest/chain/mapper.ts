@@ -70,6 +70,12 @@ export function toU64(v: unknown): U64 {
 
 const str = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
 
+function sumU64(values: U64[]): U64 {
+  let total = 0n;
+  for (const v of values) total += BigInt(v);
+  return toU64(total.toString());
+}
+
 export interface RowMapper {
   /**
    * Maps one page. `headers` must hold every block that has a log in `logs`; `statusOf` says whether
@@ -143,6 +149,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     // 1. Decode, and learn token ids of this page first (preparations and registrations).
     const decoded: Decoded[] = [];
     const fillTokens = new Set<string>();
+    const convertMarkets = new Set<string>();
     for (const log of logs) {
       if (log.removed) continue;
       const r = decoders.decode(log);
@@ -171,6 +178,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         name: r.name,
         args: r.args,
       };
+      if (r.name === 'PositionsConverted') convertMarkets.add(String(r.args.marketId));
       if (r.name === 'OrderFilled') {
         const a = r.args;
         if (r.contract.kind === 'exchangeV2') fillTokens.add(str(a.tokenId));
@@ -192,6 +200,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
       }
     }
     await opts.tokens.resolve(fillTokens);
+    await opts.tokens.resolveMarkets(convertMarkets);
 
     // 3. Rows, transaction by transaction (logs of a tx are contiguous in a page).
     let i = 0;
@@ -235,6 +244,15 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
           source: 'condition_prepared',
         });
       }
+    } else if (d.contract.kind === 'negRiskAdapter' && d.name === 'MarketPrepared') {
+      const feeBips = Number(a.feeBips);
+      opts.tokens.setMarketFee(str(a.marketId), feeBips);
+      rows.alpha_neg_risk_markets.push({
+        ...base,
+        market_id: str(a.marketId),
+        oracle: str(a.oracle),
+        fee_bips: feeBips,
+      });
     } else if (d.contract.kind === 'exchangeV1' && d.name === 'TokenRegistered') {
       const token = str(a.token0);
       const conditionId = str(a.conditionId);
@@ -610,14 +628,18 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         const conditionId = str(a.conditionId);
         const indexSets = (redeem ? a.indexSets : a.partition) as string[];
         const type = d.name === 'PositionSplit' ? 'SPLIT' : redeem ? 'REDEEM' : 'MERGE';
-        const wallet = attribute(tx, d, stakeholder, type, () =>
-          tokenIdsOf(collateral, conditionId, indexSets),
-        );
+        let ids: Set<string> | undefined;
+        const conditionTokens = () => {
+          ids ??= tokenIdsOf(collateral, conditionId, indexSets);
+          return ids;
+        };
+        const wallet = attribute(tx, d, stakeholder, type, conditionTokens);
         if (wallet === undefined) {
           stats.skipped++;
           return;
         }
-        const amount = toU64(redeem ? a.payout : a.amount);
+        // A redemption's shares are what the CTF burned from the redeemer in this transaction.
+        const amount = redeem ? tx.burned(stakeholder, conditionTokens()) : toU64(a.amount);
         rows.alpha_activity.push({
           ...key,
           type,
@@ -634,7 +656,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
           partition: indexSets,
           amounts: [],
           amount,
-          payout: redeem ? amount : 0,
+          payout: redeem ? toU64(a.payout) : 0,
         });
         return;
       }
@@ -693,7 +715,11 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
           stats.skipped++;
           return;
         }
-        const amount = toU64(redeem ? a.payout : a.amount);
+        const amounts = redeem ? (a.amounts as string[]).map(toU64) : [];
+        const amount = redeem ? sumU64(amounts) : toU64(a.amount);
+        let payout: U64 = 0;
+        if (redeem) payout = toU64(a.payout);
+        else if (convert) payout = conversionPayout(str(a.marketId), str(a.indexSet), a.amount);
         rows.alpha_activity.push({
           ...key,
           type,
@@ -708,13 +734,26 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
           index_set: convert ? str(a.indexSet) : null,
           collateral_token: '',
           partition: redeem ? ['1', '2'] : [],
-          amounts: redeem ? (a.amounts as string[]).map(toU64) : [],
+          amounts,
           amount,
-          payout: redeem ? amount : 0,
+          payout,
         });
         return;
       }
     }
+  }
+
+  /**
+   * Collateral a conversion releases to the user: (noCount − 1)·(amount − fee), fee = amount·feeBips/10⁴
+   * (NegRiskAdapter.convertPositions). Unknown fee (market prepared outside the ingested range): 0 fee.
+   */
+  function conversionPayout(marketId: string, indexSet: string, amount: unknown): U64 {
+    const amt = BigInt(String(amount));
+    let noCount = 0n;
+    for (let bits = BigInt(indexSet); bits > 0n; bits >>= 1n) if (bits & 1n) noCount++;
+    if (noCount <= 1n) return 0;
+    const fee = (amt * BigInt(opts.tokens.marketFee(marketId) ?? 0)) / 10_000n;
+    return toU64(((noCount - 1n) * (amt - fee)).toString());
   }
 
   function mapOperator(d: Decoded, key: EventKey, rows: RowSet): void {
@@ -784,7 +823,8 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
 
 /** The logs of one transaction, indexed for attribution. */
 class TxContext {
-  private readonly transfers: { logIndex: number; from: string; to: string; ids: string[] }[] = [];
+  private readonly transfers: { logIndex: number; from: string; to: string; ids: string[]; values: U64[] }[] =
+    [];
   private readonly pusd: { kind: string; from: string; to: string }[] = [];
   private readonly used = new Set<number>();
 
@@ -796,7 +836,14 @@ class TxContext {
         (d.name === 'TransferSingle' || d.name === 'TransferBatch')
       ) {
         const ids = d.name === 'TransferSingle' ? [String(a.id)] : (a.ids as string[]);
-        this.transfers.push({ logIndex: d.key.log_index, from: String(a.from), to: String(a.to), ids });
+        const values = d.name === 'TransferSingle' ? [a.value as U64] : (a.values as U64[]);
+        this.transfers.push({
+          logIndex: d.key.log_index,
+          from: String(a.from),
+          to: String(a.to),
+          ids,
+          values,
+        });
       } else if (d.contract.kind === 'collateralToken') {
         if (d.name === 'Transfer')
           this.pusd.push({ kind: 'transfer', from: String(a.from), to: String(a.to) });
@@ -836,6 +883,16 @@ class TxContext {
     if (!best) return undefined;
     this.used.add(best.index);
     return best.user;
+  }
+
+  /** Outcome shares of `tokenIds` burned from `holder` in this transaction. */
+  burned(holder: string, tokenIds: Set<string>): U64 {
+    let total = 0n;
+    for (const t of this.transfers) {
+      if (t.from !== holder || t.to !== ZERO_ADDRESS) continue;
+      for (let i = 0; i < t.ids.length; i++) if (tokenIds.has(t.ids[i]!)) total += BigInt(t.values[i]!);
+    }
+    return toU64(total.toString());
   }
 
   /** The adapter's counterparty in pUSD: who paid pUSD in (split), or who got pUSD out (merge, redeem). */

@@ -22,6 +22,7 @@ import {
   EVENT_TABLES,
   type EventTable,
   emptyRowSet,
+  REFERENCE_TABLES,
   type RowSet,
   type RpcLog,
   rowCount,
@@ -114,7 +115,7 @@ export function createAlphaChain(
     batchRows: settings.batchRows,
     maxInFlight: settings.maxInFlight,
   });
-  const rangeTables = EVENT_TABLES.filter((t) => t !== 'alpha_tokens');
+  const rangeTables = EVENT_TABLES.filter((t) => !REFERENCE_TABLES.includes(t));
 
   async function headersFor(
     logs: RpcLog[],
@@ -154,7 +155,10 @@ export function createAlphaChain(
     collected: RowSet | undefined,
   ): Promise<MapStats & { rows: number }> {
     const mapped = await mapper.mapPage(logs, headers, opts.statusOf);
-    if (!opts.writeTokens) mapped.rows.alpha_tokens = [];
+    if (!opts.writeTokens) {
+      mapped.rows.alpha_tokens = [];
+      mapped.rows.alpha_neg_risk_markets = [];
+    }
     await writer.add(mapped.rows);
     const withLogs = new Set<number>();
     for (const l of logs) withLogs.add(hexNumber(l.blockNumber));
@@ -232,17 +236,24 @@ export function createAlphaChain(
     async tokenPass(from, to) {
       const tokenSources = [
         settings.roles.conditionalTokens.toLowerCase(),
+        settings.roles.negRiskAdapter.toLowerCase(),
         ...Object.values(settings.sets)
           .flat()
           .filter((c) => c.kind === 'exchangeV1')
           .map((c) => c.address.toLowerCase()),
       ].filter((a) => decoders.contractAt(a));
       // Rewrite the range's token rows: idempotent whatever ran before.
-      await writer.deleteRange(from, to, ['alpha_tokens'], false);
+      await writer.deleteRange(from, to, REFERENCE_TABLES, false);
       let count = 0;
       const pages = logPages(source, from, to, {
         addresses: tokenSources,
-        topics: [[ALPHA_EVENT_TOPICS.conditionPreparation, ALPHA_EVENT_TOPICS.tokenRegistered]],
+        topics: [
+          [
+            ALPHA_EVENT_TOPICS.conditionPreparation,
+            ALPHA_EVENT_TOPICS.tokenRegistered,
+            ALPHA_EVENT_TOPICS.marketPrepared,
+          ],
+        ],
         initialRange: settings.logRangeMax,
         maxRange: settings.logRangeMax,
         concurrency: settings.logConcurrency,
@@ -254,7 +265,11 @@ export function createAlphaChain(
         const headers = await headersFor(page.logs, page.to, undefined);
         const mapped = await mapper.mapPage(page.logs, headers, () => 'confirmed');
         count += mapped.rows.alpha_tokens.length;
-        await writer.add({ ...emptyRowSet(), alpha_tokens: mapped.rows.alpha_tokens });
+        await writer.add({
+          ...emptyRowSet(),
+          alpha_tokens: mapped.rows.alpha_tokens,
+          alpha_neg_risk_markets: mapped.rows.alpha_neg_risk_markets,
+        });
       }
       await writer.flush();
       return { tokens: count };

@@ -17,6 +17,11 @@ export interface TokenMap {
   /** Loads the tokens among `tokenIds` that the cache does not hold, from ClickHouse. */
   resolve(tokenIds: Iterable<string>): Promise<void>;
   readonly size: number;
+  /** Fee (bips) of a neg-risk market, when known. */
+  marketFee(marketId: string): number | undefined;
+  setMarketFee(marketId: string, feeBips: number): void;
+  /** Loads the fees of `marketIds` the cache does not hold, from ClickHouse. */
+  resolveMarkets(marketIds: Iterable<string>): Promise<void>;
 }
 
 export function createTokenMap(deps: {
@@ -41,7 +46,24 @@ export function createTokenMap(deps: {
     missing.delete(tokenId);
   }
 
+  const fees = new Map<string, number>();
   return {
+    marketFee: (id) => fees.get(id),
+    setMarketFee: (id, bips) => {
+      fees.set(id, bips);
+    },
+    async resolveMarkets(ids) {
+      if (!deps.clickhouse) return;
+      const wanted = [...new Set(ids)].filter((id) => !fees.has(id));
+      if (wanted.length === 0) return;
+      const rows = await deps.clickhouse.query<{ market_id: string; fee_bips: number }>(
+        'alpha.markets.resolve',
+        `SELECT market_id, any(fee_bips) AS fee_bips FROM alpha_neg_risk_markets
+         WHERE chain_id = {chain:UInt32} AND market_id IN {ids:Array(String)} GROUP BY market_id`,
+        { chain: deps.chainId, ids: wanted },
+      );
+      for (const r of rows) fees.set(r.market_id, Number(r.fee_bips));
+    },
     get: (id) => cache.get(id),
     set,
     get size() {

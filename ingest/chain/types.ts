@@ -161,6 +161,16 @@ export interface TokenRow {
   log_index: number;
 }
 
+export interface NegRiskMarketRow {
+  chain_id: number;
+  market_id: string;
+  oracle: string;
+  fee_bips: number;
+  block_number: number;
+  tx_hash: string;
+  log_index: number;
+}
+
 export interface BlockRow {
   chain_id: number;
   number: number;
@@ -187,6 +197,7 @@ export interface RowSet {
   alpha_token_transfers: TokenTransferRow[];
   alpha_exchange_events: ExchangeEventRow[];
   alpha_tokens: TokenRow[];
+  alpha_neg_risk_markets: NegRiskMarketRow[];
 }
 
 export type EventTable = keyof RowSet;
@@ -201,10 +212,17 @@ export const EVENT_TABLES: readonly EventTable[] = [
   'alpha_token_transfers',
   'alpha_exchange_events',
   'alpha_tokens',
+  'alpha_neg_risk_markets',
 ];
 
-/** Tables with a `status` column (alpha_tokens has none). */
-export const STATUS_TABLES: readonly EventTable[] = EVENT_TABLES.filter((t) => t !== 'alpha_tokens');
+/**
+ * Reference tables: what later events need to be understood (token → condition, market → fee). The
+ * backfill's reference pass owns them for its range; range jobs leave them alone.
+ */
+export const REFERENCE_TABLES: readonly EventTable[] = ['alpha_tokens', 'alpha_neg_risk_markets'];
+
+/** Tables with a `status` column (the reference tables have none). */
+export const STATUS_TABLES: readonly EventTable[] = EVENT_TABLES.filter((t) => !REFERENCE_TABLES.includes(t));
 
 export function emptyRowSet(): RowSet {
   return {
@@ -216,6 +234,7 @@ export function emptyRowSet(): RowSet {
     alpha_token_transfers: [],
     alpha_exchange_events: [],
     alpha_tokens: [],
+    alpha_neg_risk_markets: [],
   };
 }
 

@@ -137,6 +137,14 @@ export async function run(args: string[]) {
     PORT: '0',
     LOG_LEVEL: 'warn',
   });
+  // Interrupted runs still stop their redis-server child and remove the temp data.
+  const interrupted = async () => {
+    await redisServer.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   const clickhouse = await createClickHouse({ config, log });
   const redis = createRedis(config.redisUrl);
   try {
@@ -176,8 +184,14 @@ export async function run(args: string[]) {
     const { key } = await createKeyStore(redis).create({ tier: 'enterprise', name: 'bench', rate: 100_000 });
     const server = await startServer({ config, log, clickhouse, redis });
     const scenarios: Scenario[] = [
-      { name: 'trades by wallet', urls: sample.map((s) => `/v2/alpha/trades?wallet=${s.maker}&limit=${limit}`) },
-      { name: 'trades by token', urls: sample.map((s) => `/v2/alpha/trades?token_id=${s.token_id}&limit=${limit}`) },
+      {
+        name: 'trades by wallet',
+        urls: sample.map((s) => `/v2/alpha/trades?wallet=${s.maker}&limit=${limit}`),
+      },
+      {
+        name: 'trades by token',
+        urls: sample.map((s) => `/v2/alpha/trades?token_id=${s.token_id}&limit=${limit}`),
+      },
       { name: 'trades by tx hash', urls: sample.map((s) => `/v2/alpha/trades?tx_hash=${s.tx_hash}`) },
       {
         name: 'trades by 10 wallets',
@@ -210,7 +224,9 @@ export async function run(args: string[]) {
         out.push(
           `${s.name.padEnd(22)} ${r.rps.toFixed(0).padStart(6)}  ${r.p50.toFixed(1).padStart(7)}  ${r.p90
             .toFixed(1)
-            .padStart(7)}  ${r.p99.toFixed(1).padStart(7)}  ${r.max.toFixed(1).padStart(7)}  ${r.rowsPerRequest
+            .padStart(
+              7,
+            )}  ${r.p99.toFixed(1).padStart(7)}  ${r.max.toFixed(1).padStart(7)}  ${r.rowsPerRequest
             .toFixed(1)
             .padStart(8)}  ${String(r.failures).padStart(6)}`,
         );
@@ -225,7 +241,9 @@ export async function run(args: string[]) {
         out.push(
           `${name.padEnd(22)} ${r.rps.toFixed(0).padStart(6)}  ${r.p50.toFixed(1).padStart(7)}  ${r.p90
             .toFixed(1)
-            .padStart(7)}  ${r.p99.toFixed(1).padStart(7)}  ${r.max.toFixed(1).padStart(7)}  ${r.rowsPerRequest
+            .padStart(
+              7,
+            )}  ${r.p99.toFixed(1).padStart(7)}  ${r.max.toFixed(1).padStart(7)}  ${r.rowsPerRequest
             .toFixed(1)
             .padStart(8)}  ${String(r.failures).padStart(6)}`,
         );
@@ -236,6 +254,8 @@ export async function run(args: string[]) {
     }
     process.stdout.write(`\n${out.join('\n')}\n`);
   } finally {
+    process.removeListener('SIGINT', interrupted);
+    process.removeListener('SIGTERM', interrupted);
     redis.disconnect();
     await clickhouse.close();
     await redisServer.stop();

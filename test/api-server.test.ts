@@ -63,4 +63,32 @@ describe('startServer', () => {
       await server.close();
     }
   });
+
+  it('answers 503 with Retry-After, not 500, while Redis (keys and limits) is unreachable', async () => {
+    const { buildApp } = await import('../api/app.ts');
+    const { createRedis } = await import('../core/redis.ts');
+    const dead = createRedis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
+    dead.on('error', () => {});
+    const app = await buildApp({ ...deps, redis: dead, secret: TEST_SECRET });
+    try {
+      const res = await app.inject({
+        method: 'GET',
+        url: '/v2/alpha/trades',
+        headers: { 'x-api-key': 'pmd_x' },
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ error: 'Service Unavailable', message: expect.stringMatching(/retry/) });
+      expect(res.body).not.toMatch(/Redis|ECONNREFUSED|127\.0\.0\.1/);
+      expect(res.headers['retry-after']).toBe('1');
+      expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      dead.disconnect();
+    }
+  });
 });

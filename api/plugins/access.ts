@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import { RetryableError } from '../../core/errors.ts';
 import { type Access, accessFor, PLANS, TIER_RANK } from '../access.ts';
 import { ApiError } from '../errors.ts';
 import { type ApiKeyRecord, createKeyStore } from '../keys/store.ts';
@@ -21,6 +22,15 @@ declare module 'fastify' {
 }
 
 const PUBLIC: Access = { kind: 'public' };
+
+/** Keys and limits live in Redis: when it fails, the request can succeed later (503, not 500). */
+async function redisCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new RetryableError('Redis failed while checking the API key or its limits', { cause: err });
+  }
+}
 
 function tierPhrase(access: Extract<Access, { kind: 'keyed' }>): string {
   return `${PLANS[access.minTier].label} tier or higher`;
@@ -44,14 +54,14 @@ export const accessPlugin = unencapsulated(async (app: FastifyInstance, opts: { 
     if (typeof presented !== 'string' || presented.trim() === '') {
       throw new ApiError(401, 'Missing API key: send your key in the x-api-key header.');
     }
-    const key = await store.lookup(presented.trim());
+    const key = await redisCall(() => store.lookup(presented.trim()));
     if (!key) throw new ApiError(401, 'Invalid API key.');
     if (key.status !== 'active') throw new ApiError(401, 'This API key was revoked.');
     request.apiKey = key;
     request.log = request.log.child({ key_id: key.id });
 
     const permitted = TIER_RANK[key.tier] >= TIER_RANK[access.minTier];
-    const decision = await limiter.consume(key, access.metered && permitted);
+    const decision = await redisCall(() => limiter.consume(key, access.metered && permitted));
     reply.header('ratelimit-limit', String(decision.limit));
     reply.header('ratelimit-remaining', String(decision.remaining));
     reply.header('ratelimit-reset', String(decision.resetS));

@@ -6,12 +6,16 @@ import pino from 'pino';
 
 export type Logger = pino.Logger;
 
+/** Logs go to stderr, so a command's own output on stdout stays clean to read or pipe. */
 export function createLogger(options: { level: string; name?: string }): Logger {
-  return pino({
-    name: options.name ?? 'pmdata',
-    level: options.level,
-    base: { pid: process.pid },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-  });
+  return pino(
+    {
+      name: options.name ?? 'pmdata',
+      level: options.level,
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    pino.destination({ fd: 2, sync: false }),
+  );
 }

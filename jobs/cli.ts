@@ -7,10 +7,12 @@
  * Tools: migrate, doctor, and the commands each capability adds (see COMMANDS).
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { Deps } from '../core/deps.ts';
+import { createRedis, ensureRedis } from '../core/redis.ts';
 import { runDoctor } from './doctor.ts';
 import { createBullConnection, createQueues } from './queues.ts';
 import { ALL_JOBS } from './registry.ts';
-import { closeOnSignals, exitWithError, openRuntime, type Runtime } from './runtime.ts';
+import { bootConfig, closeOnSignals, exitWithError, openRuntime, type Runtime } from './runtime.ts';
 import { applySchedules } from './schedules.ts';
 import { createWorkers } from './worker.ts';
 
@@ -18,6 +20,8 @@ interface Command {
   summary: string;
   usage: string;
   options?: ParseArgsConfig['options'];
+  /** The command parses its own arguments (and answers its own --help). */
+  passthrough?: boolean;
   run(args: {
     values: Record<string, unknown>;
     positionals: string[];
@@ -48,6 +52,18 @@ async function startApi(runtime: Runtime) {
   const server = await startServer(runtime.deps);
   runtime.onClose(() => server.close());
   return server;
+}
+
+/** Dependencies for a command asked only for --help: touching one is a bug, and says so. */
+function servicesNotOpened(): Deps {
+  return new Proxy({} as Deps, {
+    get(_t, prop) {
+      if (['config', 'log', 'clickhouse', 'redis'].includes(String(prop))) {
+        throw new Error(`--help must not use services (touched ${String(prop)})`);
+      }
+      return undefined;
+    },
+  });
 }
 
 function printLines(lines: string[]) {
@@ -125,6 +141,59 @@ export const COMMANDS: Record<string, Command> = {
       return 0;
     },
   },
+  backfill: {
+    summary:
+      'Backfill a source over a block or date range (pmdata backfill alpha --from-block N --to-block M)',
+    usage: 'pmdata backfill alpha --from-block <N|YYYY-MM-DD> --to-block <M|YYYY-MM-DD>',
+    passthrough: true,
+    async run({ argv, values }) {
+      const { runBackfillCommand } = await import('../ingest/chain/cli.ts');
+      if (values.help) return runBackfillCommand(argv, servicesNotOpened());
+      const runtime = await openRuntime({ name: 'backfill' });
+      try {
+        return await runBackfillCommand(argv, runtime.deps);
+      } finally {
+        await runtime.close();
+      }
+    },
+  },
+  follow: {
+    summary: 'Follow a source live, handling reorgs, until stopped (pmdata follow alpha)',
+    usage: 'pmdata follow alpha',
+    passthrough: true,
+    async run({ argv, values }) {
+      const { runFollowCommand } = await import('../ingest/chain/cli.ts');
+      if (values.help) return runFollowCommand(argv, servicesNotOpened());
+      const runtime = await openRuntime({ name: 'follow' });
+      try {
+        return await runFollowCommand(argv, runtime.deps);
+      } finally {
+        await runtime.close();
+      }
+    },
+  },
+  keys: {
+    summary: 'Manage API keys: create, list, revoke, usage',
+    usage: 'pmdata keys <create|list|revoke|usage> ...',
+    passthrough: true,
+    async run({ argv, values }) {
+      const { KEYS_USAGE, runKeysCommand } = await import('../api/keys/cli.ts');
+      if (values.help) {
+        printLines([KEYS_USAGE]);
+        return 0;
+      }
+      const { config, log } = bootConfig();
+      // Keys live in Redis only: no ClickHouse, so this works beside a running `pmdata up`.
+      const { server } = await ensureRedis({ config, log });
+      const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3 });
+      try {
+        return await runKeysCommand(argv, { redis });
+      } finally {
+        redis.disconnect();
+        await server?.stop();
+      }
+    },
+  },
   doctor: {
     summary: 'Check ClickHouse, Redis, RPC and upstream reachability; print versions and what is wrong',
     usage: 'pmdata doctor',
@@ -171,6 +240,17 @@ export async function main(argv: string[]): Promise<void> {
   if (!command) {
     process.stderr.write(`pmdata: unknown command "${name}"\n\n${helpText()}\n`);
     process.exit(2);
+  }
+  if (command.passthrough) {
+    try {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        // Help needs no services: the command answers it before touching its dependencies.
+        process.exit((await command.run({ values: { help: true }, positionals: [], argv: rest })) ?? 0);
+      }
+      process.exit((await command.run({ values: {}, positionals: [], argv: rest })) ?? 0);
+    } catch (err) {
+      exitWithError(err);
+    }
   }
   if (rest.includes('--help') || rest.includes('-h')) {
     printLines([commandHelp(name, command)]);

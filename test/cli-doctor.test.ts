@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '../core/net.ts';
@@ -44,6 +45,14 @@ describe('pmdata doctor and CLI usage', () => {
       expect(r.code, cmd).toBe(0);
       expect(r.out).toMatch(new RegExp(`^pmdata ${cmd} — `));
     }
+    // Commands that parse their own arguments answer --help without opening any service.
+    const dataDir = path.join(inject('tmpRoot'), `help-${process.pid}`);
+    for (const cmd of ['backfill', 'follow', 'keys']) {
+      const r = pmdata([cmd, '--help'], { PMDATA_DATA_DIR: dataDir });
+      expect(r.code, cmd).toBe(0);
+      expect(r.out).toMatch(new RegExp(`pmdata ${cmd}`));
+    }
+    expect(fs.existsSync(dataDir)).toBe(false);
     const bad = pmdata(['nope'], {});
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/unknown command "nope"[\s\S]*Commands:/);

@@ -10,7 +10,7 @@ import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';
 import { createRedis } from '../core/redis.ts';
 import { runBackfillCommand } from '../ingest/chain/cli.ts';
-import { EVENT_TABLES } from '../ingest/chain/types.ts';
+import { EVENT_TABLES, NATURAL_ORDER } from '../ingest/chain/types.ts';
 
 const [mode, from, to, times] = process.argv.slice(2);
 const config = loadConfig(process.env);
@@ -23,12 +23,7 @@ const deps = { config, log, clickhouse, redis };
 async function dump(): Promise<string> {
   const out: Record<string, unknown[]> = {};
   for (const t of [...EVENT_TABLES, 'alpha_blocks']) {
-    const order =
-      t === 'alpha_blocks'
-        ? 'number, hash'
-        : t === 'alpha_tokens'
-          ? 'token_id, tx_hash, log_index'
-          : 'block_number, log_index';
+    const order = NATURAL_ORDER[t as keyof typeof NATURAL_ORDER];
     out[t] = await clickhouse.query(`dump.${t}`, `SELECT * FROM ${t} ORDER BY ${order}`);
   }
   out.quarantine = await clickhouse.query(

@@ -12,7 +12,7 @@ import { type AlphaChain, createAlphaChain } from '../ingest/chain/pipeline.ts';
 import { createPublisher } from '../ingest/chain/publish.ts';
 import { emitInBlock, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
 import { alphaChainSettings } from '../ingest/chain/settings.ts';
-import { EVENT_TABLES } from '../ingest/chain/types.ts';
+import { EVENT_TABLES, NATURAL_ORDER } from '../ingest/chain/types.ts';
 import { ALPHA_ADDRESS_SETS, allContracts } from '../schemas/abi/alpha-addresses.ts';
 import { type Anvil, startTestChain } from './support/chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -154,12 +154,7 @@ describe('alpha live follower', () => {
   async function tables() {
     const out: Record<string, unknown[]> = {};
     for (const t of [...EVENT_TABLES, 'alpha_blocks']) {
-      const order =
-        t === 'alpha_blocks'
-          ? 'number, hash'
-          : t === 'alpha_tokens'
-            ? 'token_id, tx_hash, log_index'
-            : 'block_number, log_index';
+      const order = NATURAL_ORDER[t as keyof typeof NATURAL_ORDER];
       out[t] = await deps.clickhouse.query(`test.dump.${t}`, `SELECT * FROM ${t} ORDER BY ${order}`);
     }
     return out;

@@ -75,6 +75,10 @@ export function createFollower(o: FollowerOptions): Follower {
         if (!h) throw new PermanentError(`Block ${start - 1} is not available from the node`);
         tipHeader = h;
         chainHeaders = [h];
+      } else {
+        // Before genesis: block 0's parent hash is the zero hash.
+        tipHeader = { number: -1, hash: `0x${'0'.repeat(64)}`, parentHash: '', timestampMs: 0 };
+        chainHeaders = [];
       }
       // Rows above the start (a previous run without a checkpoint) would be rescanned: clear them.
       await writer.deleteRange(start);
@@ -165,26 +169,28 @@ export function createFollower(o: FollowerOptions): Follower {
   async function finalize(head: number): Promise<void> {
     const finalized = head - depth;
     if (finalized <= finalizedDone) return;
-    const probe = await o.clickhouse.query<{ n: string }>(
+    const probe = await o.clickhouse.query<{ t: string }>(
       'alpha.follow.pending_probe',
-      `SELECT count() AS n FROM (${STATUS_TABLES.map(
+      STATUS_TABLES.map(
         (t) =>
-          `SELECT 1 FROM ${t} WHERE chain_id = {chain:UInt32} AND status = 'pending' AND block_number <= {b:UInt64} LIMIT 1`,
-      ).join(' UNION ALL ')})`,
+          `SELECT '${t}' AS t FROM (SELECT 1 FROM ${t} WHERE chain_id = {chain:UInt32} AND status = 'pending' AND block_number <= {b:UInt64} LIMIT 1)`,
+      ).join(' UNION ALL '),
       { chain: settings.chainId, b: finalized },
     );
-    if (Number(probe[0]?.n ?? 0) > 0) {
-      const confirmed = o.publisher ? await readPending(finalized) : undefined;
-      await writer.confirmUpTo(finalized);
+    const tables = probe.map((r) => r.t as EventTable);
+    if (tables.length > 0) {
+      const confirmed = o.publisher ? await readPending(finalized, tables) : undefined;
+      await writer.confirmUpTo(finalized, tables);
       if (confirmed && o.publisher) await o.publisher.publish(confirmed, 'confirmed');
     }
     finalizedDone = finalized;
     chainHeaders = chainHeaders.filter((h) => h.number >= finalized);
   }
 
-  async function readPending(upTo: number): Promise<Partial<RowSet>> {
+  async function readPending(upTo: number, tables: EventTable[]): Promise<Partial<RowSet>> {
     const out: Partial<RowSet> = {};
     for (const table of Object.keys(CHANNEL_OF) as EventTable[]) {
+      if (!tables.includes(table)) continue;
       (out as Record<string, unknown[]>)[table] = await o.clickhouse.query(
         `alpha.follow.pending.${table}`,
         `SELECT * FROM ${table} WHERE chain_id = {chain:UInt32} AND status = 'pending' AND block_number <= {b:UInt64} ORDER BY block_number, log_index`,

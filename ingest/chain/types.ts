@@ -243,3 +243,17 @@ export function rowCount(rows: RowSet): number {
   for (const t of EVENT_TABLES) n += rows[t].length;
   return n;
 }
+
+/** A total order of each table's rows by natural key (dumps and comparisons). */
+export const NATURAL_ORDER: Record<EventTable | 'alpha_blocks', string> = {
+  alpha_fills: 'block_number, log_index',
+  alpha_activity: 'block_number, log_index',
+  alpha_lifecycle: 'block_number, log_index',
+  alpha_oracle: 'block_number, log_index',
+  alpha_collateral: 'block_number, log_index',
+  alpha_token_transfers: 'block_number, log_index, batch_index',
+  alpha_exchange_events: 'block_number, log_index',
+  alpha_tokens: 'block_number, tx_hash, log_index, token_id',
+  alpha_neg_risk_markets: 'block_number, tx_hash, log_index',
+  alpha_blocks: 'number, hash',
+};

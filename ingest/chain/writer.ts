@@ -52,8 +52,8 @@ export interface ChainWriter {
   ): Promise<void>;
   /** True when any of `tables` (default all event tables) or alpha_blocks holds rows in [from, to]. */
   hasRows(from: number, to: number, tables?: readonly EventTable[]): Promise<boolean>;
-  /** Marks pending rows at or below `block` confirmed. */
-  confirmUpTo(block: number): Promise<void>;
+  /** Marks pending rows at or below `block` confirmed (in `tables`, default every table with a status). */
+  confirmUpTo(block: number, tables?: readonly EventTable[]): Promise<void>;
   writeCheckpoint(cp: Checkpoint): Promise<void>;
   readCheckpoint(pipeline: string): Promise<Checkpoint | undefined>;
   /** Rows inserted since creation, by table. */
@@ -178,8 +178,8 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
       });
       return Number((rows[0] as { n: string }).n) > 0;
     },
-    async confirmUpTo(block) {
-      for (const t of STATUS_TABLES) {
+    async confirmUpTo(block, tables = STATUS_TABLES) {
+      for (const t of tables) {
         await ch.command(
           `alpha.confirm.${t}`,
           `ALTER TABLE ${t} UPDATE status = 'confirmed' WHERE chain_id = {chain:UInt32} AND block_number <= {block:UInt64} AND status = 'pending' SETTINGS mutations_sync = 1`,

@@ -137,7 +137,7 @@ export async function alphaActivityRoutes(scope: FastifyInstance, ctx: RouteCont
         if (ids.length === 0) {
           return {
             activity: [],
-            pagination: { limit: limit, count: 0, pagination_key: null, has_more: false },
+            pagination: { limit, count: 0, pagination_key: null, has_more: false },
           };
         }
         w.add('condition_id IN {slug_conditions:Array(String)}', { slug_conditions: ids });

@@ -129,7 +129,7 @@ export async function alphaTradesRoutes(scope: FastifyInstance, ctx: RouteContex
         if (ids.length === 0) {
           return {
             trades: [],
-            pagination: { limit: limit, count: 0, pagination_key: null, has_more: false },
+            pagination: { limit, count: 0, pagination_key: null, has_more: false },
           };
         }
         w.add(

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- api [--fills N] [--concurrency C] [--requests R]`
+ * `npm run bench -- api [--fills N] [--concurrency C[,C2...]] [--requests R] [--limit L]`
  *
  * Load benchmark of GET /v2/alpha/trades on a benchmark-size dataset: N fills (default 1,000,000)
  * generated straight into the embedded engine's alpha_fills with INSERT ... SELECT FROM numbers(),
@@ -81,6 +81,7 @@ async function load(base: string, key: string, urls: string[], requests: number,
   let failures = 0;
   let rows = 0;
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       for (;;) {
@@ -96,6 +97,7 @@ async function load(base: string, key: string, urls: string[], requests: number,
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   latencies.sort((a, b) => a - b);
   return {
     rps: requests / seconds,
@@ -105,6 +107,9 @@ async function load(base: string, key: string, urls: string[], requests: number,
     max: latencies[latencies.length - 1] ?? Number.NaN,
     failures,
     rowsPerRequest: rows / requests,
+    // CPU of this whole process (client, server and engine threads) per request: less sensitive to
+    // other load on the machine than latency is.
+    cpuMs: (cpu.user + cpu.system) / 1000 / requests,
   };
 }
 
@@ -113,13 +118,13 @@ export async function run(args: string[]) {
     args,
     options: {
       fills: { type: 'string', default: '1000000' },
-      concurrency: { type: 'string', default: '8' },
+      concurrency: { type: 'string', default: '4' },
       requests: { type: 'string', default: '2000' },
       limit: { type: 'string', default: '50' },
     },
   });
   const fills = Number(values.fills);
-  const concurrency = Number(values.concurrency);
+  const concurrencies = values.concurrency.split(',').map(Number);
   const requests = Number(values.requests);
   const limit = Number(values.limit);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pmdata-bench-api-'));
@@ -213,41 +218,42 @@ export async function run(args: string[]) {
     );
     out.push(
       `server: embedded chDB, loopback HTTP, enterprise key (auth + limiter on every request), ` +
-        `concurrency ${concurrency}, ${requests} requests per scenario, limit=${limit}, ` +
+        `concurrency ${concurrencies.join('/')}, ${requests} requests per scenario, limit=${limit}, ` +
         `use_query_condition_cache=${setting!.v}`,
     );
-    out.push('scenario                req/s    p50 ms   p90 ms   p99 ms   max ms   rows/req  errors');
+    out.push(
+      'scenario                conc   req/s   p50 ms   p90 ms   p99 ms   max ms  rows/req  errors  cpu ms/req',
+    );
+    const line = (name: string, c: number, r: Awaited<ReturnType<typeof load>>) =>
+      [
+        name.padEnd(22),
+        String(c).padStart(5),
+        r.rps.toFixed(0).padStart(7),
+        r.p50.toFixed(1).padStart(8),
+        r.p90.toFixed(1).padStart(8),
+        r.p99.toFixed(1).padStart(8),
+        r.max.toFixed(1).padStart(8),
+        r.rowsPerRequest.toFixed(1).padStart(9),
+        String(r.failures).padStart(7),
+        r.cpuMs.toFixed(1).padStart(11),
+      ].join(' ');
+    const record = (text: string) => {
+      out.push(text);
+      process.stdout.write(`${text}\n`);
+    };
     try {
-      for (const s of scenarios) {
-        await load(server.url, key, s.urls, Math.min(200, requests), concurrency); // warm-up
-        const r = await load(server.url, key, s.urls, requests, concurrency);
-        out.push(
-          `${s.name.padEnd(22)} ${r.rps.toFixed(0).padStart(6)}  ${r.p50.toFixed(1).padStart(7)}  ${r.p90
-            .toFixed(1)
-            .padStart(
-              7,
-            )}  ${r.p99.toFixed(1).padStart(7)}  ${r.max.toFixed(1).padStart(7)}  ${r.rowsPerRequest
-            .toFixed(1)
-            .padStart(8)}  ${String(r.failures).padStart(6)}`,
-        );
-        process.stdout.write(`${out[out.length - 1]}\n`);
-      }
-      // The heaviest wallet and token: the worst case for a single lookup.
-      for (const [name, url] of [
-        ['heaviest wallet', `/v2/alpha/trades?wallet=${heavy!.maker}&limit=${limit}`],
-        ['heaviest token', `/v2/alpha/trades?token_id=${heavyToken!.token_id}&limit=${limit}`],
-      ] as const) {
-        const r = await load(server.url, key, [url], Math.min(500, requests), concurrency);
-        out.push(
-          `${name.padEnd(22)} ${r.rps.toFixed(0).padStart(6)}  ${r.p50.toFixed(1).padStart(7)}  ${r.p90
-            .toFixed(1)
-            .padStart(
-              7,
-            )}  ${r.p99.toFixed(1).padStart(7)}  ${r.max.toFixed(1).padStart(7)}  ${r.rowsPerRequest
-            .toFixed(1)
-            .padStart(8)}  ${String(r.failures).padStart(6)}`,
-        );
-        process.stdout.write(`${out[out.length - 1]}\n`);
+      for (const c of concurrencies) {
+        for (const s of scenarios) {
+          await load(server.url, key, s.urls, Math.min(200, requests), c); // warm-up
+          record(line(s.name, c, await load(server.url, key, s.urls, requests, c)));
+        }
+        // The heaviest wallet and token: the worst case for a single lookup.
+        for (const [name, url] of [
+          ['heaviest wallet', `/v2/alpha/trades?wallet=${heavy!.maker}&limit=${limit}`],
+          ['heaviest token', `/v2/alpha/trades?token_id=${heavyToken!.token_id}&limit=${limit}`],
+        ] as const) {
+          record(line(name, c, await load(server.url, key, [url], Math.min(500, requests), c)));
+        }
       }
     } finally {
       await server.close();

@@ -15,7 +15,7 @@ afterAll(async () => {
   await w?.replicas.close();
 });
 
-async function get(url: string, timeoutMs = 3_000) {
+async function get(url: string, timeoutMs = 10_000) {
   const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
 }

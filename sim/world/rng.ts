@@ -30,6 +30,8 @@ export interface Rng {
   fork(label: string): Rng;
 }
 
+const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
 /** cyrb128: a fast string hash giving four 32-bit words, used to seed sfc32. */
 function cyrb128(str: string): [number, number, number, number] {
   let h1 = 1779033703;
@@ -133,7 +135,14 @@ export function createRng(seed: string | number): Rng {
     },
     hex32() {
       let s = '0x';
-      for (let i = 0; i < 8; i++) s += nextU32().toString(16).padStart(8, '0');
+      for (let i = 0; i < 8; i++) {
+        const x = nextU32();
+        s +=
+          (BYTE_HEX[x >>> 24] as string) +
+          BYTE_HEX[(x >>> 16) & 255] +
+          BYTE_HEX[(x >>> 8) & 255] +
+          BYTE_HEX[x & 255];
+      }
       return s as `0x${string}`;
     },
     fork(label) {

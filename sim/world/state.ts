@@ -121,10 +121,17 @@ export interface StatusView {
 export interface WorldStateOptions {
   /** Who trades and resolves alpha: the chain driver (default) or the state itself in tick(). */
   alpha?: 'chain' | 'self';
-  /** Cap of stored trades per venue (oldest dropped). Default 200,000. */
+  /** Cap of stored trades per venue (oldest dropped in chunks; up to 1.25 × cap held). Default 200,000. */
   maxTradesPerVenue?: number;
-  /** Cap of minute bars per market (oldest dropped). Default 20,000. */
+  /** Cap of minute bars kept per market (same chunked trimming). Default 20,000. */
   maxBarsPerMarket?: number;
+  /** Cap of trades kept per market for per-market reads (same chunked trimming). Default 2,000. */
+  maxTradesPerMarket?: number;
+  /**
+   * Median trades per hour of a self-driven market (markets spread log-normally around it).
+   * Default 6, and 1.5 for a 'large' catalog (≈ 1.6 M non-alpha trades over its 14 days).
+   */
+  tradesPerHour?: number;
 }
 
 export interface WorldState {
@@ -148,7 +155,7 @@ export interface WorldState {
   status(venue: VenueCode, key: string): StatusView;
   /** Minute bars of outcome 0 with t in [from, to). */
   bars(venue: VenueCode, key: string, from?: number, to?: number): MinuteBar[];
-  /** Trades of a venue in seq order (oldest first), optionally one market's. */
+  /** Trades of a venue in seq order (oldest first), or one market's most recent (see the caps in the options). */
   trades(venue: VenueCode, marketKey?: string): readonly Trade[];
   /** Open interest estimate in shares (see docs/sim-venues.md). */
   openInterest(venue: VenueCode, key: string): number;
@@ -173,6 +180,8 @@ interface MarketLive {
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+/** tick() processes time in windows aligned to this, bounding its buffer (results do not depend on it). */
+const TICK_WINDOW = HOUR;
 
 function clampPrice(p: number, tick: number): number {
   return Math.min(1 - tick, Math.max(tick, p));
@@ -200,6 +209,8 @@ export function createWorldState(catalog: Catalog, options: WorldStateOptions = 
   const alphaMode = options.alpha ?? 'chain';
   const maxTrades = options.maxTradesPerVenue ?? 200_000;
   const maxBars = options.maxBarsPerMarket ?? 20_000;
+  const maxMarketTrades = options.maxTradesPerMarket ?? 2_000;
+  const medianPerHour = options.tradesPerHour ?? (catalog.size === 'large' ? 1.5 : 6);
   const index = indexCatalog(catalog);
   let clock = catalog.startTime;
   const live = new Map<string, MarketLive>();
@@ -213,7 +224,7 @@ export function createWorldState(catalog: Catalog, options: WorldStateOptions = 
       let stream: MarketLive['stream'] = null;
       if (selfDriven) {
         const rng = createRng(`${catalog.seed}|trading|${v}|${m.key}`);
-        const perHour = Math.exp(rng.normal(Math.log(6), 0.8));
+        const perHour = Math.exp(rng.normal(Math.log(medianPerHour), 0.8));
         const ratePerMs = perHour / HOUR;
         const first = Math.max(catalog.startTime, m.startTime);
         stream = { rng, ratePerMs, nextAt: first + nextExp(rng, ratePerMs) };
@@ -325,7 +336,7 @@ export function createWorldState(catalog: Catalog, options: WorldStateOptions = 
         count: 1,
         openInterest: l.openInterest,
       });
-      if (l.bars.length > maxBars) l.bars.splice(0, l.bars.length - maxBars);
+      if (l.bars.length > maxBars * 1.25) l.bars.splice(0, l.bars.length - maxBars);
     }
     const seq = (tradeSeq.get(venue) ?? 0) + 1;
     tradeSeq.set(venue, seq);
@@ -342,7 +353,8 @@ export function createWorldState(catalog: Catalog, options: WorldStateOptions = 
     };
     const log = tradeLogs.get(venue) as Trade[];
     log.push(trade);
-    if (log.length > maxTrades) log.splice(0, log.length - maxTrades);
+    // Trim in chunks (amortized O(1) per trade): the log holds between max and 1.25 × max trades.
+    if (log.length > maxTrades * 1.25) log.splice(0, log.length - maxTrades);
     const mk = `${venue}|${m.key}`;
     let per = perMarketTrades.get(mk);
     if (!per) {
@@ -350,7 +362,7 @@ export function createWorldState(catalog: Catalog, options: WorldStateOptions = 
       perMarketTrades.set(mk, per);
     }
     per.push(trade);
-    if (per.length > maxBars) per.splice(0, per.length - maxBars);
+    if (per.length > maxMarketTrades * 1.25) per.splice(0, per.length - maxMarketTrades);
     return trade;
   }
 
@@ -392,7 +404,13 @@ export function createWorldState(catalog: Catalog, options: WorldStateOptions = 
     return `0x${h}`;
   }
 
+  /** Runs self-driven trading up to `now` in windows of at most an hour, so the pending buffer stays small. */
   function tick(now: number): void {
+    while (clock < now)
+      tickWindow(Math.min(now, Math.floor(clock / TICK_WINDOW) * TICK_WINDOW + TICK_WINDOW));
+  }
+
+  function tickWindow(now: number): void {
     if (now <= clock) return;
     const pending: SynthTrade[] = [];
     for (const l of live.values()) {

@@ -8,6 +8,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Deps } from '../core/deps.ts';
+import { PermanentError } from '../core/errors.ts';
 import { createRedis, ensureRedis } from '../core/redis.ts';
 import { runDoctor } from './doctor.ts';
 import { createBullConnection, createQueues } from './queues.ts';
@@ -16,10 +17,12 @@ import { bootConfig, closeOnSignals, exitWithError, openRuntime, type Runtime } 
 import { applySchedules } from './schedules.ts';
 import { createWorkers } from './worker.ts';
 
+type OptionSpec = NonNullable<ParseArgsConfig['options']>[string] & { description?: string };
+
 interface Command {
   summary: string;
   usage: string;
-  options?: ParseArgsConfig['options'];
+  options?: Record<string, OptionSpec>;
   /** The command parses its own arguments (and answers its own --help). */
   passthrough?: boolean;
   run(args: {
@@ -139,6 +142,26 @@ export const COMMANDS: Record<string, Command> = {
       ]);
       await runtime.close();
       return 0;
+    },
+  },
+  demo: {
+    summary: 'The simulated world plus the full stack reading from it, with example requests',
+    usage: 'pmdata demo [--seed S] [--size small|medium|large] [--rate N]',
+    options: {
+      seed: { type: 'string', default: 'demo', description: 'world seed (same seed, same world)' },
+      size: { type: 'string', default: 'small', description: 'world size: small, medium or large' },
+      rate: { type: 'string', default: '2', description: 'live trading rate, matches per second' },
+    },
+    async run({ values }) {
+      const size = String(values.size);
+      if (!['small', 'medium', 'large'].includes(size)) {
+        throw new PermanentError(`--size: got "${size}", expected small, medium or large`);
+      }
+      const rate = Number(values.rate);
+      if (!Number.isFinite(rate) || rate < 0)
+        throw new PermanentError(`--rate: got "${values.rate}", expected a number ≥ 0`);
+      const { runDemo } = await import('./demo.ts');
+      return runDemo({ seed: String(values.seed), size: size as 'small', rate });
     },
   },
   backfill: {

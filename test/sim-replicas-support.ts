@@ -14,7 +14,7 @@ import { createWorldState, type WorldState } from '../sim/world/state.ts';
 export const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const UPSTREAM_DIR = path.resolve(here, '../../shared/reference/upstream');
+export const UPSTREAM_DIR = path.resolve(here, '../schemas/upstream');
 
 export interface World {
   catalog: Catalog;

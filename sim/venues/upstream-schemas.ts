@@ -1,6 +1,6 @@
 /**
  * Test support: validators for response bodies built from the upstream OpenAPI files in
- * ../shared/reference/upstream (OpenAPI 3.0). The conversion to JSON Schema:
+ * schemas/upstream (OpenAPI 3.0; copies of the shared reference). The conversion to JSON Schema:
  * - `nullable: true` adds null to the type (and to an enum); a nullable $ref becomes anyOf [ref, null];
  * - `oneOf` becomes `anyOf` (the files use non-discriminated, overlapping object alternatives that a
  *   valid record can match twice);

@@ -28,6 +28,14 @@ afterAll(async () => t?.close());
 const get = (url: string, key: string, app: App = t.app) =>
   app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
 
+/**
+ * The most a key of `rate` req/s may be served from `started` until now across every API process: the
+ * full bucket plus what refilled meanwhile (plus one for rounding). Served more → the limit leaked.
+ */
+function maxServed(rate: number, started: number): number {
+  return rate + Math.ceil((rate * (performance.now() - started)) / 1000) + 1;
+}
+
 async function idOf(key: string) {
   return (await t.keys.lookup(key))!.id;
 }
@@ -60,15 +68,14 @@ describe('rate limits', () => {
 
   it('serves 100 requests within one second on a Pro key without a 429', async () => {
     const key = await t.key('pro');
-    const started = Date.now();
     const codes = (
       await Promise.all(Array.from({ length: 100 }, () => get('/v2/alpha/test-metered', key)))
     ).map((r) => r.statusCode);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // The bucket holds 100: the burst passes however long the machine takes to send it.
     expect(codes.filter((c) => c === 429)).toHaveLength(0);
     expect(new Set(codes)).toEqual(new Set([200]));
-    // A further burst of 50 in the same second exceeds the bucket (only ~10/100 ms refill).
-    const more = await Promise.all(Array.from({ length: 50 }, () => get('/v2/alpha/test-metered', key)));
+    // A further burst of 100 right after exceeds the bucket (it refills only 10 per 100 ms).
+    const more = await Promise.all(Array.from({ length: 100 }, () => get('/v2/alpha/test-metered', key)));
     expect(more.filter((r) => r.statusCode === 429).length).toBeGreaterThan(0);
   });
 
@@ -82,14 +89,15 @@ describe('rate limits', () => {
       expect((await get('/v2/alpha/test-metered', free, app2)).statusCode).toBe(429);
 
       const dev = await t.key('dev');
+      const started = performance.now();
       const both = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => get('/v2/alpha/test-metered', dev, i % 2 ? app2 : t.app)),
+        Array.from({ length: 60 }, (_, i) => get('/v2/alpha/test-metered', dev, i % 2 ? app2 : t.app)),
       );
       const served = both.filter((r) => r.statusCode === 200).length;
       // 20 per second for the key across both instances (plus what refills while the burst runs).
       expect(served).toBeGreaterThanOrEqual(20);
-      expect(served).toBeLessThan(25);
-      expect(both.filter((r) => r.statusCode === 429).length).toBe(30 - served);
+      expect(served).toBeLessThanOrEqual(maxServed(20, started));
+      expect(both.filter((r) => r.statusCode === 429).length).toBe(60 - served);
     } finally {
       await app2.close();
       redis2.disconnect();
@@ -127,8 +135,9 @@ describe('rate limits', () => {
       expect(Number(other.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
       // And the other way round for a Dev key: 20 per second across both processes.
       const dev = await t.key('dev');
+      const started = performance.now();
       const codes = await Promise.all(
-        Array.from({ length: 30 }, (_, i) =>
+        Array.from({ length: 60 }, (_, i) =>
           i % 2
             ? fetch(`${url}/v2/alpha/trades?limit=1`, { headers: { 'x-api-key': dev } }).then((r) => r.status)
             : get('/v2/alpha/trades?limit=1', dev).then((r) => r.statusCode),
@@ -136,7 +145,7 @@ describe('rate limits', () => {
       );
       const served = codes.filter((c) => c === 200).length;
       expect(served).toBeGreaterThanOrEqual(20);
-      expect(served).toBeLessThan(30);
+      expect(served).toBeLessThanOrEqual(maxServed(20, started));
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

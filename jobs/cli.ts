@@ -10,12 +10,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Deps } from '../core/deps.ts';
 import { PermanentError } from '../core/errors.ts';
 import { createRedis, ensureRedis } from '../core/redis.ts';
-import { runDoctor } from './doctor.ts';
-import { createBullConnection, createQueues } from './queues.ts';
-import { ALL_JOBS } from './registry.ts';
 import { bootConfig, closeOnSignals, exitWithError, openRuntime, type Runtime } from './runtime.ts';
-import { applySchedules } from './schedules.ts';
-import { createWorkers } from './worker.ts';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>[string] & { description?: string };
 
@@ -32,13 +27,19 @@ interface Command {
   }): Promise<number | undefined>;
 }
 
-function startWorkers(runtime: Runtime) {
+// Heavy modules (BullMQ, the processors and what they import) load only when a command needs them,
+// so `--help` and one-shot commands start fast.
+async function startWorkers(runtime: Runtime) {
+  const { createWorkers } = await import('./worker.ts');
+  const { ALL_JOBS } = await import('./registry.ts');
   const workers = createWorkers({ deps: runtime.deps, jobs: ALL_JOBS });
   runtime.onClose(() => workers.close());
   return workers;
 }
 
 async function startScheduler(runtime: Runtime) {
+  const { createBullConnection, createQueues } = await import('./queues.ts');
+  const { applySchedules } = await import('./schedules.ts');
   const connection = createBullConnection(runtime.deps.config.redisUrl);
   const queues = createQueues({ connection });
   runtime.onClose(async () => {
@@ -81,7 +82,7 @@ export const COMMANDS: Record<string, Command> = {
     async run() {
       const runtime = await openRuntime({ name: 'up' });
       const { config } = runtime.deps;
-      startWorkers(runtime);
+      await startWorkers(runtime);
       await startScheduler(runtime);
       const server = await startApi(runtime);
       printLines([
@@ -112,7 +113,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'pmdata worker',
     async run() {
       const runtime = await openRuntime({ name: 'worker' });
-      const workers = startWorkers(runtime);
+      const workers = await startWorkers(runtime);
       printLines([`Worker processing queues: ${workers.queues.join(', ')}`]);
       await closeOnSignals(runtime);
       return 0;
@@ -221,6 +222,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'Check ClickHouse, Redis, RPC and upstream reachability; print versions and what is wrong',
     usage: 'pmdata doctor',
     async run() {
+      const { runDoctor } = await import('./doctor.ts');
       return runDoctor();
     },
   },

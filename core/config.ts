@@ -192,7 +192,7 @@ export const VARIABLES = {
   },
   alphaLogRange: {
     env: 'ALPHA_LOG_RANGE',
-    default: '2000',
+    default: '10',
     form: 'an integer 1..1000000 (blocks per eth_getLogs at start)',
     parse: integer(1, 1_000_000),
   },

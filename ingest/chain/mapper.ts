@@ -52,7 +52,7 @@ export interface MappedPage {
 
 interface Decoded {
   log: RpcLog;
-  key: Omit<EventKey, 'status'>;
+  key: EventKey;
   contract: AlphaContract;
   name: string;
   args: Args;
@@ -173,6 +173,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
           block_time: header.timestampMs,
           tx_hash: lower(log.transactionHash),
           log_index: hexNumber(log.logIndex),
+          status: statusOf(blockNumber),
         },
         contract: r.contract,
         name: r.name,
@@ -207,7 +208,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     while (i < decoded.length) {
       let j = i + 1;
       while (j < decoded.length && decoded[j]!.key.tx_hash === decoded[i]!.key.tx_hash) j++;
-      mapTransaction(decoded.slice(i, j), rows, statusOf, stats, quarantineLog);
+      mapTransaction(decoded.slice(i, j), rows, stats, quarantineLog);
       i = j;
     }
     stats.decoded = decoded.length;
@@ -272,15 +273,13 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
   function mapTransaction(
     txLogs: Decoded[],
     rows: RowSet,
-    statusOf: (block: number) => Status,
     stats: MapStats,
     quarantineLog: (log: RpcLog, kind: string, reason: string) => void,
   ): void {
     const tx = new TxContext(txLogs);
     for (const d of txLogs) {
-      const status = statusOf(d.key.block_number);
       try {
-        mapOne(d, { ...d.key, status }, tx, rows, stats);
+        mapOne(d, d.key, tx, rows, stats);
       } catch (err) {
         quarantineLog(
           d.log,
@@ -364,7 +363,13 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         const symbol = symbols.get(address) ?? c.label;
         if (d.name === 'Transfer') {
           rows.alpha_collateral.push({
-            ...key,
+            chain_id: key.chain_id,
+            block_number: key.block_number,
+            block_hash: key.block_hash,
+            block_time: key.block_time,
+            tx_hash: key.tx_hash,
+            log_index: key.log_index,
+            status: key.status,
             kind: 'transfer',
             token: address,
             symbol,
@@ -424,8 +429,14 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
       const usd = side === 'BUY' ? makerAmount : takerAmount;
       const taker = a.taker as string;
       const known = opts.tokens.get(tokenId);
+      // Written field by field (no spread): this is the hottest object of the pipeline.
       rows.alpha_fills.push({
-        ...key,
+        chain_id: key.chain_id,
+        block_number: key.block_number,
+        block_hash: key.block_hash,
+        block_time: key.block_time,
+        tx_hash: key.tx_hash,
+        log_index: key.log_index,
         exchange,
         exchange_version: version,
         neg_risk: c.negRisk,
@@ -446,6 +457,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         fee_asset: version === 1 && side === 'BUY' ? 'shares' : 'collateral',
         builder: version === 2 ? optionalBytes32((a.builder as string).slice(2)) : '',
         metadata: version === 2 ? optionalBytes32((a.metadata as string).slice(2)) : '',
+        status: key.status,
       });
       return;
     }
@@ -589,7 +601,13 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         return;
       case 'TransferSingle':
         rows.alpha_token_transfers.push({
-          ...key,
+          chain_id: key.chain_id,
+          block_number: key.block_number,
+          block_hash: key.block_hash,
+          block_time: key.block_time,
+          tx_hash: key.tx_hash,
+          log_index: key.log_index,
+          status: key.status,
           batch_index: 0,
           operator: str(a.operator),
           from_address: str(a.from),
@@ -828,8 +846,15 @@ class TxContext {
   private readonly pusd: { kind: string; from: string; to: string }[] = [];
   private readonly used = new Set<number>();
 
-  constructor(logs: readonly Decoded[]) {
-    for (const d of logs) {
+  private indexed = false;
+
+  /** Indexing waits for the first question: most transactions (trades) never ask one. */
+  constructor(private readonly logs: readonly Decoded[]) {}
+
+  private index(): void {
+    if (this.indexed) return;
+    this.indexed = true;
+    for (const d of this.logs) {
       const a = d.args;
       if (
         d.contract.kind === 'conditionalTokens' &&
@@ -859,6 +884,7 @@ class TxContext {
     tokenIds: Set<string>,
     logIndex: number,
   ): string | undefined {
+    this.index();
     let best: { index: number; user: string; distance: number; tokenMatch: boolean } | undefined;
     for (const [i, t] of this.transfers.entries()) {
       if (this.used.has(i)) continue;
@@ -887,6 +913,7 @@ class TxContext {
 
   /** Outcome shares of `tokenIds` burned from `holder` in this transaction. */
   burned(holder: string, tokenIds: Set<string>): U64 {
+    this.index();
     let total = 0n;
     for (const t of this.transfers) {
       if (t.from !== holder || t.to !== ZERO_ADDRESS) continue;
@@ -897,6 +924,7 @@ class TxContext {
 
   /** The adapter's counterparty in pUSD: who paid pUSD in (split), or who got pUSD out (merge, redeem). */
   pUsdCounterparty(adapter: string, fromAdapter: boolean, _pUsd: string): string | undefined {
+    this.index();
     for (const m of this.pusd) {
       if (fromAdapter && m.kind === 'transfer' && m.to === adapter && m.from !== ZERO_ADDRESS) return m.from;
       if (!fromAdapter && m.kind === 'Wrapped' && m.to !== adapter && m.to !== ZERO_ADDRESS) return m.to;

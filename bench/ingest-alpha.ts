@@ -1,0 +1,270 @@
+/**
+ * `npm run bench -- ingest-alpha [--fills N] [--source synthetic|sim] [--size small|medium|large]
+ *                                [--memory-events N] [--rpc URL]`
+ *
+ * Figures, on one node:
+ *   1. raw eth_getLogs: events/s of fetching every log of the chain (same adaptive pages, same
+ *      concurrency as the pipeline, nothing else);
+ *   2. full pipeline: events/s of the backfill (fetch + headers + decode + map + write to ClickHouse),
+ *      and its ratio to (1);
+ *   3. decode + write: events/s of mapping and writing log pages already in memory;
+ *   4. peak RSS of the process during (2) (sampled), and the process's max RSS.
+ *
+ * Chain: `synthetic` (default) places a raw log emitter at alpha's addresses on a fresh anvil and mines
+ * blocks of realistic hot events (V1/V2 OrderFilled 70 %, ERC-1155 TransferSingle 20 %, pUSD Transfer
+ * 10 %) until N fills exist — the sim's generator makes ~300 fills/s, too slow for a 1M-fill chain;
+ * `sim` runs startSim at the given size (realistic event mix, fewer events); `--rpc` uses a chain that
+ * already runs (contracts at alpha's addresses).
+ * ClickHouse is the embedded engine in a fresh temporary directory.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createClickHouse } from '../core/clickhouse.ts';
+import { loadConfig } from '../core/config.ts';
+import { createLogger } from '../core/logger.ts';
+import { migrate } from '../core/migrations.ts';
+import { runBackfillRange } from '../ingest/chain/backfill.ts';
+import { hexNumber } from '../ingest/chain/hex.ts';
+import { createAlphaChain } from '../ingest/chain/pipeline.ts';
+import { emitLogsCalldata, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
+import { alphaChainSettings } from '../ingest/chain/settings.ts';
+import { logPages } from '../ingest/chain/source.ts';
+import { type BlockHeader, EVENT_TABLES, type RpcLog } from '../ingest/chain/types.ts';
+import { ALPHA_ADDRESS_SETS, allContracts } from '../schemas/abi/alpha-addresses.ts';
+import { ALPHA_EVENT_TOPICS } from '../schemas/abi/alpha-events.ts';
+import { type Anvil, startAnvil } from '../sim/chain/anvil.ts';
+
+const V1 = '0x4bfb41d5b3570defd03c39a9a4d8de6bd8b8982e';
+const V2 = '0xe111180000d2663c0091e4f400237545b87b996b';
+const CTF = '0x4d97dcd97ec945f40cf65f87097ace5ea0476045';
+const PUSD = '0xc011a7e12a19f7b1f670d46f03b03f3342e82dfb';
+
+const w = (n: number | bigint) => n.toString(16).padStart(64, '0');
+const topicAddr = (n: number) => `0x${w(n)}` as `0x${string}`;
+
+/** One synthetic transaction's logs: `count` events, 70 % fills, 20 % 1155 transfers, 10 % pUSD transfers. */
+export function syntheticLogsForProfile(seed: number, count: number, v2: boolean) {
+  return syntheticLogs(seed, count, v2);
+}
+
+function syntheticLogs(seed: number, count: number, v2: boolean): { address: string; logs: RawLogSpec[] }[] {
+  const fills: RawLogSpec[] = [];
+  const transfers: RawLogSpec[] = [];
+  const pusd: RawLogSpec[] = [];
+  for (let i = 0; i < count; i++) {
+    const k = seed * count + i;
+    const r = i % 10;
+    const token = 1_000_000n + BigInt(k % 500);
+    if (r < 7) {
+      const role = i % 4 === 3 ? (v2 ? V2 : V1) : topicAddr(0x1000 + (k % 997));
+      const topics = [
+        v2 ? ALPHA_EVENT_TOPICS.orderFilledV2 : ALPHA_EVENT_TOPICS.orderFilledV1,
+        `0x${w(k + 1)}`,
+        topicAddr(0x2000 + (k % 1499)),
+        role.length === 42 ? `0x${w(BigInt(role))}` : role,
+      ] as `0x${string}`[];
+      const shares = 1_000_000 + (k % 1000) * 1000;
+      const usd = Math.floor(shares * (0.05 + (k % 90) / 100));
+      const buy = k % 2 === 0;
+      const data = v2
+        ? `0x${w(buy ? 0 : 1)}${w(token)}${w(buy ? usd : shares)}${w(buy ? shares : usd)}${w(k % 100)}${w(k % 7 === 0 ? 0xb1 : 0)}${w(0)}`
+        : `0x${w(buy ? 0 : token)}${w(buy ? token : 0)}${w(buy ? usd : shares)}${w(buy ? shares : usd)}${w(k % 100)}`;
+      fills.push({ topics, data: data as `0x${string}` });
+    } else if (r < 9) {
+      transfers.push({
+        topics: [
+          ALPHA_EVENT_TOPICS.transferSingle,
+          topicAddr(7),
+          topicAddr(0x3000 + (k % 100)),
+          topicAddr(0x4000 + (k % 100)),
+        ],
+        data: `0x${w(token)}${w(1000 + k)}`,
+      });
+    } else {
+      pusd.push({
+        topics: [ALPHA_EVENT_TOPICS.transfer, topicAddr(0x3000 + (k % 100)), topicAddr(0x4000 + (k % 100))],
+        data: `0x${w(1000 + k)}`,
+      });
+    }
+  }
+  return [
+    { address: v2 ? V2 : V1, logs: fills },
+    { address: CTF, logs: transfers },
+    { address: PUSD, logs: pusd },
+  ];
+}
+
+async function buildSyntheticChain(fills: number, log: (s: string) => void): Promise<Anvil> {
+  const anvil = await startAnvil({
+    noMining: true,
+    pruneHistory: 1,
+    maxResponseBodySize: 1024 * 1024 * 1024,
+  });
+  await installRawEmitter(
+    anvil.rpc,
+    allContracts(ALPHA_ADDRESS_SETS).map((c) => c.address),
+  );
+  const perTx = 1000;
+  const txPerBlock = 4;
+  const blocks = Math.ceil(fills / (perTx * 0.7 * txPerBlock));
+  const started = performance.now();
+  let seed = 0;
+  for (let b = 0; b < blocks; b++) {
+    for (let t = 0; t < txPerBlock; t++) {
+      for (const g of syntheticLogs(seed++, perTx, b % 2 === 1)) {
+        await anvil.rpc('eth_sendTransaction', [
+          {
+            from: '0x00000000000000000000000000000000000a11ce',
+            to: g.address,
+            data: emitLogsCalldata(g.logs),
+            gas: '0x5f5e100',
+            gasPrice: '0x0',
+          },
+        ]);
+      }
+    }
+    await anvil.rpc('evm_mine', []);
+    if (b % 50 === 49)
+      log(`  built ${b + 1}/${blocks} blocks (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  return anvil;
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      fills: { type: 'string', default: '1000000' },
+      source: { type: 'string', default: 'synthetic' },
+      size: { type: 'string', default: 'medium' },
+      'memory-events': { type: 'string', default: '300000' },
+      rpc: { type: 'string' },
+    },
+  });
+  const say = (s: string) => process.stdout.write(`${s}\n`);
+  const log = createLogger({ level: 'warn', name: 'bench' });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pmdata-bench-alpha-'));
+  let stop: () => Promise<void> = async () => {};
+  let rpcUrl = values.rpc;
+  let positionIds: 'ctf' | 'simplified' = 'simplified';
+  if (!rpcUrl) {
+    if (values.source === 'sim') {
+      const { startSim } = await import('../sim/index.ts');
+      say(`Building sim chain (size ${values.size})...`);
+      const sim = await startSim({ seed: 'bench-alpha', size: values.size as 'small', replicas: false });
+      rpcUrl = sim.rpcUrl;
+      stop = () => sim.stop();
+      say(
+        `  sim: ${fmt(sim.stats.fills)} fills, ${fmt(sim.stats.logs)} logs, ${fmt(sim.stats.blocks)} blocks`,
+      );
+    } else {
+      say(`Building synthetic chain with ${fmt(Number(values.fills))} fills...`);
+      const anvil = await buildSyntheticChain(Number(values.fills), say);
+      rpcUrl = anvil.url;
+      stop = () => anvil.stop();
+    }
+  } else positionIds = 'ctf';
+
+  const config = loadConfig({ PMDATA_DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'bench', LOG_LEVEL: 'warn' });
+  const clickhouse = await createClickHouse({ config, log });
+  await migrate({ clickhouse, log });
+  const settings = alphaChainSettings(config, { rpcUrls: [rpcUrl], positionIds, finalityDepth: 0 });
+  const chain = createAlphaChain({ clickhouse, log }, settings);
+  const head = await chain.source.headNumber();
+  const baselineRss = process.memoryUsage().rss;
+  say(
+    `baseline RSS:         ${fmt(baselineRss / 2 ** 20)} MiB (process with the embedded engine open, before ingesting)`,
+  );
+
+  try {
+    // 1. Full pipeline (reference pass + range job), RSS sampled, in a fresh process.
+    let t0: number;
+    let peakRss = process.memoryUsage().rss;
+    let peakHeap = 0;
+    let peakExternal = 0;
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      peakRss = Math.max(peakRss, m.rss);
+      peakHeap = Math.max(peakHeap, m.heapUsed);
+      peakExternal = Math.max(peakExternal, m.external);
+    }, 50);
+    t0 = performance.now();
+    const tokens = await chain.tokenPass(0, head);
+    const tokenSeconds = (performance.now() - t0) / 1000;
+    const t1 = performance.now();
+    const result = await runBackfillRange(chain, { from: 0, to: head }, { head });
+    const pipeSeconds = (performance.now() - t1) / 1000;
+    clearInterval(sampler);
+    const pipeRate = result.logs / pipeSeconds;
+    const fills = await clickhouse.query<{ n: string }>(
+      'bench.count',
+      'SELECT count() AS n FROM alpha_fills',
+    );
+    say(
+      `full pipeline:        ${fmt(result.logs)} events (${fmt(Number(fills[0]?.n))} fills, ${fmt(result.rows)} rows) in ${pipeSeconds.toFixed(2)} s = ${fmt(pipeRate)} events/s` +
+        ` (reference pass ${tokenSeconds.toFixed(2)} s, ${fmt(tokens.tokens)} tokens)`,
+    );
+    say(
+      `peak RSS (pipeline):  ${fmt(peakRss / 2 ** 20)} MiB (JS heap ${fmt(peakHeap / 2 ** 20)} MiB, external ${fmt(peakExternal / 2 ** 20)} MiB; the rest is the embedded engine)`,
+    );
+
+    // 2. Raw eth_getLogs (after the pipeline, so its memory does not count in the pipeline's RSS).
+    t0 = performance.now();
+    let rawEvents = 0;
+    for await (const page of logPages(chain.source, 0, head, {
+      addresses: chain.decoders.logAddresses,
+      initialRange: settings.logRange,
+      maxRange: settings.logRangeMax,
+      concurrency: settings.logConcurrency,
+      targetLogsPerPage: settings.targetLogsPerPage,
+    })) {
+      rawEvents += page.logs.length;
+    }
+    const rawSeconds = (performance.now() - t0) / 1000;
+    const rawRate = rawEvents / rawSeconds;
+    say(
+      `raw eth_getLogs:      ${fmt(rawEvents)} events in ${rawSeconds.toFixed(2)} s = ${fmt(rawRate)} events/s`,
+    );
+
+    say(`pipeline / raw:       ${((100 * pipeRate) / rawRate).toFixed(1)} %`);
+
+    // 3. Decode + write from pages in memory.
+    const limit = Number(values['memory-events']);
+    const pages: { logs: RpcLog[]; headers: Map<number, BlockHeader> }[] = [];
+    let inMemory = 0;
+    for await (const page of logPages(chain.source, 0, head, {
+      addresses: chain.decoders.logAddresses,
+      initialRange: settings.logRange,
+      maxRange: settings.logRangeMax,
+      concurrency: settings.logConcurrency,
+      targetLogsPerPage: settings.targetLogsPerPage,
+    })) {
+      if (page.logs.length === 0) continue;
+      const blocks = [...new Set(page.logs.map((l) => hexNumber(l.blockNumber)))];
+      pages.push({ logs: page.logs, headers: await chain.source.getHeaders(blocks) });
+      inMemory += page.logs.length;
+      if (inMemory >= limit) break;
+    }
+    for (const t of [...EVENT_TABLES, 'alpha_blocks'])
+      await clickhouse.command('bench.truncate', `TRUNCATE TABLE ${t}`);
+    t0 = performance.now();
+    for (const p of pages) {
+      await chain.writeLogs(p.logs, p.headers, { statusOf: () => 'confirmed', writeTokens: true });
+    }
+    await chain.writer.flush();
+    const memSeconds = (performance.now() - t0) / 1000;
+    say(
+      `decode + write:       ${fmt(inMemory)} events in ${memSeconds.toFixed(2)} s = ${fmt(inMemory / memSeconds)} events/s`,
+    );
+    say(`max RSS (process):    ${fmt(process.resourceUsage().maxRSS / 1024)} MiB`);
+  } finally {
+    await stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -141,7 +141,16 @@ describe('GET /v2/alpha/trades', () => {
 
   it('converts base units to numbers: total, shares and price', async () => {
     const rows = (await page(`/v2/alpha/trades?wallet=${A}&order=asc&limit=1`)).trades;
-    expect(rows[0]).toMatchObject({ total: 1, shares: 2, price: 0.5, side: 'BUY', maker: A });
+    expect(rows[0]).toMatchObject({
+      total: 1,
+      shares: 2,
+      price: 0.5,
+      side: 'BUY',
+      maker: A,
+      fee_asset: 'shares',
+    });
+    const v2 = (await page(`/v2/alpha/trades?wallet=${B}&order=asc&limit=1`)).trades;
+    expect(v2[0]).toMatchObject({ exchange_version: 2, side: 'SELL', fee_asset: 'collateral', price: 0.5 });
   });
 
   it('yields identical rows and pagination keys for the same wallet list in any order with duplicates', async () => {

@@ -38,16 +38,16 @@ interface FillRow {
   outcome_index: number;
   shares: string;
   usd: string;
-  price: number;
   fee: string;
-  fee_asset: 'shares' | 'collateral';
   builder: string;
   metadata: string;
 }
 
+// price (usd ÷ shares) and fee_asset (V1 BUY: shares, else collateral) are derived here rather than read:
+// each column read costs the embedded engine time on every lookup.
 const COLUMNS = `block_number, log_index, tx_hash, toUnixTimestamp(block_time) AS ts, status, exchange,
   exchange_version, neg_risk, order_hash, maker, taker, role, side, token_id, condition_id, outcome_index,
-  shares, usd, price, fee, fee_asset, builder, metadata`;
+  shares, usd, fee, builder, metadata`;
 
 function toTrade(r: FillRow, slugs: Map<string, string>): Trade {
   const conditionId = r.condition_id === '' ? null : r.condition_id;
@@ -67,10 +67,10 @@ function toTrade(r: FillRow, slugs: Map<string, string>): Trade {
     outcome_index: r.outcome_index < 0 ? null : r.outcome_index,
     market_slug: (conditionId && slugs.get(conditionId)) ?? null,
     shares: units(r.shares),
-    price: r.price,
+    price: Number(r.shares) > 0 ? Number(r.usd) / Number(r.shares) : 0,
     total: units(r.usd),
     fee: units(r.fee),
-    fee_asset: r.fee_asset,
+    fee_asset: Number(r.exchange_version) === 1 && r.side === 'BUY' ? 'shares' : 'collateral',
     exchange: r.exchange,
     exchange_version: Number(r.exchange_version),
     neg_risk: Boolean(r.neg_risk),

@@ -190,6 +190,19 @@ describe('GET /v2/alpha/trades', () => {
     expect(pages).toBe(Math.ceil(138 / 7));
   });
 
+  it('pages oldest first exactly once with order=asc', async () => {
+    const keys: number[] = [];
+    let url = `/v2/alpha/trades?wallet=${B}&order=asc&limit=7`;
+    for (;;) {
+      const p = await page(url);
+      keys.push(...p.trades.map(sortKey));
+      if (!p.pagination.has_more) break;
+      url = `/v2/alpha/trades?wallet=${B}&order=asc&limit=7&pagination_key=${encodeURIComponent(p.pagination.pagination_key!)}`;
+    }
+    expect(keys).toHaveLength(61);
+    expect(keys).toEqual([...new Set(keys)].sort((a, b) => a - b));
+  });
+
   it('reports has_more false when the last page is exactly full', async () => {
     const p = await page(`/v2/alpha/trades?wallet=${C}&limit=11`);
     expect(p.pagination).toEqual({ limit: 11, count: 11, pagination_key: null, has_more: false });

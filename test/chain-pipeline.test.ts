@@ -5,6 +5,7 @@
 import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, pad, parseAbiItem } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackfillRange } from '../ingest/chain/backfill.ts';
+import { createFollower } from '../ingest/chain/follower.ts';
 import { createAlphaChain } from '../ingest/chain/pipeline.ts';
 import { emitInBlock, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
 import { alphaChainSettings } from '../ingest/chain/settings.ts';
@@ -57,6 +58,7 @@ describe('alpha chain pipeline on anvil', () => {
       positionIds: 'simplified',
       finalityDepth: 1,
       logRange: 3,
+      startBlock: 0,
     });
     return createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings);
   }
@@ -219,5 +221,36 @@ describe('alpha chain pipeline on anvil', () => {
     // A different range over the same blocks rewrites them: same rows.
     await runBackfillRange(chain, { from: 0, to: head });
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('a follower started after a backfill continues where the backfill stopped, deleting nothing', async () => {
+    const count = async () =>
+      Number(
+        (await deps.clickhouse.query<{ n: string }>('test.count', 'SELECT count() AS n FROM alpha_fills'))[0]
+          ?.n,
+      );
+    const before = await count();
+    const backfilledTo = Number(await anvil.rpc<string>('eth_blockNumber'));
+    await emitInBlock(anvil.rpc, [
+      {
+        address: V1,
+        logs: [
+          encodeEvent(ORDER_FILLED_V1, {
+            orderHash: pad('0x09', { size: 32 }),
+            maker: MAKER,
+            taker: TAKER,
+            makerAssetId: 0n,
+            takerAssetId: 7n,
+            makerAmountFilled: 5n,
+            takerAmountFilled: 10n,
+            fee: 0n,
+          }),
+        ],
+      },
+    ]);
+    const follower = createFollower({ chain: chainFor(), clickhouse: deps.clickhouse, log: deps.log });
+    const first = await follower.tick();
+    expect(first).toMatchObject({ kind: 'ingested', from: backfilledTo + 1 });
+    expect(await count()).toBe(before + 1);
   });
 });

@@ -69,7 +69,7 @@ export function createFollower(o: FollowerOptions): Follower {
     }
     const cp = await writer.readCheckpoint(FOLLOW_PIPELINE);
     if (!cp) {
-      const start = o.fromBlock ?? settings.startBlock;
+      const start = o.fromBlock ?? (await firstUnbackfilledBlock());
       if (start > 0) {
         const h = (await canonical([start - 1])).get(start - 1);
         if (!h) throw new PermanentError(`Block ${start - 1} is not available from the node`);
@@ -80,8 +80,9 @@ export function createFollower(o: FollowerOptions): Follower {
         tipHeader = { number: -1, hash: `0x${'0'.repeat(64)}`, parentHash: '', timestampMs: 0 };
         chainHeaders = [];
       }
-      // Rows above the start (a previous run without a checkpoint) would be rescanned: clear them.
+      // Rows above the start can only be a first tick that never reached its checkpoint: clear them.
       await writer.deleteRange(start);
+      log.info({ start }, 'Starting alpha follower without a checkpoint');
     } else {
       const h = (await canonical([cp.blockNumber])).get(cp.blockNumber);
       tipHeader = { number: cp.blockNumber, hash: cp.blockHash, parentHash: '', timestampMs: 0 };
@@ -98,6 +99,26 @@ export function createFollower(o: FollowerOptions): Follower {
     }
     initialized = true;
     log.info({ tip: tipHeader?.number }, 'Started alpha follower');
+  }
+
+  /**
+   * Where a follower without a checkpoint starts: after the last finished backfill range (so `pmdata
+   * backfill alpha` then `pmdata follow alpha` continues where the backfill stopped), else at
+   * ALPHA_START_BLOCK.
+   */
+  async function firstUnbackfilledBlock(): Promise<number> {
+    const rows = await o.clickhouse.query<{ pipeline: string; block_number: string }>(
+      'alpha.follow.backfilled',
+      `SELECT pipeline, argMax(block_number, updated_at) AS block_number FROM alpha_checkpoints
+       WHERE chain_id = {chain:UInt32} AND startsWith(pipeline, 'backfill:') GROUP BY pipeline`,
+      { chain: settings.chainId },
+    );
+    let start = settings.startBlock;
+    for (const r of rows) {
+      const to = Number(r.pipeline.split('-')[1]);
+      if (Number(r.block_number) >= to) start = Math.max(start, to + 1);
+    }
+    return start;
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- api [--fills N] [--concurrency C[,C2...]] [--requests R] [--limit L]`
+ * `npm run bench -- api [--fills N] [--concurrency C[,C2...]] [--requests R] [--limit L] [--granularity G]`
  *
  * Load benchmark of GET /v2/alpha/trades on a benchmark-size dataset: N fills (default 1,000,000)
  * generated straight into the embedded engine's alpha_fills with INSERT ... SELECT FROM numbers(),
@@ -121,6 +121,8 @@ export async function run(args: string[]) {
       concurrency: { type: 'string', default: '4' },
       requests: { type: 'string', default: '2000' },
       limit: { type: 'string', default: '50' },
+      // What-if: recreate alpha_fills (this run's own database only) with another index_granularity.
+      granularity: { type: 'string' },
     },
   });
   const fills = Number(values.fills);
@@ -154,6 +156,17 @@ export async function run(args: string[]) {
   const redis = createRedis(config.redisUrl);
   try {
     await migrate({ clickhouse, log });
+    if (values.granularity) {
+      const [ddl] = await clickhouse.query<{ q: string }>(
+        'bench.ddl',
+        "SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = 'alpha_fills'",
+      );
+      await clickhouse.command('bench.drop', 'DROP TABLE alpha_fills');
+      await clickhouse.command(
+        'bench.recreate',
+        ddl!.q.replace(/index_granularity = \d+/, `index_granularity = ${Number(values.granularity)}`),
+      );
+    }
     const t0 = performance.now();
     await clickhouse.command('bench.generate', generateSql(fills));
     const genS = (performance.now() - t0) / 1000;
@@ -219,7 +232,7 @@ export async function run(args: string[]) {
     out.push(
       `server: embedded chDB, loopback HTTP, enterprise key (auth + limiter on every request), ` +
         `concurrency ${concurrencies.join('/')}, ${requests} requests per scenario, limit=${limit}, ` +
-        `use_query_condition_cache=${setting!.v}`,
+        `use_query_condition_cache=${setting!.v}, index_granularity=${values.granularity ?? 'as migrated'}`,
     );
     out.push(
       'scenario                conc   req/s   p50 ms   p90 ms   p99 ms   max ms  rows/req  errors  cpu ms/req',

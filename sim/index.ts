@@ -14,7 +14,7 @@ import type { Logger } from '../core/logger.ts';
 import { type Anvil, type StartAnvilOptions, startAnvil } from './chain/anvil.ts';
 import { type ChainControl, createChainControl } from './chain/control.ts';
 import { deployContracts } from './chain/deploy.ts';
-import { createChainDriver } from './chain/driver.ts';
+import { type ChainDriver, createChainDriver } from './chain/driver.ts';
 import { type Replicas, type ReplicaUrls, startReplicas } from './venues/index.ts';
 import { createWorldRunner, type WorldRunner, type WorldStats } from './world/activity.ts';
 import { createFlows } from './world/activity-flows.ts';
@@ -51,6 +51,18 @@ export interface StartSimOptions {
   stepSeconds?: number;
   /** Extra anvil options (port, pruneHistory, ...). */
   anvil?: Omit<StartAnvilOptions, 'genesisTimestamp' | 'noMining' | 'chainId'>;
+  /** Receipt checks per block (see ChainDriverOptions.verify; default 'full'). */
+  verify?: 'full' | 'light';
+  /** Stop the history at this time (Unix ms) instead of the catalog's end. */
+  historyUntil?: number;
+  /** Stop the history after the step in which the fills (OrderFilled logs) reach this count. */
+  historyFills?: number;
+  /** USDC a market maker splits into inventory at a time (default [1000, 3000]). */
+  mmInventory?: [number, number];
+  /** V1 → V2 cutover, Unix ms (default: 2026-04-28 when inside the horizon, else 40 % into it). */
+  cutoverTime?: number;
+  /** Keep one ledger record per fill (default true; benchmark worlds turn it off to save time and memory). */
+  recordFills?: boolean;
   /** Ledger journal depth in blocks (reorgs deeper than this are refused; 0 turns journaling off). */
   journalDepth?: number;
   log?: Logger;
@@ -72,6 +84,8 @@ export interface Sim {
   control: ChainControl;
   runner: WorldRunner;
   stats: WorldStats;
+  /** Wall-clock ms spent waiting on anvil (sending, mining). */
+  nodeTimings: ChainDriver['timings'];
   /** First block with world activity after deployment (the deploy block is 1). */
   firstBlock: number;
   /** Last block of the history (before live blocks). */
@@ -94,10 +108,10 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
   const anvil = await startAnvil({ ...options.anvil, genesisTimestamp: start - 3 * 3600 });
   let replicas: Replicas | null = null;
   try {
-    const driver = await createChainDriver(anvil);
+    const driver = await createChainDriver(anvil, { verify: options.verify });
     const deployment = await deployContracts(driver, start - 2 * 3600);
     const ledger = createLedger({ journalDepth: options.journalDepth ?? 128 });
-    const flows = createFlows({ driver, ledger, deployment });
+    const flows = createFlows({ driver, ledger, deployment, recordFills: options.recordFills });
     const runner = createWorldRunner({
       flows,
       catalog,
@@ -107,12 +121,20 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
       stepSeconds: options.stepSeconds,
       matchesPerMarketDay: options.matchesPerMarketDay,
       makersPerMatch: options.makersPerMatch,
-      cutoverTime: REAL_CUTOVER_TIME > start && REAL_CUTOVER_TIME < end ? REAL_CUTOVER_TIME : undefined,
+      mmInventory: options.mmInventory,
+      cutoverTime:
+        options.cutoverTime !== undefined
+          ? Math.floor(options.cutoverTime / 1000)
+          : REAL_CUTOVER_TIME > start && REAL_CUTOVER_TIME < end
+            ? REAL_CUTOVER_TIME
+            : undefined,
       onBlock: options.onBlock,
     });
     await runner.setup(start - 3600);
     const firstBlock = driver.head();
-    await runner.runHistory();
+    await runner.runHistory(
+      options.historyUntil === undefined ? undefined : Math.floor(options.historyUntil / 1000),
+    );
     const historyHead = driver.head();
     options.log?.info(
       {
@@ -148,6 +170,7 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
       control,
       runner,
       stats: runner.stats,
+      nodeTimings: driver.timings,
       firstBlock,
       historyHead,
       cutoverTime: runner.cutoverTime,

@@ -12,6 +12,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import nodeHttp from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import {
@@ -46,6 +47,8 @@ export interface StartAnvilOptions {
   noMining?: boolean;
   /** A state file written by `dumpState` (or anvil `--dump-state`) to start from. */
   loadState?: string;
+  /** anvil writes its full state (blocks, receipts, accounts) to this file when stopped (`--dump-state`). */
+  dumpStateOnExit?: string;
   /** Keep at most this many historical states in memory (`--prune-history N`): for big chains. */
   pruneHistory?: number;
   /** Default viem HTTP response cap is 10 MiB; raised here because log pages get large. */
@@ -92,37 +95,71 @@ export function simChain(chainId: number, url: string): Chain {
 
 let rpcId = 0;
 
-/** Minimal JSON-RPC client over fetch: used where viem has no action or where its overhead matters. */
+/**
+ * Minimal JSON-RPC client over node:http with a keep-alive socket and no Nagle delay: used where viem has
+ * no action and where per-call overhead matters (≈0.45 ms per call on localhost, against 1.5–4 ms with
+ * fetch), since the sim sends every transaction one by one to keep their order.
+ */
 export function createRpc(url: string) {
-  return async function rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+  const u = new URL(url);
+  const agent = new nodeHttp.Agent({ keepAlive: true, maxSockets: 4 });
+  function post(body: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const req = nodeHttp.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          method: 'POST',
+          path: u.pathname,
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.setNoDelay(true);
+      req.end(body);
     });
-    const body = (await res.json()) as {
+  }
+  const rpc = async function rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
+    const text = await post(JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }));
+    const body = JSON.parse(text) as {
       result?: T;
       error?: { code: number; message: string; data?: unknown };
     };
     if (body.error) throw new JsonRpcError(method, body.error.code, body.error.message, body.error.data);
     return body.result as T;
   };
+  return Object.assign(rpc, { close: () => agent.destroy() });
 }
 
 async function waitForChainId(url: string, timeoutMs: number, child: ChildProcess): Promise<number> {
   const rpc = createRpc(url);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new DependencyError(`anvil exited early with code ${child.exitCode}`);
-    try {
-      return Number(await rpc<string>('eth_chainId'));
-    } catch (err) {
-      if (Date.now() > deadline) {
-        throw new RetryableError(`anvil did not answer eth_chainId at ${url} within ${timeoutMs} ms`, {
-          cause: err,
-        });
+  try {
+    return await poll();
+  } finally {
+    rpc.close();
+  }
+  async function poll(): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (child.exitCode !== null)
+        throw new DependencyError(`anvil exited early with code ${child.exitCode}`);
+      try {
+        return Number(await rpc<string>('eth_chainId'));
+      } catch (err) {
+        if (Date.now() > deadline) {
+          throw new RetryableError(`anvil did not answer eth_chainId at ${url} within ${timeoutMs} ms`, {
+            cause: err,
+          });
+        }
+        await new Promise((r) => setTimeout(r, 25));
       }
-      await new Promise((r) => setTimeout(r, 25));
     }
   }
 }
@@ -162,6 +199,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   else if (options.noMining) args.push('--no-mining');
   if (options.genesisTimestamp !== undefined) args.push('--timestamp', String(options.genesisTimestamp));
   if (options.loadState) args.push('--load-state', options.loadState);
+  if (options.dumpStateOnExit) args.push('--dump-state', options.dumpStateOnExit);
   if (options.pruneHistory !== undefined) args.push('--prune-history', String(options.pruneHistory));
 
   const child = spawn(ANVIL_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -193,13 +231,15 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const stop = () => {
     stopped ??= new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const killer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      // Dumping a big chain's state on exit takes a while.
+      const killer = setTimeout(() => child.kill('SIGKILL'), options.dumpStateOnExit ? 900_000 : 3000);
       child.once('exit', () => {
         clearTimeout(killer);
         resolve();
       });
       child.kill('SIGTERM');
     });
+    rpc.close();
     return stopped;
   };
 

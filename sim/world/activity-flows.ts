@@ -36,6 +36,11 @@ export const ONE = 10n ** 18n;
 const ZERO32 = `0x${'0'.repeat(64)}` as Hex;
 /** Max words per batch transaction (~300 matches). */
 const MAX_BATCH_WORDS = 12_000;
+/**
+ * Max transactions per block. anvil's block building slows down badly with thousands of transactions and
+ * tens of thousands of logs in one block, so a busy step is spread over several blocks.
+ */
+export const MAX_TXS_PER_BLOCK = 200;
 
 /** V1 CalculatorHelper.calculateFee, in integers exactly as the contract computes it. */
 export function v1Fee(
@@ -58,9 +63,12 @@ export function v1Fee(
 export interface Flows {
   readonly ledger: Ledger;
   readonly driver: ChainDriver;
-  /** Mines everything queued (flushing batches) at `timestamp` (s) and advances the ledger's block. */
-  mine(timestamp: number): Promise<MinedBlock>;
-  /** Sets the ledger block for the next block to be mined (call before queuing its actions). */
+  /**
+   * Mines everything queued (flushing batches). Returns every block mined since `beginBlock`: a step with
+   * more than MAX_TXS_PER_BLOCK transactions is spread over blocks one second apart.
+   */
+  mine(): Promise<MinedBlock[]>;
+  /** Starts a block at `timestamp` (s): the ledger records what follows under it. */
   beginBlock(timestamp: number): void;
   deposit(to: Address, amount: bigint): Promise<void>;
   transfer(token: 'usdcE' | 'pUsd', from: Address, to: Address, amount: bigint): Promise<void>;
@@ -96,8 +104,15 @@ export interface Flows {
   setPayouts(conditionId: Hex, payouts: [bigint, bigint]): void;
 }
 
-export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deployment: Deployment }): Flows {
+export function createFlows(deps: {
+  driver: ChainDriver;
+  ledger: Ledger;
+  deployment: Deployment;
+  /** Keep a record per OrderFilled in the ledger (default true; balances are kept either way). */
+  recordFills?: boolean;
+}): Flows {
   const { driver, ledger, deployment } = deps;
+  const recordFills = deps.recordFills ?? true;
   const L = ledger;
   let batchTarget: Address | null = null;
   let batchWords: string[] = [];
@@ -107,6 +122,20 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
   let batchFills: Parameters<Ledger['addFill']>[0][] = [];
   let batchCollateral: Parameters<Ledger['addCollateral']>[0][] = [];
   let inBatch = false;
+
+  let blockTime = 0;
+  let mined: MinedBlock[] = [];
+
+  async function mineNow() {
+    mined.push(await driver.mine(blockTime));
+    blockTime += 1;
+    L.setBlock({ number: driver.head() + 1, time: blockTime });
+  }
+
+  /** Before queuing a transaction (or opening a batch): starts a new block when this one is full. */
+  async function beforeSend() {
+    if (driver.pending() >= MAX_TXS_PER_BLOCK) await mineNow();
+  }
 
   const usdc = ADDR.usdcE;
   const pusd = ADDR.pUsd;
@@ -262,6 +291,7 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
     gas?: bigint,
   ): Promise<Hex> {
     await flush();
+    await beforeSend();
     lastHash = await driver.call(
       from,
       ADDR[key],
@@ -273,11 +303,17 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
 
   async function openBatch(target: Address) {
     if (batchTarget !== target || batchWords.length > MAX_BATCH_WORDS) await flush();
-    batchTarget = target;
+    if (batchTarget === null) {
+      // The batch's ledger moves are made now: its block must be the one it will be sent in.
+      await beforeSend();
+      batchTarget = target;
+    }
   }
 
-  const addFillLater = (f: Omit<Parameters<Ledger['addFill']>[0], 'txHash'>) =>
-    batchFills.push({ ...f, txHash: ZERO32 });
+  /** Fill records are built only when kept (hashing every order is a real cost at benchmark size). */
+  const addFillLater = (f: () => Omit<Parameters<Ledger['addFill']>[0], 'txHash'>) => {
+    if (recordFills) batchFills.push({ ...f(), txHash: ZERO32 });
+  };
 
   const partition = [1n, 2n] as const;
 
@@ -285,11 +321,16 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
     ledger,
     driver,
     beginBlock(timestamp) {
+      blockTime = timestamp;
+      mined = [];
       L.setBlock({ number: driver.head() + 1, time: timestamp });
     },
-    async mine(timestamp) {
+    async mine() {
       await flush();
-      return driver.mine(timestamp);
+      mined.push(await driver.mine(blockTime));
+      const out = mined;
+      mined = [];
+      return out;
     },
     async deposit(to, amount) {
       await call(ACTORS.bridge, 'usdcE', 'mint', [to, amount], 200_000n);
@@ -497,7 +538,7 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
         xfer(E, m.maker, mTakerAsset, mTaking - fee, usdc);
         xfer(E, O, mTakerAsset, fee, usdc);
         refunds.push({ order: m, fee, asset: mTakerAsset });
-        addFillLater(
+        addFillLater(() =>
           v1FillRecord(
             E,
             market,
@@ -522,7 +563,7 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
       const left = bal(tMakerAsset);
       if (left > 0n) xfer(E, t.maker, tMakerAsset, left, usdc);
       const aggKind = kinds.every((k) => k === kinds[0]) ? (kinds[0] as MatchType) : 'complementary';
-      addFillLater(
+      addFillLater(() =>
         v1FillRecord(
           E,
           market,
@@ -555,7 +596,7 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
       const t = match.taker;
       const FR = ACTORS.feeReceiver;
       const tMinTaking = (t.fill * t.takerAmount) / t.makerAmount;
-      const tHash = hashV2Order(t);
+      const tHash = recordFills ? hashV2Order(t) : ZERO32;
       const x = (from: Address, to: Address, id: bigint, amount: bigint) => xfer(from, to, id, amount, pusd);
       const chargeFee = (payer: Address, fee: bigint) => {
         if (fee > 0n) x(payer, FR, 0n, fee);
@@ -577,7 +618,7 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
             chargeFee(m.maker, m.fee);
           }
           receives += m.fill;
-          addFillLater(
+          addFillLater(() =>
             v2FillRecord(E, market, m, t.maker, 'maker', m.fill, taking, 'complementary', matchId),
           );
         }
@@ -588,7 +629,7 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
           if (t.fee > 0n) x(E, FR, 0n, t.fee);
           x(E, t.maker, 0n, receives - t.fee);
         }
-        addFillLater(
+        addFillLater(() =>
           v2FillRecord(E, market, t, E, 'taker', t.fill, receives, 'complementary', matchId, tHash),
         );
       } else {
@@ -621,7 +662,7 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
           }
           x(E, m.maker, m.side === 0 ? m.tokenId : 0n, proceeds);
           if (m.side === 0) chargeFee(m.maker, m.fee);
-          addFillLater(v2FillRecord(E, market, m, t.maker, 'maker', m.fill, taking, kind, matchId));
+          addFillLater(() => v2FillRecord(E, market, m, t.maker, 'maker', m.fill, taking, kind, matchId));
         }
         if (makerExchangeFees > 0n) x(E, FR, 0n, makerExchangeFees);
         const taking = bal(tTakerAsset);
@@ -632,7 +673,7 @@ export function createFlows(deps: { driver: ChainDriver; ledger: Ledger; deploym
         if (refund > 0n) x(E, t.maker, tMakerAsset, refund);
         const kinds = prepared.map((p) => p.kind);
         const aggKind = kinds.every((k) => k === kinds[0]) ? (kinds[0] as MatchType) : 'complementary';
-        addFillLater(v2FillRecord(E, market, t, E, 'taker', t.fill, taking, aggKind, matchId, tHash));
+        addFillLater(() => v2FillRecord(E, market, t, E, 'taker', t.fill, taking, aggKind, matchId, tHash));
         if (t.side === 1 && t.fee > 0n) x(E, FR, 0n, t.fee);
       }
       inBatch = false;

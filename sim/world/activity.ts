@@ -48,6 +48,8 @@ export interface WorldRunnerOptions {
   matchesPerMarketDay?: number;
   /** Makers per match, inclusive range (default [1, 3]). */
   makersPerMatch?: [number, number];
+  /** USDC a market maker splits into inventory at a time, inclusive range (default [1000, 3000]). */
+  mmInventory?: [number, number];
   /** V1 → V2 cutover, Unix s (default: 40 % into the horizon, on the hour). */
   cutoverTime?: number;
   /** Called after each mined block. */
@@ -67,8 +69,8 @@ export interface WorldRunner {
   readonly stats: WorldStats;
   /** Deploy-time actors' funding and the markets that exist before the start (one block at `time`). */
   setup(time: number): Promise<void>;
-  /** Steps from the catalog's start to its end. */
-  runHistory(): Promise<void>;
+  /** Steps from the catalog's start to its end (or to `until`, Unix s, or until `maxFills` fills). */
+  runHistory(until?: number, maxFills?: number): Promise<void>;
   /** One block at `time` (s) with about `matches` matches over the markets still trading (live mode). */
   liveStep(time: number, matches: number): Promise<void>;
   /** Timestamp of the next history step. */
@@ -184,6 +186,8 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
   const stepS = options.stepSeconds ?? 3600;
   const perDay = options.matchesPerMarketDay ?? 8;
   const [minMakers, maxMakers] = options.makersPerMatch ?? [1, 3];
+  const [invLo, invHi] = options.mmInventory ?? [1_000, 3_000];
+  const inventory = () => BigInt(rng.int(invLo, invHi)) * USDC;
   const start = Math.floor(catalog.startTime / 1000);
   const end = Math.floor(catalog.endTime / 1000);
   const cutoverTime = options.cutoverTime ?? start + Math.floor(((end - start) * 0.4) / 3600) * 3600;
@@ -283,20 +287,23 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       for (const m of members) await flows.transfer('usdcE', c.funder, m.address, m.bankroll);
     }
     for (const w of traders) if (!w.cluster) await flows.deposit(w.address, w.bankroll);
-    const info = await flows.mine(time);
-    count(info, 0);
-    lastBlockTime = time;
+    lastBlockTime = count(await flows.mine(), 0);
   }
 
+  /** Counts mined blocks (a step's matches go to its last block); returns the last block's time. */
   function count(
-    info: { number: number; timestamp: number; logCount: number; txCount: number },
+    blocks: { number: number; timestamp: number; logCount: number; txCount: number }[],
     matches: number,
-  ) {
-    stats.blocks++;
-    stats.logs += info.logCount;
-    stats.transactions += info.txCount;
-    stats.matches += matches;
-    options.onBlock?.({ number: info.number, timestamp: info.timestamp, matches, logs: info.logCount });
+  ): number {
+    blocks.forEach((info, i) => {
+      const m = i === blocks.length - 1 ? matches : 0;
+      stats.blocks++;
+      stats.logs += info.logCount;
+      stats.transactions += info.txCount;
+      stats.matches += m;
+      options.onBlock?.({ number: info.number, timestamp: info.timestamp, matches: m, logs: info.logCount });
+    });
+    return (blocks[blocks.length - 1] as { timestamp: number }).timestamp;
   }
 
   // ---------------------------------------------------------------- market lifecycle
@@ -373,7 +380,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     }
     // Market makers take inventory.
     for (const q of a.negRisk ? (byEvent.get(m.event.key) ?? []) : [m]) {
-      for (const mm of q.mms) await mmSplit(mm, q, e, BigInt(rng.int(1_000, 3_000)) * USDC);
+      for (const mm of q.mms) await mmSplit(mm, q, e, inventory());
     }
   }
 
@@ -568,9 +575,9 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
         const yes = L.balance1155(m.chain.yes, mm.address);
         const no = L.balance1155(m.chain.no, mm.address);
         const low = yes < no ? yes : no; // bigint: Math.min does not apply
-        if (low < 300n * USDC && rng.chance(0.6)) {
-          await mmSplit(mm, m, e, BigInt(rng.int(1_000, 3_000)) * USDC);
-        } else if (low > 2_000n * USDC && rng.chance(0.1)) {
+        if (low < BigInt(invLo / 4) * USDC && rng.chance(0.6)) {
+          await mmSplit(mm, m, e, inventory());
+        } else if (low > BigInt(invLo * 2) * USDC && rng.chance(0.1)) {
           await flows.merge(mm.address, m.chain, roundUnits(low / 3n), e.v2 ? 'adapter' : 'direct');
         }
       }
@@ -663,7 +670,9 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     // Makers.
     const nMakers = rng.int(minMakers, maxMakers);
     const pool = rng.chance(0.8) ? m.mms : [];
-    const candidates = [...rng.shuffle(pool), ...rng.shuffle(traders).slice(0, 6)].filter(
+    const extra = [];
+    for (let i = 0; i < nMakers + 4; i++) extra.push(rng.pick(traders));
+    const candidates = [...rng.shuffle(pool), ...extra].filter(
       (w, i, arr) => w.address !== taker.address && arr.findIndex((x) => x.address === w.address) === i,
     );
     const makers: { w: SimWallet; side: 0 | 1; tokenId: bigint; shares: bigint; c: number }[] = [];
@@ -923,17 +932,16 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     await housekeeping(t, e, active);
     movePrices(active, t);
     const matches = await tradeAll(active, t, e, budget);
-    const info = await flows.mine(t);
-    count(info, matches);
-    lastBlockTime = t;
+    lastBlockTime = count(await flows.mine(), matches);
   }
 
   return {
     cutoverTime,
     stats,
     setup,
-    async runHistory() {
-      while (nextT < end) {
+    async runHistory(until, maxFills) {
+      const stop = Math.min(end, until ?? end);
+      while (nextT < stop && stats.fills < (maxFills ?? Number.POSITIVE_INFINITY)) {
         await step(nextT, null);
         nextT += stepS;
       }
@@ -961,9 +969,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       const t = Math.max(time, lastBlockTime + 1);
       takeSnapshot(t);
       flows.beginBlock(t);
-      const info = await flows.mine(t);
-      count(info, 0);
-      lastBlockTime = t;
+      lastBlockTime = count(await flows.mine(), 0);
     },
   };
 }

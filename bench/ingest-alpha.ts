@@ -96,7 +96,7 @@ function syntheticLogs(seed: number, count: number, v2: boolean): { address: str
   ];
 }
 
-async function buildSyntheticChain(fills: number, log: (s: string) => void): Promise<Anvil> {
+export async function buildSyntheticChain(fills: number, log: (s: string) => void): Promise<Anvil> {
   const anvil = await startAnvil({
     noMining: true,
     pruneHistory: 1,
@@ -265,6 +265,10 @@ export async function run(args: string[]): Promise<void> {
     say(`max RSS (process):    ${fmt(process.resourceUsage().maxRSS / 1024)} MiB`);
   } finally {
     await stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    try {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    } catch {
+      // The embedded engine may still be writing in the background; the directory is under tmp.
+    }
   }
 }

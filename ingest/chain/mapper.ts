@@ -148,6 +148,10 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
 
     // 1. Decode, and learn token ids of this page first (preparations and registrations).
     const decoded: Decoded[] = [];
+    let lastBlockHash = '';
+    let lastBlockHashLower = '';
+    let lastTxHash = '';
+    let lastTxHashLower = '';
     const fillTokens = new Set<string>();
     const convertMarkets = new Set<string>();
     for (const log of logs) {
@@ -162,6 +166,15 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         continue;
       }
       const blockNumber = hexNumber(log.blockNumber);
+      // Consecutive logs share their block and transaction: lowercase each hash once.
+      if (log.blockHash !== lastBlockHash) {
+        lastBlockHash = log.blockHash;
+        lastBlockHashLower = lower(log.blockHash);
+      }
+      if (log.transactionHash !== lastTxHash) {
+        lastTxHash = log.transactionHash;
+        lastTxHashLower = lower(log.transactionHash);
+      }
       const header = headers.get(blockNumber);
       if (!header) throw new Error(`mapPage: no header for block ${blockNumber}`);
       const d: Decoded = {
@@ -169,9 +182,9 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         key: {
           chain_id: chainId,
           block_number: blockNumber,
-          block_hash: lower(log.blockHash),
+          block_hash: lastBlockHashLower,
           block_time: header.timestampMs,
-          tx_hash: lower(log.transactionHash),
+          tx_hash: lastTxHashLower,
           log_index: hexNumber(log.logIndex),
           status: statusOf(blockNumber),
         },

@@ -152,7 +152,7 @@ export const COLUMNS: Record<EventTable | 'alpha_blocks' | 'quarantine', readonl
 const n = (v: unknown) => (typeof v === 'number' ? v : `"${v}"`);
 
 function fillLine(r: AnyRow): string {
-  return `[${r.chain_id},${r.block_number},"${r.block_hash}",${r.block_time},"${r.tx_hash}",${r.log_index},"${r.exchange}",${r.exchange_version},${r.neg_risk},"${r.order_hash}","${r.maker}","${r.taker}","${r.role}","${r.side}","${r.token_id}","${r.condition_id}",${r.outcome_index},${n(r.maker_amount)},${n(r.taker_amount)},${n(r.shares)},${n(r.usd)},${JSON.stringify(r.price)},${n(r.fee)},"${r.fee_asset}","${r.builder}","${r.metadata}","${r.status}"]\n`;
+  return `[${r.chain_id},${r.block_number},"${r.block_hash}",${r.block_time},"${r.tx_hash}",${r.log_index},"${r.exchange}",${r.exchange_version},${r.neg_risk},"${r.order_hash}","${r.maker}","${r.taker}","${r.role}","${r.side}","${r.token_id}","${r.condition_id}",${r.outcome_index},${n(r.maker_amount)},${n(r.taker_amount)},${n(r.shares)},${n(r.usd)},${r.price},${n(r.fee)},"${r.fee_asset}","${r.builder}","${r.metadata}","${r.status}"]\n`;
 }
 
 function tokenTransferLine(r: AnyRow): string {

@@ -68,7 +68,7 @@ export function alphaChainSettings(
     logRange: config.alphaLogRange,
     logRangeMax: Math.max(config.alphaLogRange, config.alphaLogRangeMax),
     logConcurrency: 3,
-    targetLogsPerPage: 20_000,
+    targetLogsPerPage: 10_000,
     batchRows: 20_000,
     maxInFlight: 2,
     pollIntervalMs: config.alphaPollIntervalMs,

@@ -118,7 +118,7 @@ export async function run(args: string[]) {
     args,
     options: {
       fills: { type: 'string', default: '1000000' },
-      concurrency: { type: 'string', default: '4' },
+      concurrency: { type: 'string', default: '1,2,4' },
       requests: { type: 'string', default: '2000' },
       limit: { type: 'string', default: '50' },
       // What-if: recreate alpha_fills (this run's own database only) with another index_granularity.

@@ -106,5 +106,8 @@ describe('/openapi.json', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
     expect(page.body).toMatch(/swagger/i);
+    // Assets are bundled with the package (no CDN): the page works offline.
+    const css = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-ui.css' });
+    expect(css.statusCode).toBe(200);
   });
 });

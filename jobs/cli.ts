@@ -165,6 +165,19 @@ export const COMMANDS: Record<string, Command> = {
       return runDemo({ seed: String(values.seed), size: size as 'small', rate });
     },
   },
+  sim: {
+    summary: "Start the simulated world: a local chain with alpha's contracts and every venue's API replica",
+    usage: 'pmdata sim [--seed S] [--size small|medium|large] [--live] [--rate N]',
+    passthrough: true,
+    async run({ argv, values }) {
+      const { SIM_HELP, runSimCommand } = await import('../sim/cli.ts');
+      if (values.help) {
+        printLines([SIM_HELP]);
+        return 0;
+      }
+      return runSimCommand(argv);
+    },
+  },
   backfill: {
     summary:
       'Backfill a source over a block or date range (pmdata backfill alpha --from-block N --to-block M)',

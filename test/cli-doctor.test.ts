@@ -47,7 +47,7 @@ describe('pmdata doctor and CLI usage', () => {
     }
     // Commands that parse their own arguments answer --help without opening any service.
     const dataDir = path.join(inject('tmpRoot'), `help-${process.pid}`);
-    for (const cmd of ['backfill', 'follow', 'keys']) {
+    for (const cmd of ['backfill', 'follow', 'keys', 'sim']) {
       const r = pmdata([cmd, '--help'], { PMDATA_DATA_DIR: dataDir });
       expect(r.code, cmd).toBe(0);
       expect(r.out).toMatch(new RegExp(`pmdata ${cmd}`));

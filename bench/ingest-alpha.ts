@@ -143,7 +143,7 @@ export async function run(args: string[]): Promise<void> {
       fills: { type: 'string', default: '1000000' },
       source: { type: 'string', default: 'synthetic' },
       size: { type: 'string', default: 'medium' },
-      'memory-events': { type: 'string', default: '300000' },
+      'memory-events': { type: 'string', default: '100000' },
       rpc: { type: 'string' },
     },
   });

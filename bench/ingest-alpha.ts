@@ -211,6 +211,9 @@ export async function run(args: string[]): Promise<void> {
         ` (reference pass ${tokenSeconds.toFixed(2)} s, ${fmt(tokens.tokens)} tokens)`,
     );
     say(
+      `  waits: log pages ${fmt(result.waits?.fetchMs ?? 0)} ms, headers ${fmt(result.waits?.headersMs ?? 0)} ms, insert slots ${fmt(result.waits?.insertMs ?? 0)} ms`,
+    );
+    say(
       `peak RSS (pipeline):  ${fmt(peakRss / 2 ** 20)} MiB (JS heap ${fmt(peakHeap / 2 ** 20)} MiB, external ${fmt(peakExternal / 2 ** 20)} MiB; the rest is the embedded engine)`,
     );
 

@@ -47,6 +47,8 @@ export interface RangeProgress {
 
 export interface BackfillRangeResult {
   skipped: boolean;
+  /** Where the time went (ms): waiting for log pages, for headers, for a free insert slot. */
+  waits?: { fetchMs: number; headersMs: number; insertMs: number };
   resumedFrom: number;
   logs: number;
   rows: number;
@@ -89,6 +91,7 @@ export async function runBackfillRange(
   const statusOf = (b: number): Status => (b <= confirmedUpTo ? 'confirmed' : 'pending');
   const every = opts.checkpointEveryBlocks ?? Math.max(1, Math.floor((range.to - range.from + 1) / 4));
   let lastCheckpoint = resumeFrom - 1;
+  const insertWaitBefore = writer.waitedMs;
   let logs = 0;
   let rows = 0;
   let quarantined = 0;
@@ -112,5 +115,16 @@ export async function runBackfillRange(
   if (result.endHeader) {
     await writer.writeCheckpoint({ pipeline, blockNumber: range.to, blockHash: result.endHeader.hash });
   }
-  return { skipped: false, resumedFrom: resumeFrom, logs, rows, quarantined };
+  return {
+    skipped: false,
+    resumedFrom: resumeFrom,
+    logs,
+    rows,
+    quarantined,
+    waits: {
+      fetchMs: Math.round(result.waitFetchMs),
+      headersMs: Math.round(result.waitHeadersMs),
+      insertMs: Math.round(writer.waitedMs - insertWaitBefore),
+    },
+  };
 }

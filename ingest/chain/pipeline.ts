@@ -60,6 +60,9 @@ export interface RangeResult {
   skipped: number;
   endHeader: BlockHeader | undefined;
   collected: RowSet | undefined;
+  /** Milliseconds spent waiting for log pages (fetch not keeping up) and for headers. */
+  waitFetchMs: number;
+  waitHeadersMs: number;
 }
 
 export interface AlphaChain {
@@ -198,6 +201,8 @@ export function createAlphaChain(
         skipped: 0,
         endHeader: undefined,
         collected: opts.collect ? emptyRowSet() : undefined,
+        waitFetchMs: 0,
+        waitHeadersMs: 0,
       };
       const pages = logPages(source, from, to, {
         addresses: decoders.logAddresses,
@@ -206,9 +211,13 @@ export function createAlphaChain(
         concurrency: settings.logConcurrency,
         targetLogsPerPage: settings.targetLogsPerPage,
         log,
+        // Headers are fetched (and checked against the logs) as soon as a page's logs arrive.
+        enrich: (logs, _from, to) => headersFor(logs, to, opts.knownHeaders),
       });
+      let t = performance.now();
       for await (const page of pages) {
-        const headers = await headersFor(page.logs, page.to, opts.knownHeaders);
+        result.waitFetchMs += performance.now() - t;
+        const headers = page.extra;
         const endHeader = headers.get(page.to);
         if (!endHeader)
           throw new ReorgDetectedError(`Block ${page.to} is not available from the node`, page.to);
@@ -227,6 +236,7 @@ export function createAlphaChain(
           rows: stats.rows,
           stats,
         });
+        t = performance.now();
       }
       return result;
     },

@@ -67,7 +67,7 @@ export function alphaChainSettings(
     positionIds: config.alphaPositionIds,
     logRange: config.alphaLogRange,
     logRangeMax: Math.max(config.alphaLogRange, config.alphaLogRangeMax),
-    logConcurrency: 3,
+    logConcurrency: 4,
     targetLogsPerPage: 10_000,
     batchRows: 20_000,
     maxInFlight: 2,

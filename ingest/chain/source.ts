@@ -160,13 +160,20 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
   };
 }
 
-export interface LogPage {
+export interface LogPage<E = undefined> {
   from: number;
   to: number;
   logs: RpcLog[];
+  /** What `enrich` made of the page (fetched while other pages are in flight). */
+  extra: E;
 }
 
-export interface PageOptions {
+export interface PageOptions<E = undefined> {
+  /**
+   * Work to run on a page as soon as its logs arrive, inside the page's slot (e.g. fetching its block
+   * headers), so it overlaps with the consumer instead of stalling it.
+   */
+  enrich?: (logs: RpcLog[], from: number, to: number) => Promise<E>;
   addresses: readonly string[];
   /** Optional topic filter (eth_getLogs `topics`). */
   topics?: readonly (string[] | null)[];
@@ -181,13 +188,13 @@ export interface PageOptions {
 }
 
 /** Walks [from, to] in adaptive pages, in block order. */
-export async function* logPages(
+export async function* logPages<E = undefined>(
   source: LogSource,
   from: number,
   to: number,
-  o: PageOptions,
-): AsyncGenerator<LogPage> {
-  type Result = { ok: true; logs: RpcLog[] } | { ok: false; err: unknown };
+  o: PageOptions<E>,
+): AsyncGenerator<LogPage<E>> {
+  type Result = { ok: true; logs: RpcLog[]; extra: E } | { ok: false; err: unknown };
   interface Pending {
     from: number;
     to: number;
@@ -199,10 +206,16 @@ export async function* logPages(
   const launch = (f: number, t: number): Pending => ({
     from: f,
     to: t,
-    result: source.getLogs(f, t, o.addresses, o.topics).then(
-      (logs): Result => ({ ok: true, logs }),
-      (err): Result => ({ ok: false, err }),
-    ),
+    result: source
+      .getLogs(f, t, o.addresses, o.topics)
+      .then(
+        async (logs): Promise<Result> => ({
+          ok: true,
+          logs,
+          extra: (o.enrich ? await o.enrich(logs, f, t) : undefined) as E,
+        }),
+      )
+      .catch((err): Result => ({ ok: false, err })),
   });
   const refill = () => {
     while (queue.length < o.concurrency && cursor <= to) {
@@ -221,7 +234,7 @@ export async function* logPages(
       if (n > o.targetLogsPerPage) size = Math.max(1, Math.floor(size / 2));
       else if (n < o.targetLogsPerPage / 4) size = Math.min(o.maxRange, size * 2);
       refill();
-      yield { from: head.from, to: head.to, logs: r.logs };
+      yield { from: head.from, to: head.to, logs: r.logs, extra: r.extra };
       continue;
     }
     if (!(r.err instanceof RangeTooLargeError)) {

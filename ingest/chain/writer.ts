@@ -68,6 +68,8 @@ export interface ChainWriter {
   readCheckpoint(pipeline: string): Promise<Checkpoint | undefined>;
   /** Rows inserted since creation, by table. */
   readonly written: Record<string, number>;
+  /** Milliseconds producers spent waiting for a free insert slot (backpressure), since creation. */
+  readonly waitedMs: number;
 }
 
 export function createChainWriter(o: ChainWriterOptions): ChainWriter {
@@ -119,8 +121,13 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     inFlight.add(p);
   }
 
+  let waitedMs = 0;
   async function waitForSlot(): Promise<void> {
-    while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+    if (inFlight.size >= maxInFlight) {
+      const t = performance.now();
+      while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+      waitedMs += performance.now() - t;
+    }
     if (failure) throw failure;
   }
 
@@ -141,6 +148,9 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
 
   return {
     written,
+    get waitedMs() {
+      return waitedMs;
+    },
     async add(rows) {
       for (const t of EVENT_TABLES) {
         const src = rows[t] as object[];

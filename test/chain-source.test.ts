@@ -65,15 +65,13 @@ describe('alpha log source', () => {
         const f = parsed.params[0]!;
         if (Number(f.toBlock) - Number(f.fromBlock) + 1 > 4) {
           seen.refused++;
-          res
-            .writeHead(200, { 'content-type': 'application/json' })
-            .end(
-              JSON.stringify({
-                jsonrpc: '2.0',
-                id: parsed.id,
-                error: { code: -32005, message: 'query returned more than 10000 results' },
-              }),
-            );
+          res.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: parsed.id,
+              error: { code: -32005, message: 'query returned more than 10000 results' },
+            }),
+          );
           return;
         }
       }

@@ -5,6 +5,7 @@
 import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, pad, parseAbiItem } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackfillRange } from '../ingest/chain/backfill.ts';
+import { blockAtTime } from '../ingest/chain/cli.ts';
 import { createFollower } from '../ingest/chain/follower.ts';
 import { createAlphaChain } from '../ingest/chain/pipeline.ts';
 import { emitInBlock, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
@@ -252,5 +253,18 @@ describe('alpha chain pipeline on anvil', () => {
     const first = await follower.tick();
     expect(first).toMatchObject({ kind: 'ingested', from: backfilledTo + 1 });
     expect(await count()).toBe(before + 1);
+  });
+
+  it('turns a date into the first block at or after it', async () => {
+    const chain = chainFor();
+    const head = Number(await anvil.rpc<string>('eth_blockNumber'));
+    const headers = await chain.source.getHeaders(Array.from({ length: head + 1 }, (_, i) => i));
+    for (const k of [1, head]) {
+      const t = headers.get(k)!.timestampMs;
+      const b = await blockAtTime(chain, t, head);
+      expect(headers.get(b)!.timestampMs).toBeGreaterThanOrEqual(t);
+      if (b > 0) expect(headers.get(b - 1)!.timestampMs).toBeLessThan(t);
+    }
+    expect(await blockAtTime(chain, headers.get(head)!.timestampMs + 1000, head)).toBe(head + 1);
   });
 });

@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS alpha_fills (
 ) ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(block_time)
 ORDER BY (maker, block_number, chain_id, tx_hash, log_index)
-SETTINGS deduplicate_merge_projection_mode = 'rebuild', lightweight_mutation_projection_mode = 'rebuild';
+SETTINGS index_granularity = 1024, deduplicate_merge_projection_mode = 'rebuild',
+  lightweight_mutation_projection_mode = 'rebuild';
 
 -- SPLIT, MERGE, REDEEM, CONVERT by the real user (adapter-mediated actions attributed to the user).
 CREATE TABLE IF NOT EXISTS alpha_activity (
@@ -74,7 +75,8 @@ CREATE TABLE IF NOT EXISTS alpha_activity (
   INDEX idx_nr_market neg_risk_market_id TYPE bloom_filter(0.01) GRANULARITY 1
 ) ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(block_time)
-ORDER BY (wallet, block_number, chain_id, tx_hash, log_index);
+ORDER BY (wallet, block_number, chain_id, tx_hash, log_index)
+SETTINGS index_granularity = 1024;
 
 -- Market lifecycle: conditions prepared/resolved, token registrations, neg-risk markets/questions.
 CREATE TABLE IF NOT EXISTS alpha_lifecycle (

@@ -4,6 +4,7 @@
  */
 import type { Config } from '../core/config.ts';
 import type { JobDefinition } from './define.ts';
+import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 import type { Queues } from './queues.ts';
 
@@ -20,6 +21,14 @@ export const SCHEDULES: readonly Schedule[] = [
     job: maintenanceJob as JobDefinition<never, unknown>,
     everyMs: (c) => c.maintenanceIntervalS * 1000,
     payload: {},
+  },
+  {
+    // The live follower runs as a job of bounded length that is re-enqueued: a crashed worker's follower
+    // is picked up by another within one interval, and a Redis lease keeps it to one at a time.
+    id: 'alpha:follow',
+    job: alphaFollowJob as JobDefinition<never, unknown>,
+    everyMs: () => 30_000,
+    payload: { maxRunMs: 300_000 },
   },
 ];
 

@@ -20,6 +20,11 @@ export function createWorkers(opts: {
   jobs: readonly JobDefinition<never, unknown>[];
   prefix?: string;
   concurrency?: number;
+  /**
+   * How long a job's lock lasts without renewal (ms, BullMQ default 30 000): a job whose worker died is
+   * taken over by another once its lock expired.
+   */
+  lockDurationMs?: number;
 }): Workers {
   const { deps } = opts;
   const byName = new Map(opts.jobs.map((j) => [j.name, j as JobDefinition<unknown, unknown>]));
@@ -49,6 +54,12 @@ export function createWorkers(opts: {
         prefix: opts.prefix ?? DEFAULT_PREFIX,
         concurrency: opts.concurrency ?? deps.config.workerConcurrency,
         autorun: true,
+        ...(opts.lockDurationMs
+          ? {
+              lockDuration: opts.lockDurationMs,
+              stalledInterval: Math.max(500, Math.floor(opts.lockDurationMs / 2)),
+            }
+          : {}),
       },
     );
     worker.on('error', (err) => deps.log.error({ err, queue }, 'Worker error'));

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client';
 import type { Config } from './config.ts';
@@ -13,6 +14,16 @@ import { ClickHouseQueryError, DependencyError, isRetryable } from './errors.ts'
 import type { Logger } from './logger.ts';
 
 export type QueryParams = Record<string, unknown>;
+
+/** Text formats both the embedded engine's raw insert and a server accept as bytes. */
+export type RawInsertFormat = 'TabSeparated' | 'JSONCompactEachRow' | 'JSONEachRow';
+
+type ChdbRawInsert = (params: {
+  table: string;
+  values: Uint8Array;
+  format: RawInsertFormat;
+  columns: readonly string[];
+}) => Promise<unknown>;
 
 export interface ClickHouse {
   /** The database every unqualified table name refers to. */
@@ -25,6 +36,18 @@ export interface ClickHouse {
   command(label: string, sql: string, params?: QueryParams): Promise<void>;
   /** Inserts rows as JSONEachRow. `dedupToken` makes a retried insert of the same block harmless. */
   insert(label: string, table: string, rows: readonly object[], dedupToken?: string): Promise<void>;
+  /**
+   * Inserts bytes already in a text `format` (TabSeparated, JSONCompactEachRow, ...) for `columns`:
+   * the engine parses them, no JS object is built. Embedded: chDB's raw insert; server: the client's
+   * insert of the same bytes.
+   */
+  insertRaw(
+    label: string,
+    table: string,
+    format: RawInsertFormat,
+    columns: readonly string[],
+    body: Uint8Array,
+  ): Promise<void>;
   /** Liveness and version. */
   ping(): Promise<{ ok: boolean; version?: string; error?: string }>;
   close(): Promise<void>;
@@ -203,6 +226,12 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
     });
   }
 
+  // chDB's documented raw insert (`connection.chdb.rawInsert`): bytes go to the engine's parser.
+  const chdbRawInsert = embedded
+    ? (client as unknown as { connection?: { chdb?: { rawInsert?: ChdbRawInsert } } }).connection?.chdb
+        ?.rawInsert
+    : undefined;
+
   async function run<T>(label: string, fn: () => Promise<T>): Promise<T> {
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
@@ -246,6 +275,21 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
           values: rows as object[],
           format: 'JSONEachRow',
           clickhouse_settings: dedupToken ? { insert_deduplication_token: dedupToken } : undefined,
+        });
+      });
+    },
+    insertRaw(label, table, format, columns, body) {
+      if (body.length === 0) return Promise.resolve();
+      return run(label, async () => {
+        if (chdbRawInsert) {
+          await chdbRawInsert({ table, values: body, format, columns });
+          return;
+        }
+        await client.insert({
+          table,
+          values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.length)]),
+          format,
+          columns: columns as [string, ...string[]],
         });
       });
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COLUMNS, compactLines } from './serialize.ts';
+import { COLUMNS, formatOf, RowBatch, serializeRows, tsvString } from './serialize.ts';
 
 const key = {
   chain_id: 137,
@@ -11,12 +11,15 @@ const key = {
   status: 'pending',
 };
 
+/** Reference TSV line: every value in COLUMNS order, booleans and numbers as text, time as s.mmm. */
 function generic(table: keyof typeof COLUMNS, row: Record<string, unknown>): string {
-  return `${JSON.stringify(COLUMNS[table].map((c) => row[c]))}\n`;
+  const cell = (c: string, v: unknown) =>
+    c === 'block_time' || c === 'timestamp' ? ((v as number) / 1000).toFixed(3) : String(v);
+  return `${COLUMNS[table].map((c) => cell(c, row[c])).join('\t')}\n`;
 }
 
-describe('compact row serialization', () => {
-  it('hand-written lines of the hot tables equal JSON.stringify of the column values', () => {
+describe('row serialization', () => {
+  it('TSV lines of the hot tables hold every column in order, U64 amounts exact', () => {
     const fill = {
       ...key,
       exchange: '0xe111180000d2663c0091e4f400237545b87b996b',
@@ -41,7 +44,7 @@ describe('compact row serialization', () => {
       metadata: '',
     };
     // U64 above 2^53 travels as a quoted decimal, which JSONCompactEachRow accepts for UInt64.
-    expect(compactLines('alpha_fills', [fill])).toBe(generic('alpha_fills', fill));
+    expect(serializeRows('alpha_fills', [fill])).toBe(generic('alpha_fills', fill));
     const transfer = {
       ...key,
       batch_index: 2,
@@ -51,7 +54,7 @@ describe('compact row serialization', () => {
       token_id: '7',
       amount: 42,
     };
-    expect(compactLines('alpha_token_transfers', [transfer])).toBe(
+    expect(serializeRows('alpha_token_transfers', [transfer])).toBe(
       generic('alpha_token_transfers', transfer),
     );
     const collateral = {
@@ -65,8 +68,33 @@ describe('compact row serialization', () => {
       asset: '0x07',
       amount: 9,
     };
-    expect(compactLines('alpha_collateral', [collateral, collateral])).toBe(
+    expect(serializeRows('alpha_collateral', [collateral, collateral])).toBe(
       generic('alpha_collateral', collateral).repeat(2),
     );
+  });
+
+  it('escapes free text in TSV and keeps JSON for the other tables', () => {
+    expect(tsvString('a\tb\\c\nd')).toBe('a\\tb\\\\c\\nd');
+    expect(formatOf('alpha_fills')).toBe('TabSeparated');
+    expect(formatOf('alpha_lifecycle')).toBe('JSONCompactEachRow');
+    expect(
+      serializeRows('quarantine', [{ source: 's', kind: 'k', record_id: 'r', reason: 'x"y', payload: '{}' }]),
+    ).toBe('["s","k","r","x\\"y","{}"]\n');
+  });
+
+  it('a row batch grows and hands over its bytes', () => {
+    const batch = new RowBatch('alpha_blocks', 16);
+    const block = {
+      chain_id: 137,
+      number: 5,
+      hash: '0xaa',
+      parent_hash: '0xbb',
+      timestamp: 1_700_000_000_007,
+    };
+    for (let i = 0; i < 100; i++) batch.append(block);
+    const { rows, body } = batch.take();
+    expect(rows).toBe(100);
+    expect(Buffer.from(body).toString()).toBe('137\t5\t0xaa\t0xbb\t1700000000.007\n'.repeat(100));
+    expect(batch.rows).toBe(0);
   });
 });

@@ -5,27 +5,17 @@
  * held, then insert it again); checkpoints (number and hash) are written by the caller only after
  * `flush` returned, i.e. after the data they cover.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClickHouse } from '../../core/clickhouse.ts';
-import { ClickHouseQueryError, isRetryable } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import { COLUMNS, compactLines } from './serialize.ts';
+import { COLUMNS, formatOf, RowBatch, type SerializedTable } from './serialize.ts';
 import {
   type BlockHeader,
   EVENT_TABLES,
   type EventTable,
-  emptyRowSet,
   type QuarantineRow,
   type RowSet,
   STATUS_TABLES,
 } from './types.ts';
-
-type RawInsert = (params: {
-  table: string;
-  values: Buffer;
-  format: 'JSONCompactEachRow';
-  columns: readonly string[];
-}) => Promise<unknown>;
 
 export interface ChainWriterOptions {
   clickhouse: ClickHouse;
@@ -76,44 +66,24 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
   const ch = o.clickhouse;
   const batchRows = o.batchRows ?? 20_000;
   const maxInFlight = o.maxInFlight ?? 2;
-  const buffers = emptyRowSet();
-  let blocks: { chain_id: number; number: number; hash: string; parent_hash: string; timestamp: number }[] =
-    [];
-  let quarantine: QuarantineRow[] = [];
+  // Rows are serialized as they arrive: a buffered or in-flight batch holds bytes, not row objects.
+  const makeBatches = () => {
+    const out = {} as Record<SerializedTable, RowBatch>;
+    for (const t of Object.keys(COLUMNS) as SerializedTable[]) out[t] = new RowBatch(t);
+    return out;
+  };
+  let batches = makeBatches();
   const inFlight = new Set<Promise<void>>();
   let failure: unknown;
   const written: Record<string, number> = {};
   // Checkpoints are read with argMax(updated_at): keep the timestamps strictly increasing.
   let lastCheckpointAt = 0;
 
-  /**
-   * The embedded engine's raw insert (chdb's documented `connection.chdb.rawInsert`): the payload goes
-   * to the engine as bytes and its parser does the work, instead of the query-text path the
-   * @clickhouse/client connection uses (several times slower for big batches). Server mode, or a
-   * connection without it, uses the wrapper's JSONEachRow insert.
-   */
-  const raw = ch.embedded
-    ? ((ch.client as unknown as { connection?: { chdb?: { rawInsert?: RawInsert } } }).connection?.chdb
-        ?.rawInsert ?? undefined)
-    : undefined;
-
-  async function rawInsert(table: keyof typeof COLUMNS, rows: object[]): Promise<void> {
-    const values = Buffer.from(compactLines(table, rows));
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await raw!({ table, values, format: 'JSONCompactEachRow', columns: COLUMNS[table] });
-        return;
-      } catch (err) {
-        const typed = new ClickHouseQueryError(`alpha.insert.${table}`, err);
-        if (!isRetryable(err) || attempt >= 4) throw typed;
-        await sleep(Math.min(4000, 100 * 2 ** attempt) * (0.5 + Math.random()));
-      }
-    }
-  }
-
-  function launch(table: keyof typeof COLUMNS, rows: object[]): void {
-    written[table] = (written[table] ?? 0) + rows.length;
-    const p = (raw ? rawInsert(table, rows) : ch.insert(`alpha.insert.${table}`, table, rows))
+  function launch(table: SerializedTable): void {
+    const { rows, body } = batches[table].take();
+    written[table] = (written[table] ?? 0) + rows;
+    const p = ch
+      .insertRaw(`alpha.insert.${table}`, table, formatOf(table), COLUMNS[table], body)
       .catch((err) => {
         failure ??= err;
       })
@@ -131,18 +101,19 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     if (failure) throw failure;
   }
 
-  async function drain(table: EventTable | 'alpha_blocks' | 'quarantine', all: boolean): Promise<void> {
-    for (;;) {
-      const buf: object[] =
-        table === 'alpha_blocks'
-          ? blocks
-          : table === 'quarantine'
-            ? quarantine
-            : (buffers[table] as object[]);
-      if (buf.length === 0 || (!all && buf.length < batchRows)) return;
-      await waitForSlot();
-      const chunk = buf.splice(0, batchRows);
-      launch(table, chunk);
+  /** Inserts the table's batch when it is full (`all`: whenever it holds rows). */
+  async function drain(table: SerializedTable, all: boolean): Promise<void> {
+    const n = batches[table].rows;
+    if (n === 0 || (!all && n < batchRows)) return;
+    await waitForSlot();
+    launch(table);
+  }
+
+  async function append(table: SerializedTable, rows: Iterable<object>): Promise<void> {
+    const batch = batches[table];
+    for (const r of rows) {
+      batch.append(r);
+      if (batch.rows >= batchRows) await drain(table, false);
     }
   }
 
@@ -154,15 +125,13 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     async add(rows) {
       for (const t of EVENT_TABLES) {
         const src = rows[t] as object[];
-        if (src.length === 0) continue;
-        const dst = buffers[t] as object[];
-        for (const r of src) dst.push(r);
-        await drain(t, false);
+        if (src.length > 0) await append(t, src);
       }
     },
     async addBlocks(headers) {
+      const rows: object[] = [];
       for (const h of headers) {
-        blocks.push({
+        rows.push({
           chain_id: o.chainId,
           number: h.number,
           hash: h.hash,
@@ -170,12 +139,10 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
           timestamp: h.timestampMs,
         });
       }
-      await drain('alpha_blocks', false);
+      await append('alpha_blocks', rows);
     },
     async addQuarantine(rows) {
-      if (rows.length === 0) return;
-      for (const r of rows) quarantine.push(r);
-      await drain('quarantine', false);
+      if (rows.length > 0) await append('quarantine', rows);
     },
     async flush() {
       for (const t of EVENT_TABLES) await drain(t, true);
@@ -185,9 +152,7 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
       if (failure) {
         const err = failure;
         failure = undefined;
-        for (const t of EVENT_TABLES) buffers[t].length = 0;
-        blocks = [];
-        quarantine = [];
+        batches = makeBatches();
         throw err;
       }
     },

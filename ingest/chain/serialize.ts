@@ -225,6 +225,8 @@ export class RowBatch {
   rows = 0;
   private buf: Buffer;
   private used = 0;
+  /** Lines not yet copied into `buf`: one write per ~64 KiB instead of one per row. */
+  private pending = '';
   constructor(
     readonly table: SerializedTable,
     private readonly initialBytes = 1 << 20,
@@ -232,25 +234,28 @@ export class RowBatch {
     this.buf = Buffer.allocUnsafe(initialBytes);
   }
 
-  get bytes(): number {
-    return this.used;
+  append(row: object): void {
+    this.pending += rowLine(this.table, row);
+    this.rows++;
+    if (this.pending.length >= 65_536) this.copyPending();
   }
 
-  append(row: object): void {
-    const line = rowLine(this.table, row);
-    // A UTF-8 character takes at most 3 bytes per UTF-16 code unit.
-    const worst = line.length * 3;
+  private copyPending(): void {
+    const text = this.pending;
+    this.pending = '';
+    // A UTF-16 code unit takes at most 3 UTF-8 bytes.
+    const worst = text.length * 3;
     if (this.used + worst > this.buf.length) {
       const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.used + worst));
       this.buf.copy(next, 0, 0, this.used);
       this.buf = next;
     }
-    this.used += this.buf.write(line, this.used, 'utf8');
-    this.rows++;
+    this.used += this.buf.write(text, this.used, 'utf8');
   }
 
   /** The bytes written so far; the batch is empty afterwards. */
   take(): { rows: number; body: Uint8Array } {
+    this.copyPending();
     const out = { rows: this.rows, body: this.buf.subarray(0, this.used) };
     this.buf = Buffer.allocUnsafe(Math.max(this.initialBytes, Math.min(this.buf.length, 64 << 20)));
     this.used = 0;

@@ -217,8 +217,11 @@ export async function* logPages<E = undefined>(
       )
       .catch((err): Result => ({ ok: false, err })),
   });
+  // Until one page has come back, the range size is a guess: one request probes the chain's density
+  // before `concurrency` pages of that size are in flight (bounded memory whatever the density).
+  let calibrated = false;
   const refill = () => {
-    while (queue.length < o.concurrency && cursor <= to) {
+    while (queue.length < (calibrated ? o.concurrency : 1) && cursor <= to) {
       const end = Math.min(to, cursor + size - 1);
       queue.push(launch(cursor, end));
       cursor = end + 1;
@@ -231,8 +234,12 @@ export async function* logPages<E = undefined>(
     if (r.ok) {
       queue.shift();
       const n = r.logs.length;
-      if (n > o.targetLogsPerPage) size = Math.max(1, Math.floor(size / 2));
+      const pageBlocks = head.to - head.from + 1;
+      // Too dense: scale the range to the target in one step (halving took several oversized pages).
+      if (n > o.targetLogsPerPage)
+        size = Math.max(1, Math.min(size, Math.floor((pageBlocks * o.targetLogsPerPage) / n)));
       else if (n < o.targetLogsPerPage / 4) size = Math.min(o.maxRange, size * 2);
+      calibrated = true;
       refill();
       yield { from: head.from, to: head.to, logs: r.logs, extra: r.extra };
       continue;

@@ -3,7 +3,7 @@
  * newest first by default, cursor-paginated on (block_number, log_index).
  *
  * Access paths (each an index of alpha_fills): wallets → primary key (maker, block_number, ...);
- * token or condition → projection by_token; tx_hash, order_hash, builder → bloom filters; time →
+ * token or condition → projection by_token; tx_hash, order_hash → alpha_fill_hashes then the primary key; builder → bloom filter; time →
  * partition + minmax.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -146,8 +146,19 @@ export async function alphaTradesRoutes(scope: FastifyInstance, ctx: RouteContex
           condition_id: conditionId,
         });
       }
-      if (txHash) w.add('tx_hash = {tx_hash:String}', { tx_hash: txHash });
-      if (orderHash) w.add('order_hash = {order_hash:String}', { order_hash: orderHash });
+      // Hash lookups go through alpha_fill_hashes to alpha_fills' primary key (maker, block_number).
+      if (txHash) {
+        w.add(
+          "(maker, block_number) IN (SELECT maker, block_number FROM alpha_fill_hashes WHERE hash = {tx_hash:String} AND kind = 'tx') AND tx_hash = {tx_hash:String}",
+          { tx_hash: txHash },
+        );
+      }
+      if (orderHash) {
+        w.add(
+          "(maker, block_number) IN (SELECT maker, block_number FROM alpha_fill_hashes WHERE hash = {order_hash:String} AND kind = 'order') AND order_hash = {order_hash:String}",
+          { order_hash: orderHash },
+        );
+      }
       if (builder) w.add('builder = {builder:String}', { builder });
       if (q.role) w.add('role = {role:String}', { role: q.role });
       if (q.start_time !== undefined) {

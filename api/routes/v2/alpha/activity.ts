@@ -14,13 +14,22 @@ import {
 } from '../../../../schemas/api/alpha-activity.ts';
 import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
 import { ValidationFailure } from '../../../errors.ts';
-import { filtersDigest, paginate, rejectOffset } from '../../../pagination.ts';
+import { filtersDigest, rejectOffset } from '../../../pagination.ts';
 import type { RouteContext } from '../../index.ts';
 
 /** Page size when `limit` is absent (SPEC: cursor lists 1 to 200, default 50). */
 const DEFAULT_LIMIT = 50;
 
-import { afterCursor, checkTimeRange, createWhere, parseHash, parseWallets, units } from './filters.ts';
+import {
+  addTimeRange,
+  chainEventPage,
+  checkTimeRange,
+  createWhere,
+  parseHash,
+  parseWallets,
+  slugsOf,
+  units,
+} from './filters.ts';
 
 interface ActivityRow {
   block_number: string;
@@ -149,34 +158,21 @@ export async function alphaActivityRoutes(scope: FastifyInstance, ctx: RouteCont
         w.add('neg_risk_market_id = {neg_risk_market_id:String}', { neg_risk_market_id: negRiskMarketId });
       }
       if (txHash) w.add('tx_hash = {tx_hash:String}', { tx_hash: txHash });
-      if (q.start_time !== undefined) {
-        w.add("block_time >= fromUnixTimestamp64Milli({start_ms:Int64}, 'UTC')", {
-          start_ms: q.start_time * 1000,
-        });
-      }
-      if (q.end_time !== undefined) {
-        w.add("block_time <= fromUnixTimestamp64Milli({end_ms:Int64}, 'UTC')", { end_ms: q.end_time * 1000 });
-      }
-      if (cursor) {
-        const c = afterCursor(cursor, order);
-        w.add(c.sql, c.params);
-      }
-      const dir = order === 'asc' ? 'ASC' : 'DESC';
-      const rows = await ctx.deps.clickhouse.query<ActivityRow>(
-        'api.alpha.activity',
-        `SELECT ${COLUMNS} FROM alpha_activity ${w.sql()}
-         ORDER BY block_number ${dir}, log_index ${dir}
-         LIMIT {page_rows:UInt32}`,
-        { ...w.params, page_rows: limit + 1 },
+      addTimeRange(w, q.start_time, q.end_time);
+      const page = await chainEventPage<ActivityRow>(ctx, {
+        label: 'api.alpha.activity',
+        table: 'alpha_activity',
+        columns: COLUMNS,
+        where: w,
+        cursor,
+        order,
+        limit,
+        digest,
+      });
+      const slugs = await slugsOf(
+        ctx,
+        page.items.map((r) => r.condition_id),
       );
-      const page = paginate(rows, limit, (last) =>
-        ctx.cursors.encode(digest, [String(last.block_number), Number(last.log_index)]),
-      );
-      const conditionIds = [
-        ...new Set(page.items.map((r) => r.condition_id).filter((c): c is string => !!c)),
-      ];
-      const slugs =
-        conditionIds.length > 0 ? await ctx.markets.slugs(conditionIds) : new Map<string, string>();
       return { activity: page.items.map((r) => toActivity(r, slugs)), pagination: page.pagination };
     },
   );

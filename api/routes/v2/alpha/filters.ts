@@ -4,6 +4,8 @@
  * values are always bound as ClickHouse parameters.
  */
 import { ApiError } from '../../../errors.ts';
+import { paginate } from '../../../pagination.ts';
+import type { RouteContext } from '../../index.ts';
 
 export const MAX_WALLETS = 50;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -98,4 +100,56 @@ export function afterCursor(key: (string | number)[], order: 'asc' | 'desc') {
     sql: `block_number ${op} {cursor_bn:UInt64} OR (block_number = {cursor_bn:UInt64} AND log_index ${op} {cursor_li:UInt32})`,
     params: { cursor_bn: bn, cursor_li: li },
   };
+}
+
+export type Where = ReturnType<typeof createWhere>;
+
+/** `start_time` / `end_time` (Unix seconds) as conditions on `block_time`. */
+export function addTimeRange(w: Where, start: number | undefined, end: number | undefined): void {
+  if (start !== undefined) {
+    w.add("block_time >= fromUnixTimestamp64Milli({start_ms:Int64}, 'UTC')", { start_ms: start * 1000 });
+  }
+  if (end !== undefined) {
+    w.add("block_time <= fromUnixTimestamp64Milli({end_ms:Int64}, 'UTC')", { end_ms: end * 1000 });
+  }
+}
+
+/**
+ * One page of a chain event table in (block_number, log_index) order: the keyset condition after the
+ * cursor, `limit + 1` rows for an exact `has_more`, and the next cursor bound to the filters' digest.
+ */
+export async function chainEventPage<R extends { block_number: string | number; log_index: string | number }>(
+  ctx: RouteContext,
+  o: {
+    label: string;
+    table: 'alpha_fills' | 'alpha_activity';
+    columns: string;
+    where: Where;
+    cursor: (string | number)[] | undefined;
+    order: 'asc' | 'desc';
+    limit: number;
+    digest: string;
+  },
+) {
+  if (o.cursor) {
+    const c = afterCursor(o.cursor, o.order);
+    o.where.add(c.sql, c.params);
+  }
+  const dir = o.order === 'asc' ? 'ASC' : 'DESC';
+  const rows = await ctx.deps.clickhouse.query<R>(
+    o.label,
+    `SELECT ${o.columns} FROM ${o.table} ${o.where.sql()}
+     ORDER BY block_number ${dir}, log_index ${dir}
+     LIMIT {page_rows:UInt32}`,
+    { ...o.where.params, page_rows: o.limit + 1 },
+  );
+  return paginate(rows, o.limit, (last) =>
+    ctx.cursors.encode(o.digest, [String(last.block_number), Number(last.log_index)]),
+  );
+}
+
+/** Market slugs of the page's conditions (none until venue metadata is ingested). */
+export async function slugsOf(ctx: RouteContext, conditionIds: Iterable<string | null>) {
+  const ids = [...new Set([...conditionIds].filter((c): c is string => !!c))];
+  return ids.length > 0 ? ctx.markets.slugs(ids) : new Map<string, string>();
 }

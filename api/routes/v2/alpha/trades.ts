@@ -10,13 +10,22 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { type Trade, TradesQuery, TradesResponse } from '../../../../schemas/api/alpha-trades.ts';
 import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
-import { filtersDigest, paginate, rejectOffset } from '../../../pagination.ts';
+import { filtersDigest, rejectOffset } from '../../../pagination.ts';
 import type { RouteContext } from '../../index.ts';
 
 /** Page size when `limit` is absent (SPEC: cursor lists 1 to 200, default 50). */
 const DEFAULT_LIMIT = 50;
 
-import { afterCursor, checkTimeRange, createWhere, parseHash, parseWallets, units } from './filters.ts';
+import {
+  addTimeRange,
+  chainEventPage,
+  checkTimeRange,
+  createWhere,
+  parseHash,
+  parseWallets,
+  slugsOf,
+  units,
+} from './filters.ts';
 import { createTokenConditions } from './token-conditions.ts';
 
 interface FillRow {
@@ -161,32 +170,20 @@ export async function alphaTradesRoutes(scope: FastifyInstance, ctx: RouteContex
       }
       if (builder) w.add('builder = {builder:String}', { builder });
       if (q.role) w.add('role = {role:String}', { role: q.role });
-      if (q.start_time !== undefined) {
-        w.add("block_time >= fromUnixTimestamp64Milli({start_ms:Int64}, 'UTC')", {
-          start_ms: q.start_time * 1000,
-        });
-      }
-      if (q.end_time !== undefined) {
-        w.add("block_time <= fromUnixTimestamp64Milli({end_ms:Int64}, 'UTC')", { end_ms: q.end_time * 1000 });
-      }
+      addTimeRange(w, q.start_time, q.end_time);
       if (q.min_total !== undefined && q.min_total > 0) {
         w.add('usd >= {min_usd:UInt64}', { min_usd: Math.round(q.min_total * 1e6) });
       }
-      if (cursor) {
-        const c = afterCursor(cursor, order);
-        w.add(c.sql, c.params);
-      }
-      const dir = order === 'asc' ? 'ASC' : 'DESC';
-      const rows = await ctx.deps.clickhouse.query<FillRow>(
-        'api.alpha.trades',
-        `SELECT ${COLUMNS} FROM alpha_fills ${w.sql()}
-         ORDER BY block_number ${dir}, log_index ${dir}
-         LIMIT {page_rows:UInt32}`,
-        { ...w.params, page_rows: limit + 1 },
-      );
-      const page = paginate(rows, limit, (last) =>
-        ctx.cursors.encode(digest, [String(last.block_number), Number(last.log_index)]),
-      );
+      const page = await chainEventPage<FillRow>(ctx, {
+        label: 'api.alpha.trades',
+        table: 'alpha_fills',
+        columns: COLUMNS,
+        where: w,
+        cursor,
+        order,
+        limit,
+        digest,
+      });
       const unknown = page.items.filter((r) => r.condition_id === '');
       if (unknown.length > 0) {
         const found = await tokenConditions.lookup(unknown.map((r) => r.token_id));
@@ -197,9 +194,10 @@ export async function alphaTradesRoutes(scope: FastifyInstance, ctx: RouteContex
           if (r.outcome_index < 0) r.outcome_index = f.outcomeIndex;
         }
       }
-      const conditionIds = [...new Set(page.items.map((r) => r.condition_id).filter((c) => c !== ''))];
-      const slugs =
-        conditionIds.length > 0 ? await ctx.markets.slugs(conditionIds) : new Map<string, string>();
+      const slugs = await slugsOf(
+        ctx,
+        page.items.map((r) => r.condition_id),
+      );
       return { trades: page.items.map((r) => toTrade(r, slugs)), pagination: page.pagination };
     },
   );

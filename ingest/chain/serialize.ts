@@ -221,17 +221,21 @@ export function serializeRows(table: SerializedTable, rows: readonly object[]): 
  * the TSV templates are ASCII). `take` hands the bytes over and starts a new buffer, so bytes handed
  * to an insert are never written again.
  */
+const EMPTY = Buffer.alloc(0);
+
 export class RowBatch {
   rows = 0;
   private buf: Buffer;
   private used = 0;
   /** Lines not yet copied into `buf`: one write per ~64 KiB instead of one per row. */
   private pending = '';
+  /** Size of the last batch handed over: the next buffer starts there (no regrowth, no idle memory). */
+  private lastBytes = 0;
   constructor(
     readonly table: SerializedTable,
     private readonly initialBytes = 1 << 20,
   ) {
-    this.buf = Buffer.allocUnsafe(initialBytes);
+    this.buf = EMPTY;
   }
 
   append(row: object): void {
@@ -246,7 +250,10 @@ export class RowBatch {
     // A UTF-16 code unit takes at most 3 UTF-8 bytes.
     const worst = text.length * 3;
     if (this.used + worst > this.buf.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.used + worst));
+      const grown = this.used === 0 ? Math.max(this.initialBytes, this.lastBytes + (this.lastBytes >> 3)) : 0;
+      const next = Buffer.allocUnsafe(
+        Math.max(grown, this.buf.length + (this.buf.length >> 1), this.used + worst),
+      );
       this.buf.copy(next, 0, 0, this.used);
       this.buf = next;
     }
@@ -257,7 +264,8 @@ export class RowBatch {
   take(): { rows: number; body: Uint8Array } {
     this.copyPending();
     const out = { rows: this.rows, body: this.buf.subarray(0, this.used) };
-    this.buf = Buffer.allocUnsafe(Math.max(this.initialBytes, Math.min(this.buf.length, 64 << 20)));
+    this.lastBytes = this.used;
+    this.buf = EMPTY;
     this.used = 0;
     this.rows = 0;
     return out;

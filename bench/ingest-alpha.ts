@@ -15,7 +15,9 @@
  * 10 %) until N fills exist — the sim's generator makes ~300 fills/s, too slow for a 1M-fill chain;
  * `sim` runs startSim at the given size (realistic event mix, fewer events); `--rpc` uses a chain that
  * already runs (contracts at alpha's addresses).
- * ClickHouse is the embedded engine in a fresh temporary directory.
+ * ClickHouse is the embedded engine in a fresh temporary directory. The measured process is a child
+ * started with a deployment worker's settings (WORKER_FLAGS, ENGINE_MALLOC_CONF) unless the parent
+ * already runs with `--max-old-space-size`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -142,6 +144,13 @@ function fmt(n: number): string {
  */
 const WORKER_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=16'];
 
+/**
+ * The embedded engine's jemalloc keeps freed pages (merge and insert buffers) mapped for seconds;
+ * returning them at once cut the 1M-fill peak RSS by ~350 MiB. Read once, when the engine loads.
+ * chDB's jemalloc reads JE_MALLOC_CONF (prefixed build); MALLOC_CONF is set too for an unprefixed one.
+ */
+const ENGINE_MALLOC_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
+
 /** Runs the benchmark in a child process with WORKER_FLAGS unless this process already has them. */
 async function inWorkerProcess(args: string[]): Promise<boolean> {
   const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
@@ -150,6 +159,11 @@ async function inWorkerProcess(args: string[]): Promise<boolean> {
   const entry = path.resolve(import.meta.dirname, '../bin/bench.js');
   const child = spawn(process.execPath, [...WORKER_FLAGS, entry, 'ingest-alpha', ...args], {
     stdio: 'inherit',
+    env: {
+      ...process.env,
+      JE_MALLOC_CONF: process.env.JE_MALLOC_CONF ?? ENGINE_MALLOC_CONF,
+      MALLOC_CONF: process.env.MALLOC_CONF ?? ENGINE_MALLOC_CONF,
+    },
   });
   const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
   if (code !== 0) throw new Error(`ingest-alpha benchmark process exited with ${code}`);
@@ -165,6 +179,7 @@ export async function run(args: string[]): Promise<void> {
       source: { type: 'string', default: 'synthetic' },
       size: { type: 'string', default: 'medium' },
       'memory-events': { type: 'string', default: '100000' },
+      'batch-rows': { type: 'string' },
       rpc: { type: 'string' },
     },
   });
@@ -195,7 +210,12 @@ export async function run(args: string[]): Promise<void> {
   const config = loadConfig({ PMDATA_DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'bench', LOG_LEVEL: 'warn' });
   const clickhouse = await createClickHouse({ config, log });
   await migrate({ clickhouse, log });
-  const settings = alphaChainSettings(config, { rpcUrls: [rpcUrl], positionIds, finalityDepth: 0 });
+  const settings = alphaChainSettings(config, {
+    rpcUrls: [rpcUrl],
+    positionIds,
+    finalityDepth: 0,
+    ...(values['batch-rows'] ? { batchRows: Number(values['batch-rows']) } : {}),
+  });
   const chain = createAlphaChain({ clickhouse, log }, settings);
   const head = await chain.source.headNumber();
   const baselineRss = process.memoryUsage().rss;
@@ -236,6 +256,14 @@ export async function run(args: string[]): Promise<void> {
     );
     say(
       `peak RSS (pipeline):  ${fmt(peakRss / 2 ** 20)} MiB (JS heap ${fmt(peakHeap / 2 ** 20)} MiB, external ${fmt(peakExternal / 2 ** 20)} MiB; the rest is the embedded engine)`,
+    );
+    const engine = await clickhouse.query<{ tracked: string; parts: string }>(
+      'bench.engine_memory',
+      `SELECT (SELECT value FROM system.metrics WHERE metric = 'MemoryTracking') AS tracked,
+              (SELECT count() FROM system.parts WHERE active AND database = currentDatabase() AND table = 'alpha_fills') AS parts`,
+    );
+    say(
+      `engine after it:      ${fmt(Number(engine[0]?.tracked) / 2 ** 20)} MiB tracked by the engine's allocator, ${engine[0]?.parts} active alpha_fills parts (inserts of ${fmt(settings.batchRows)} rows)`,
     );
 
     // 2. Raw eth_getLogs (after the pipeline, so its memory does not count in the pipeline's RSS).

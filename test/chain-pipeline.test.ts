@@ -21,7 +21,7 @@ const PUSD = '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB';
 const MAKER = '0x00000000000000000000000000000000000000aa';
 const TAKER = '0x00000000000000000000000000000000000000bb';
 
-export function encodeEvent(signature: string, args: Record<string, unknown>): RawLogSpec {
+function encodeEvent(signature: string, args: Record<string, unknown>): RawLogSpec {
   const item = parseAbiItem(signature) as AbiEvent;
   const topics = encodeEventTopics({ abi: [item], eventName: item.name, args: args as never }) as Hex[];
   const nonIndexed = item.inputs.filter((i) => !i.indexed);

@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- sim-world [--fills N] [--seed S] [--makers a-b] [--matches-per-day N] [--dump]`
  *
- * Builds a benchmark-size simulated alpha chain (large catalog, the V2 era from the sixth hour, busy markets
- * with 6–10 makers per match) until it holds at least `--fills` (default 1,000,000) OrderFilled logs, counts
+ * Builds a benchmark-size simulated alpha chain (large catalog, the V2 era from the sixth hour, busy markets:
+ * 40 matches per market-day with 6–10 makers each, non-trading activity scaled down to 5 %) until it holds at least `--fills` (default 1,000,000) OrderFilled logs, counts
  * them back from the chain with eth_getLogs, and prints fills, logs, blocks, seconds and fills/s.
  *
  * Reuse by other benchmarks: `startBenchmarkChain()` builds the same chain (deterministic per seed and
@@ -108,7 +108,8 @@ export async function startBenchmarkChain(options: BenchmarkChainOptions = {}): 
     verify: 'light',
     recordFills: false,
     journalDepth: 0,
-    matchesPerMarketDay: options.matchesPerMarketDay ?? 10,
+    matchesPerMarketDay: options.matchesPerMarketDay ?? 40,
+    housekeeping: 0.05,
     makersPerMatch: options.makersPerMatch ?? [6, 10],
     mmInventory: [5_000, 15_000],
     cutoverTime: DEFAULT_START_TIME + 6 * 3600_000,

@@ -57,6 +57,8 @@ export interface StartSimOptions {
   historyUntil?: number;
   /** Stop the history after the step in which the fills (OrderFilled logs) reach this count. */
   historyFills?: number;
+  /** Scale of non-trading activity, 0..1 (default 1; see WorldRunnerOptions.housekeeping). */
+  housekeeping?: number;
   /** USDC a market maker splits into inventory at a time (default [1000, 3000]). */
   mmInventory?: [number, number];
   /** V1 → V2 cutover, Unix ms (default: 2026-04-28 when inside the horizon, else 40 % into it). */
@@ -66,7 +68,13 @@ export interface StartSimOptions {
   /** Ledger journal depth in blocks (reorgs deeper than this are refused; 0 turns journaling off). */
   journalDepth?: number;
   log?: Logger;
-  onBlock?: (info: { number: number; timestamp: number; matches: number; logs: number }) => void;
+  onBlock?: (info: {
+    number: number;
+    timestamp: number;
+    matches: number;
+    logs: number;
+    fills: number;
+  }) => void;
 }
 
 export interface Sim {
@@ -122,6 +130,7 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
       matchesPerMarketDay: options.matchesPerMarketDay,
       makersPerMatch: options.makersPerMatch,
       mmInventory: options.mmInventory,
+      housekeeping: options.housekeeping,
       cutoverTime:
         options.cutoverTime !== undefined
           ? Math.floor(options.cutoverTime / 1000)

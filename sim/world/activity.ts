@@ -20,7 +20,7 @@ import type { V1Order, V2Order } from '../chain/orders.ts';
 import { type ChainMarket, type Flows, v1Fee } from './activity-flows.ts';
 import type { Catalog, CatalogEvent, CatalogMarket } from './catalog.ts';
 import { ALPHA_MARKET_CREATOR } from './catalog.ts';
-import { umaAncillaryData } from './ids.ts';
+import { negRiskMarketId, umaAncillaryData } from './ids.ts';
 import { createRng, type Rng } from './rng.ts';
 import type { WorldState } from './state.ts';
 import type { Behaviour, SimWallet, WalletSet } from './wallets.ts';
@@ -48,12 +48,23 @@ export interface WorldRunnerOptions {
   matchesPerMarketDay?: number;
   /** Makers per match, inclusive range (default [1, 3]). */
   makersPerMatch?: [number, number];
+  /**
+   * Scale of the non-trading activity (refills, cluster transfers, wraps and cash-outs, conversions,
+   * redemptions, inventory merges), 0..1 (default 1). Benchmark worlds turn it down to stay fill-dense.
+   */
+  housekeeping?: number;
   /** USDC a market maker splits into inventory at a time, inclusive range (default [1000, 3000]). */
   mmInventory?: [number, number];
   /** V1 → V2 cutover, Unix s (default: 40 % into the horizon, on the hour). */
   cutoverTime?: number;
-  /** Called after each mined block. */
-  onBlock?: (info: { number: number; timestamp: number; matches: number; logs: number }) => void;
+  /** Called after each mined block; `fills` is the running total. */
+  onBlock?: (info: {
+    number: number;
+    timestamp: number;
+    matches: number;
+    logs: number;
+    fills: number;
+  }) => void;
 }
 
 export interface WorldStats {
@@ -188,6 +199,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
   const [minMakers, maxMakers] = options.makersPerMatch ?? [1, 3];
   const [invLo, invHi] = options.mmInventory ?? [1_000, 3_000];
   const inventory = () => BigInt(rng.int(invLo, invHi)) * USDC;
+  const hk = options.housekeeping ?? 1;
   const start = Math.floor(catalog.startTime / 1000);
   const end = Math.floor(catalog.endTime / 1000);
   const cutoverTime = options.cutoverTime ?? start + Math.floor(((end - start) * 0.4) / 3600) * 3600;
@@ -301,7 +313,13 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       stats.logs += info.logCount;
       stats.transactions += info.txCount;
       stats.matches += m;
-      options.onBlock?.({ number: info.number, timestamp: info.timestamp, matches: m, logs: info.logCount });
+      options.onBlock?.({
+        number: info.number,
+        timestamp: info.timestamp,
+        matches: m,
+        logs: info.logCount,
+        fills: stats.fills,
+      });
     });
     return (blocks[blocks.length - 1] as { timestamp: number }).timestamp;
   }
@@ -313,7 +331,14 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     if (a.negRisk) {
       const ev = m.event;
       if (!preparedEvents.has(ev.key)) {
+        // The catalog derives the market id from this metadata (it does not export the bytes themselves).
         const metadata = toHex(`pmdata-sim:${ev.topicId}:${ev.slug}`);
+        const expected = negRiskMarketId(ADDR.negRiskOperator, ev.negRiskFeeBips ?? 0, metadata);
+        if (expected !== ev.negRiskMarketId) {
+          throw new Error(
+            `neg-risk event ${ev.key}: metadata does not give the catalog's market id ${ev.negRiskMarketId}`,
+          );
+        }
         await flows.call(ACTORS.admin, 'negRiskOperator', 'prepareMarket', [
           BigInt(ev.negRiskFeeBips ?? 0),
           metadata,
@@ -531,7 +556,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     if (!m.holders || m.holders.length === 0) return;
     const keep: SimWallet[] = [];
     for (const w of m.holders) {
-      if (rng.chance(w.behaviour === 'buy_and_hold' ? 0.9 : 0.4)) {
+      if (rng.chance((w.behaviour === 'buy_and_hold' ? 0.9 : 0.4) * hk)) {
         await flows.redeem(w.address, m.chain, e.v2 && rng.chance(0.7) ? 'adapter' : 'direct');
       } else keep.push(w);
     }
@@ -550,7 +575,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     }
     // Clusters that circulate collateral.
     for (const c of wallets.clusters) {
-      if (!c.circulates || !rng.chance(0.25)) continue;
+      if (!c.circulates || !rng.chance(0.25 * hk)) continue;
       const [a, b] = rng.shuffle(c.members);
       if (!a || !b) continue;
       const amount = roundUnits((L.balance20(e.tokenAddr, a) * BigInt(rng.int(5, 20))) / 100n);
@@ -558,12 +583,12 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     }
     if (e.v2) {
       // Stray USDC.e (direct redemptions, conversions) is wrapped; a few cash out through the offramp.
-      for (let i = 0; i < 4; i++) {
+      for (let i = 0; i < Math.round(4 * hk); i++) {
         const w = rng.pick(traders);
         const usdc = L.balance20(ADDR.usdcE, w.address);
         if (usdc >= 10n * USDC) await flows.onrampWrap(w.address, usdc);
       }
-      if (rng.chance(0.5)) {
+      if (rng.chance(0.5 * hk)) {
         const w = rng.pick(traders);
         const amount = roundUnits(L.balance20(ADDR.pUsd, w.address) / 20n);
         if (amount >= USDC) await flows.offrampUnwrap(w.address, amount);
@@ -577,13 +602,13 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
         const low = yes < no ? yes : no; // bigint: Math.min does not apply
         if (low < BigInt(invLo / 4) * USDC && rng.chance(0.6)) {
           await mmSplit(mm, m, e, inventory());
-        } else if (low > BigInt(invLo * 2) * USDC && rng.chance(0.1)) {
+        } else if (low > BigInt(invLo * 2) * USDC && rng.chance(0.1 * hk)) {
           await flows.merge(mm.address, m.chain, roundUnits(low / 3n), e.v2 ? 'adapter' : 'direct');
         }
       }
     }
     // Conversions of NO positions in neg-risk events with no question resolved yet.
-    if (rng.chance(0.5)) {
+    if (rng.chance(0.5 * hk)) {
       const nrEvents = [...byEvent.values()].filter(
         (qs) => qs.length > 2 && qs[0]?.chain.negRisk && qs.every((q) => q.created && q.phase === 'pending'),
       );

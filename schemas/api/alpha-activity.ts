@@ -1,6 +1,6 @@
 /** `GET /v2/alpha/activity`: query and response. */
 import { type Static, Type } from '@sinclair/typebox';
-import { cursorQuery, Pagination, StringEnum } from './common.ts';
+import { blockTimeRangeQuery, cursorQuery, Pagination, StringEnum } from './common.ts';
 
 export const ACTIVITY_TYPES = ['SPLIT', 'MERGE', 'REDEEM', 'CONVERT'] as const;
 
@@ -29,20 +29,7 @@ export const ActivityQuery = Type.Object({
     Type.String({ maxLength: 200, description: 'Neg-risk market id, 0x + 64 hex (CONVERT rows)' }),
   ),
   tx_hash: Type.Optional(Type.String({ maxLength: 200, description: '0x + 64 hex' })),
-  start_time: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 99_999_999_999,
-      description: 'Earliest block time, Unix seconds (inclusive)',
-    }),
-  ),
-  end_time: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 99_999_999_999,
-      description: 'Latest block time, Unix seconds (inclusive)',
-    }),
-  ),
+  ...blockTimeRangeQuery,
   order: Type.Optional(
     StringEnum(['desc', 'asc'], {
       default: 'desc',

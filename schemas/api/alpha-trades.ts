@@ -1,6 +1,6 @@
 /** `GET /v2/alpha/trades`: query and response. One definition for validation, OpenAPI and types. */
 import { type Static, Type } from '@sinclair/typebox';
-import { cursorQuery, Pagination, StringEnum } from './common.ts';
+import { blockTimeRangeQuery, cursorQuery, Pagination, StringEnum } from './common.ts';
 
 const Hex = (description: string) => Type.String({ maxLength: 200, description });
 
@@ -24,20 +24,7 @@ export const TradesQuery = Type.Object({
   token_id: Type.Optional(
     Type.String({ pattern: '^[0-9]{1,78}$', description: 'Outcome token id (decimal uint256)' }),
   ),
-  start_time: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 99_999_999_999,
-      description: 'Earliest block time, Unix seconds (inclusive)',
-    }),
-  ),
-  end_time: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 99_999_999_999,
-      description: 'Latest block time, Unix seconds (inclusive)',
-    }),
-  ),
+  ...blockTimeRangeQuery,
   min_total: Type.Optional(
     Type.Number({ minimum: 0, maximum: 1e12, description: 'Minimum trade total (collateral notional), USD' }),
   ),

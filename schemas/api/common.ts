@@ -75,6 +75,24 @@ export function cursorQuery(limit: { min: number; max: number; default: number }
 const errorResponse = (description: string) => Type.Object(ErrorBody.properties, { description });
 
 /** The standard error responses a keyed data route can answer, for OpenAPI. */
+/** `start_time` / `end_time` query parameters of the chain event lists (Unix seconds, inclusive). */
+export const blockTimeRangeQuery = {
+  start_time: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 99_999_999_999,
+      description: 'Earliest block time, Unix seconds (inclusive)',
+    }),
+  ),
+  end_time: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 99_999_999_999,
+      description: 'Latest block time, Unix seconds (inclusive)',
+    }),
+  ),
+};
+
 export const keyedErrorResponses = {
   400: errorResponse(
     'Bad Request: a rule of the endpoint was broken (too many wallets, bad address or hash, reused pagination_key, offset other than 0)',

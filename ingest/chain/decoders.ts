@@ -17,6 +17,7 @@ import {
   addressOf,
   BadLogError,
   bytes32,
+  idString,
   u64,
   uintString,
   word,
@@ -52,6 +53,12 @@ function expectWords(log: RpcLog, n: number): void {
   if (count !== n) throw new BadLogError(`expected ${n} data words, got ${count}`);
 }
 
+/** A uint8 word (V2 `side`) as a number; anything above 255 is not a uint8. */
+function uint8Of(w: string): number {
+  if (!w.startsWith('0'.repeat(62))) throw new BadLogError('value is not a uint8');
+  return Number.parseInt(w.slice(62), 16);
+}
+
 export function decodeOrderFilledV1(log: RpcLog): Args {
   expectTopics(log, 4);
   expectWords(log, 5);
@@ -60,8 +67,8 @@ export function decodeOrderFilledV1(log: RpcLog): Args {
     orderHash: log.topics[1]!.toLowerCase(),
     maker: addressOf(log.topics[2]!),
     taker: addressOf(log.topics[3]!),
-    makerAssetId: uintString(word(d, 0)),
-    takerAssetId: uintString(word(d, 1)),
+    makerAssetId: idString(word(d, 0)),
+    takerAssetId: idString(word(d, 1)),
     makerAmountFilled: u64(word(d, 2)),
     takerAmountFilled: u64(word(d, 3)),
     fee: u64(word(d, 4)),
@@ -72,14 +79,12 @@ export function decodeOrderFilledV2(log: RpcLog): Args {
   expectTopics(log, 4);
   expectWords(log, 7);
   const d = log.data;
-  const side = word(d, 0);
-  if (!side.startsWith('0'.repeat(62))) throw new BadLogError('side is not a uint8');
   return {
     orderHash: log.topics[1]!.toLowerCase(),
     maker: addressOf(log.topics[2]!),
     taker: addressOf(log.topics[3]!),
-    side: Number.parseInt(side.slice(62), 16),
-    tokenId: uintString(word(d, 1)),
+    side: uint8Of(word(d, 0)),
+    tokenId: idString(word(d, 1)),
     makerAmountFilled: u64(word(d, 2)),
     takerAmountFilled: u64(word(d, 3)),
     fee: u64(word(d, 4)),
@@ -101,9 +106,56 @@ export function decodeTransferSingle(log: RpcLog): Args {
     operator: addressOf(log.topics[1]!),
     from: addressOf(log.topics[2]!),
     to: addressOf(log.topics[3]!),
-    id: uintString(word(log.data, 0)),
+    id: idString(word(log.data, 0)),
     value: u64(word(log.data, 1)),
   };
+}
+
+// OrdersMatched and FeeCharged: one or two per match, so hot in a busy block. Amounts stay decimal
+// strings here (exactly what viem's normalized output holds); the mapper narrows them to UInt64.
+
+export function decodeOrdersMatchedV1(log: RpcLog): Args {
+  expectTopics(log, 3);
+  expectWords(log, 4);
+  const d = log.data;
+  return {
+    takerOrderHash: log.topics[1]!.toLowerCase(),
+    takerOrderMaker: addressOf(log.topics[2]!),
+    makerAssetId: idString(word(d, 0)),
+    takerAssetId: idString(word(d, 1)),
+    makerAmountFilled: uintString(word(d, 2)),
+    takerAmountFilled: uintString(word(d, 3)),
+  };
+}
+
+export function decodeOrdersMatchedV2(log: RpcLog): Args {
+  expectTopics(log, 3);
+  expectWords(log, 4);
+  const d = log.data;
+  return {
+    takerOrderHash: log.topics[1]!.toLowerCase(),
+    takerOrderMaker: addressOf(log.topics[2]!),
+    side: uint8Of(word(d, 0)),
+    tokenId: idString(word(d, 1)),
+    makerAmountFilled: uintString(word(d, 2)),
+    takerAmountFilled: uintString(word(d, 3)),
+  };
+}
+
+export function decodeFeeChargedV1(log: RpcLog): Args {
+  expectTopics(log, 2);
+  expectWords(log, 2);
+  return {
+    receiver: addressOf(log.topics[1]!),
+    tokenId: idString(word(log.data, 0)),
+    amount: uintString(word(log.data, 1)),
+  };
+}
+
+export function decodeFeeChargedV2(log: RpcLog): Args {
+  expectTopics(log, 2);
+  expectWords(log, 1);
+  return { receiver: addressOf(log.topics[1]!), amount: uintString(word(log.data, 0)) };
 }
 
 /** Reads a dynamic uint256[] whose head offset is in word `headWord`. Returns the array and its end word. */
@@ -142,12 +194,25 @@ export function decodeTransferBatch(log: RpcLog): Args {
 
 /** Fast decoders by (contract kind, event name). */
 const FAST: Partial<Record<ContractKind, Record<string, FastDecoder>>> = {
-  exchangeV1: { OrderFilled: decodeOrderFilledV1 },
-  exchangeV2: { OrderFilled: decodeOrderFilledV2 },
+  exchangeV1: {
+    OrderFilled: decodeOrderFilledV1,
+    OrdersMatched: decodeOrdersMatchedV1,
+    FeeCharged: decodeFeeChargedV1,
+  },
+  exchangeV2: {
+    OrderFilled: decodeOrderFilledV2,
+    OrdersMatched: decodeOrdersMatchedV2,
+    FeeCharged: decodeFeeChargedV2,
+  },
   conditionalTokens: { TransferSingle: decodeTransferSingle, TransferBatch: decodeTransferBatch },
   erc20Collateral: { Transfer: decodeErc20Transfer },
   collateralToken: { Transfer: decodeErc20Transfer },
 };
+
+/** `kind.Event` of every event with a fast decoder (the equivalence test covers each one). */
+export const FAST_EVENTS: readonly string[] = Object.entries(FAST).flatMap(([kind, events]) =>
+  Object.keys(events ?? {}).map((name) => `${kind}.${name}`),
+);
 
 /**
  * Known events of a kind that pmdata does not ingest (approvals, admin and role changes, ...): skipped

@@ -43,6 +43,23 @@ export function uintString(w: string): string {
   return BigInt(`0x${w}`).toString(10);
 }
 
+/**
+ * A uint256 id word (outcome token ids: a few thousand distinct values carried by most hot logs) as a
+ * decimal string, through a bounded cache: the BigInt round trip of a 256-bit value costs more than the
+ * rest of the log's decoding.
+ */
+const ID_CACHE_MAX = 100_000;
+const idCache = new Map<string, string>();
+export function idString(w: string): string {
+  let s = idCache.get(w);
+  if (s === undefined) {
+    s = uintString(w);
+    if (idCache.size >= ID_CACHE_MAX) idCache.clear();
+    idCache.set(w, s);
+  }
+  return s;
+}
+
 /** A uint256 word as a small number (indexes, slot counts); throws if above 2^53. */
 export function uintSmall(w: string): number {
   const v = Number.parseInt(w, 16);

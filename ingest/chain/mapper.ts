@@ -8,8 +8,18 @@
 import type { Hex } from 'viem';
 import type { AddressSets, AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
 import { allContracts } from '../../schemas/abi/alpha-addresses.ts';
-import type { Args, DecoderRegistry } from './decoders.ts';
-import { AmountOverflowError, hexNumber, optionalBytes32, ratio, ZERO_ADDRESS } from './hex.ts';
+import { ALPHA_EVENT_TOPICS } from '../../schemas/abi/alpha-events.ts';
+import type { Args, DecodeResult, DecoderRegistry } from './decoders.ts';
+import {
+  AmountOverflowError,
+  hexNumber,
+  idString,
+  optionalBytes32,
+  ratio,
+  word,
+  ZERO_ADDRESS,
+  ZERO_WORD,
+} from './hex.ts';
 import { type PositionIdScheme, positionIdOf } from './position-ids.ts';
 import type { TokenMap } from './token-map.ts';
 import {
@@ -19,12 +29,23 @@ import {
   emptyRowSet,
   type QuarantineRow,
   type RowSet,
+  type RowSink,
   type RpcLog,
   type Status,
   type U64,
 } from './types.ts';
 
 export const QUARANTINE_SOURCE = 'alpha-chain';
+
+const T_FILLED_V1 = ALPHA_EVENT_TOPICS.orderFilledV1;
+const T_FILLED_V2 = ALPHA_EVENT_TOPICS.orderFilledV2;
+/** Events that teach the mapper token ids or neg-risk market fees before a page's rows are made. */
+const TOKEN_TOPICS = new Set<string>([
+  ALPHA_EVENT_TOPICS.conditionPreparation,
+  ALPHA_EVENT_TOPICS.tokenRegistered,
+  ALPHA_EVENT_TOPICS.marketPrepared,
+  ALPHA_EVENT_TOPICS.positionsConverted,
+]);
 
 export interface MapperOptions {
   chainId: number;
@@ -86,6 +107,16 @@ export interface RowMapper {
     headers: Map<number, BlockHeader>,
     statusOf: (block: number) => Status,
   ): Promise<MappedPage>;
+  /**
+   * The same, handing each row to `sink` as soon as it is made (the writer serializes it at once, so
+   * row objects die young instead of living as long as the page). Returns quarantine and counts.
+   */
+  mapPageTo(
+    sink: RowSink,
+    logs: RpcLog[],
+    headers: Map<number, BlockHeader>,
+    statusOf: (block: number) => Status,
+  ): Promise<Omit<MappedPage, 'rows'>>;
 }
 
 export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions): RowMapper {
@@ -126,12 +157,21 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     return out;
   }
 
-  async function mapPage(
+  /** The token id an OrderFilled log trades, read from its data words (a hint for the token lookup). */
+  function fillTokenOf(log: RpcLog, v2: boolean): string | undefined {
+    const d = log.data;
+    if (d.length < 2 + 64 * 2) return undefined;
+    if (v2) return idString(word(d, 1));
+    const makerAsset = word(d, 0);
+    return idString(makerAsset === ZERO_WORD ? word(d, 1) : makerAsset);
+  }
+
+  async function mapPageTo(
+    sink: RowSink,
     logs: RpcLog[],
     headers: Map<number, BlockHeader>,
     statusOf: (block: number) => Status,
-  ): Promise<MappedPage> {
-    const rows = emptyRowSet();
+  ): Promise<Omit<MappedPage, 'rows'>> {
     const quarantine: QuarantineRow[] = [];
     const stats: MapStats = { logs: logs.length, decoded: 0, ignored: 0, quarantined: 0, skipped: 0 };
 
@@ -146,27 +186,13 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
       });
     };
 
-    // 1. Decode, and learn token ids of this page first (preparations and registrations).
-    const decoded: Decoded[] = [];
+    // Consecutive logs share their block and transaction: lowercase each hash once.
     let lastBlockHash = '';
     let lastBlockHashLower = '';
     let lastTxHash = '';
     let lastTxHashLower = '';
-    const fillTokens = new Set<string>();
-    const convertMarkets = new Set<string>();
-    for (const log of logs) {
-      if (log.removed) continue;
-      const r = decoders.decode(log);
-      if (r.status === 'ignored') {
-        stats.ignored++;
-        continue;
-      }
-      if (r.status === 'quarantine') {
-        quarantineLog(log, r.kind, r.reason);
-        continue;
-      }
+    const decodedOf = (log: RpcLog, r: Extract<DecodeResult, { status: 'decoded' }>): Decoded => {
       const blockNumber = hexNumber(log.blockNumber);
-      // Consecutive logs share their block and transaction: lowercase each hash once.
       if (log.blockHash !== lastBlockHash) {
         lastBlockHash = log.blockHash;
         lastBlockHashLower = lower(log.blockHash);
@@ -177,7 +203,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
       }
       const header = headers.get(blockNumber);
       if (!header) throw new Error(`mapPage: no header for block ${blockNumber}`);
-      const d: Decoded = {
+      return {
         log,
         key: {
           chain_id: chainId,
@@ -192,22 +218,32 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         name: r.name,
         args: r.args,
       };
-      if (r.name === 'PositionsConverted') convertMarkets.add(String(r.args.marketId));
-      if (r.name === 'OrderFilled') {
-        const a = r.args;
-        if (r.contract.kind === 'exchangeV2') fillTokens.add(str(a.tokenId));
-        else fillTokens.add(str(a.makerAssetId) === '0' ? str(a.takerAssetId) : str(a.makerAssetId));
-      }
-      decoded.push(d);
-    }
+    };
 
-    // 2. Token knowledge: this page's preparations/registrations, then the table for the rest.
-    for (const d of decoded) {
+    // 1. Token knowledge first: this page's preparations and registrations (rare: decoded here and again
+    //    below), the token ids its fills trade and the neg-risk markets it converts in, looked up at once.
+    const fillTokens = new Set<string>();
+    const convertMarkets = new Set<string>();
+    for (const log of logs) {
+      if (log.removed) continue;
+      const topic0 = log.topics[0]?.toLowerCase();
+      if (topic0 === T_FILLED_V1 || topic0 === T_FILLED_V2) {
+        const token = fillTokenOf(log, topic0 === T_FILLED_V2);
+        if (token !== undefined) fillTokens.add(token);
+        continue;
+      }
+      if (topic0 === undefined || !TOKEN_TOPICS.has(topic0)) continue;
+      const r = decoders.decode(log);
+      if (r.status !== 'decoded') continue;
+      if (r.name === 'PositionsConverted') {
+        convertMarkets.add(String(r.args.marketId));
+        continue;
+      }
       try {
-        learnTokens(d, rows);
+        learnTokens(decodedOf(log, r), sink);
       } catch (err) {
         quarantineLog(
-          d.log,
+          log,
           err instanceof AmountOverflowError ? 'amount_overflow' : 'bad_data',
           (err as Error).message,
         );
@@ -216,19 +252,34 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     await opts.tokens.resolve(fillTokens);
     await opts.tokens.resolveMarkets(convertMarkets);
 
-    // 3. Rows, transaction by transaction (logs of a tx are contiguous in a page).
-    let i = 0;
-    while (i < decoded.length) {
-      let j = i + 1;
-      while (j < decoded.length && decoded[j]!.key.tx_hash === decoded[i]!.key.tx_hash) j++;
-      mapTransaction(decoded.slice(i, j), rows, stats, quarantineLog);
-      i = j;
+    // 2. Rows, transaction by transaction (logs of a tx are contiguous in a page), decoded as they are
+    //    mapped: a transaction's decoded logs die with it instead of living as long as the page.
+    let tx: Decoded[] = [];
+    let txHash = '';
+    for (const log of logs) {
+      if (log.removed) continue;
+      if (log.transactionHash !== txHash) {
+        if (tx.length > 0) mapTransaction(tx, sink, stats, quarantineLog);
+        tx = [];
+        txHash = log.transactionHash;
+      }
+      const r = decoders.decode(log);
+      if (r.status === 'ignored') {
+        stats.ignored++;
+        continue;
+      }
+      if (r.status === 'quarantine') {
+        quarantineLog(log, r.kind, r.reason);
+        continue;
+      }
+      tx.push(decodedOf(log, r));
+      stats.decoded++;
     }
-    stats.decoded = decoded.length;
-    return { rows, quarantine, stats };
+    if (tx.length > 0) mapTransaction(tx, sink, stats, quarantineLog);
+    return { quarantine, stats };
   }
 
-  function learnTokens(d: Decoded, rows: RowSet): void {
+  function learnTokens(d: Decoded, rows: RowSink): void {
     const a = d.args;
     const base = {
       chain_id: chainId,
@@ -285,7 +336,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
 
   function mapTransaction(
     txLogs: Decoded[],
-    rows: RowSet,
+    rows: RowSink,
     stats: MapStats,
     quarantineLog: (log: RpcLog, kind: string, reason: string) => void,
   ): void {
@@ -303,7 +354,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     }
   }
 
-  function mapOne(d: Decoded, key: EventKey, tx: TxContext, rows: RowSet, stats: MapStats): void {
+  function mapOne(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
     const a = d.args;
     const c = d.contract;
     const address = lower(c.address);
@@ -412,7 +463,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     }
   }
 
-  function mapExchange(d: Decoded, key: EventKey, rows: RowSet): void {
+  function mapExchange(d: Decoded, key: EventKey, rows: RowSink): void {
     const a = d.args;
     const c = d.contract;
     const exchange = lower(c.address);
@@ -568,7 +619,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     };
   }
 
-  function mapCtf(d: Decoded, key: EventKey, tx: TxContext, rows: RowSet, stats: MapStats): void {
+  function mapCtf(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
     const a = d.args;
     const ctf = lower(d.contract.address);
     switch (d.name) {
@@ -694,7 +745,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     }
   }
 
-  function mapNegRiskAdapter(d: Decoded, key: EventKey, tx: TxContext, rows: RowSet, stats: MapStats): void {
+  function mapNegRiskAdapter(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
     const a = d.args;
     const adapter = lower(d.contract.address);
     switch (d.name) {
@@ -787,7 +838,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     return toU64(((noCount - 1n) * (amt - fee)).toString());
   }
 
-  function mapOperator(d: Decoded, key: EventKey, rows: RowSet): void {
+  function mapOperator(d: Decoded, key: EventKey, rows: RowSink): void {
     const a = d.args;
     const kinds: Record<string, string> = {
       MarketPrepared: 'operator_market_prepared',
@@ -805,7 +856,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     });
   }
 
-  function mapUmaAdapter(d: Decoded, key: EventKey, rows: RowSet): void {
+  function mapUmaAdapter(d: Decoded, key: EventKey, rows: RowSink): void {
     const a = d.args;
     const snake = d.name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
     const price = a.settledPrice !== undefined ? str(a.settledPrice) : null;
@@ -849,7 +900,14 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     return exchanges.has(user) ? undefined : user;
   }
 
-  return { mapPage };
+  return {
+    mapPageTo,
+    async mapPage(logs, headers, statusOf) {
+      const rows = emptyRowSet();
+      const mapped = await mapPageTo(rows, logs, headers, statusOf);
+      return { rows, ...mapped };
+    },
+  };
 }
 
 /** The logs of one transaction, indexed for attribution. */

@@ -25,7 +25,6 @@ import {
   REFERENCE_TABLES,
   type RowSet,
   type RpcLog,
-  rowCount,
   type Status,
 } from './types.ts';
 import { type ChainWriter, createChainWriter } from './writer.ts';
@@ -157,12 +156,11 @@ export function createAlphaChain(
     opts: IngestOptions,
     collected: RowSet | undefined,
   ): Promise<MapStats & { rows: number }> {
-    const mapped = await mapper.mapPage(logs, headers, opts.statusOf);
-    if (!opts.writeTokens) {
-      mapped.rows.alpha_tokens = [];
-      mapped.rows.alpha_neg_risk_markets = [];
-    }
-    await writer.add(mapped.rows);
+    const sink = writer.sink({ skip: opts.writeTokens ? [] : REFERENCE_TABLES, collect: collected });
+    const before = writer.accepted;
+    const mapped = await mapper.mapPageTo(sink, logs, headers, opts.statusOf);
+    const rows = writer.accepted - before;
+    await writer.drainFull();
     const withLogs = new Set<number>();
     for (const l of logs) withLogs.add(hexNumber(l.blockNumber));
     const blockRows: BlockHeader[] = [];
@@ -179,9 +177,7 @@ export function createAlphaChain(
         'Quarantined malformed logs',
       );
     }
-    if (collected)
-      for (const t of EVENT_TABLES) for (const r of mapped.rows[t]) (collected[t] as object[]).push(r);
-    return { ...mapped.stats, rows: rowCount(mapped.rows) };
+    return { ...mapped.stats, rows };
   }
 
   return {

@@ -18,6 +18,7 @@ const EVENT_KEY = ['chain_id', 'block_number', 'block_hash', 'block_time', 'tx_h
 
 /** Column order of each table as written (a subset order is fine: ClickHouse maps by the column list). */
 export const COLUMNS: Record<EventTable | 'alpha_blocks' | 'quarantine', readonly string[]> = {
+  // `price` is not written: the engine computes it from usd and shares (021_fill_insert_cost.sql).
   alpha_fills: [
     ...EVENT_KEY,
     'exchange',
@@ -35,7 +36,6 @@ export const COLUMNS: Record<EventTable | 'alpha_blocks' | 'quarantine', readonl
     'taker_amount',
     'shares',
     'usd',
-    'price',
     'fee',
     'fee_asset',
     'builder',
@@ -161,7 +161,7 @@ function time3(ms: number): string {
 }
 
 function fillLine(r: AnyRow): string {
-  return `${r.chain_id}\t${r.block_number}\t${r.block_hash}\t${time3(r.block_time as number)}\t${r.tx_hash}\t${r.log_index}\t${r.exchange}\t${r.exchange_version}\t${r.neg_risk}\t${r.order_hash}\t${r.maker}\t${r.taker}\t${r.role}\t${r.side}\t${r.token_id}\t${r.condition_id}\t${r.outcome_index}\t${r.maker_amount}\t${r.taker_amount}\t${r.shares}\t${r.usd}\t${r.price}\t${r.fee}\t${r.fee_asset}\t${r.builder}\t${r.metadata}\t${r.status}\n`;
+  return `${r.chain_id}\t${r.block_number}\t${r.block_hash}\t${time3(r.block_time as number)}\t${r.tx_hash}\t${r.log_index}\t${r.exchange}\t${r.exchange_version}\t${r.neg_risk}\t${r.order_hash}\t${r.maker}\t${r.taker}\t${r.role}\t${r.side}\t${r.token_id}\t${r.condition_id}\t${r.outcome_index}\t${r.maker_amount}\t${r.taker_amount}\t${r.shares}\t${r.usd}\t${r.fee}\t${r.fee_asset}\t${r.builder}\t${r.metadata}\t${r.status}\n`;
 }
 
 function tokenTransferLine(r: AnyRow): string {

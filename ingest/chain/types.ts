@@ -202,6 +202,9 @@ export interface RowSet {
 
 export type EventTable = keyof RowSet;
 
+/** Where mapped rows go: a RowSet (arrays collect them) or a writer's sink that serializes each at once. */
+export type RowSink = { [T in EventTable]: { push(row: RowSet[T][number]): unknown } };
+
 /** Tables that hold rows keyed by block (deleted on reorg / rewritten on re-ingest). */
 export const EVENT_TABLES: readonly EventTable[] = [
   'alpha_fills',

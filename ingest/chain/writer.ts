@@ -14,6 +14,7 @@ import {
   type EventTable,
   type QuarantineRow,
   type RowSet,
+  type RowSink,
   STATUS_TABLES,
 } from './types.ts';
 
@@ -36,6 +37,14 @@ export interface Checkpoint {
 export interface ChainWriter {
   /** Buffers rows; inserts full batches, waiting while `maxInFlight` inserts run. */
   add(rows: RowSet): Promise<void>;
+  /**
+   * A sink that serializes each row into its table's batch as it is pushed (rows of `skip` are dropped;
+   * with `collect`, every row kept is also pushed there). A full batch is inserted at once when a slot
+   * is free; call `drainFull` after a page to insert the rest, waiting for slots (backpressure).
+   */
+  sink(options?: { skip?: readonly EventTable[]; collect?: RowSet }): RowSink;
+  /** Inserts every full batch, waiting while `maxInFlight` inserts run. */
+  drainFull(): Promise<void>;
   addBlocks(headers: Iterable<BlockHeader>): Promise<void>;
   addQuarantine(rows: QuarantineRow[]): Promise<void>;
   /** Inserts everything buffered and waits for every insert to finish. */
@@ -56,6 +65,8 @@ export interface ChainWriter {
   confirmUpTo(block: number, tables?: readonly EventTable[]): Promise<void>;
   writeCheckpoint(cp: Checkpoint): Promise<void>;
   readCheckpoint(pipeline: string): Promise<Checkpoint | undefined>;
+  /** Rows accepted (buffered or inserted) since creation, all tables. */
+  readonly accepted: number;
   /** Rows inserted since creation, by table. */
   readonly written: Record<string, number>;
   /** Milliseconds producers spent waiting for a free insert slot (backpressure), since creation. */
@@ -109,16 +120,51 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     launch(table);
   }
 
+  let accepted = 0;
   async function append(table: SerializedTable, rows: Iterable<object>): Promise<void> {
     const batch = batches[table];
     for (const r of rows) {
+      accepted++;
       batch.append(r);
       if (batch.rows >= batchRows) await drain(table, false);
     }
   }
 
+  /** Sync append: a full batch goes out now when a slot is free, else at the next drain. */
+  function push(table: SerializedTable, row: object): void {
+    accepted++;
+    const batch = batches[table];
+    batch.append(row);
+    if (batch.rows >= batchRows && inFlight.size < maxInFlight && !failure) launch(table);
+  }
+
   return {
     written,
+    get accepted() {
+      return accepted;
+    },
+    sink(options = {}) {
+      const skip = new Set(options.skip ?? []);
+      const collect = options.collect as Record<EventTable, object[]> | undefined;
+      const out = {} as Record<EventTable, { push(row: object): void }>;
+      for (const t of EVENT_TABLES) {
+        out[t] = skip.has(t)
+          ? { push: () => {} }
+          : collect
+            ? {
+                push: (row) => {
+                  push(t, row);
+                  collect[t].push(row);
+                },
+              }
+            : { push: (row) => push(t, row) };
+      }
+      return out as unknown as RowSink;
+    },
+    async drainFull() {
+      for (const t of Object.keys(batches) as SerializedTable[]) await drain(t, false);
+      if (failure) throw failure;
+    },
     get waitedMs() {
       return waitedMs;
     },

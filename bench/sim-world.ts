@@ -1,9 +1,11 @@
 /**
- * `npm run bench -- sim-world [--fills N] [--seed S] [--makers a-b] [--matches-per-day N] [--dump]`
+ * `npm run bench -- sim-world [--fills N] [--seed S] [--makers a-b] [--matches-per-day N] [--verify full] [--dump]`
  *
- * Builds a benchmark-size simulated alpha chain (large catalog, the V2 era from the sixth hour, busy markets:
- * 40 matches per market-day with 6–10 makers each, non-trading activity scaled down to 5 %) until it holds at least `--fills` (default 1,000,000) OrderFilled logs, counts
- * them back from the chain with eth_getLogs, and prints fills, logs, blocks, seconds and fills/s.
+ * Builds a benchmark-size simulated alpha chain (large catalog, the V2 era from the sixth hour, busy
+ * markets: 80 matches per market-day with 6–10 makers each, non-trading activity scaled down to 5 %)
+ * until it holds at least `--fills` (default 1,000,000) OrderFilled logs, counts them back from the chain
+ * with eth_getLogs, and prints fills, logs, blocks, seconds and fills/s. `--verify full` reads every
+ * receipt while building (slower) and stops at the first reverted transaction.
  *
  * Reuse by other benchmarks: `startBenchmarkChain()` builds the same chain (deterministic per seed and
  * knobs) and leaves anvil running for the caller; with `dumpTo` anvil also writes its state file on stop
@@ -29,6 +31,8 @@ export interface BenchmarkChainOptions {
   fills?: number;
   matchesPerMarketDay?: number;
   makersPerMatch?: [number, number];
+  /** Receipt checks per block (default 'light': only the transaction count; 'full' reads every receipt). */
+  verify?: 'full' | 'light';
   /** anvil writes its state here when the chain is stopped. */
   dumpTo?: string;
   /** Serve a state file written before instead of building. */
@@ -105,10 +109,10 @@ export async function startBenchmarkChain(options: BenchmarkChainOptions = {}): 
     seed: options.seed ?? 'bench',
     size: 'large',
     replicas: false,
-    verify: 'light',
+    verify: options.verify ?? 'light',
     recordFills: false,
     journalDepth: 0,
-    matchesPerMarketDay: options.matchesPerMarketDay ?? 40,
+    matchesPerMarketDay: options.matchesPerMarketDay ?? 80,
     housekeeping: 0.05,
     makersPerMatch: options.makersPerMatch ?? [6, 10],
     mmInventory: [5_000, 15_000],
@@ -120,7 +124,7 @@ export async function startBenchmarkChain(options: BenchmarkChainOptions = {}): 
       if (now - lastReport > 20_000) {
         lastReport = now;
         log(
-          `block ${b.number} (${new Date(b.timestamp * 1000).toISOString()}), ${Math.round((now - t0) / 1000)} s`,
+          `block ${b.number} (${new Date(b.timestamp * 1000).toISOString()}), ${b.fills.toLocaleString('en-US')} fills, ${Math.round((now - t0) / 1000)} s`,
         );
       }
     },
@@ -167,6 +171,7 @@ export async function run(args: string[]): Promise<void> {
     fills: a.fills ? Number(a.fills) : undefined,
     matchesPerMarketDay: a['matches-per-day'] ? Number(a['matches-per-day']) : undefined,
     makersPerMatch: makers,
+    verify: a.verify === 'full' ? 'full' : 'light',
     dumpTo,
     onProgress: (line) => process.stdout.write(`  ${line}\n`),
   });

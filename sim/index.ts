@@ -143,6 +143,7 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
     const firstBlock = driver.head();
     await runner.runHistory(
       options.historyUntil === undefined ? undefined : Math.floor(options.historyUntil / 1000),
+      options.historyFills,
     );
     const historyHead = driver.head();
     options.log?.info(

@@ -100,6 +100,11 @@ export interface Flows {
   ): Promise<Hex>;
   /** Hash of the last transaction queued by this module. */
   lastTx(): Hex;
+  /**
+   * Timestamp (s) of the block the last transaction goes into: a busy step spills into blocks one second
+   * apart, so contracts that read block.timestamp (UMA request times) may see a later time than the step's.
+   */
+  blockTime(): number;
   /** Tells the mirrors a condition's payouts ([yes, no]) once its ConditionResolution is queued. */
   setPayouts(conditionId: Hex, payouts: [bigint, bigint]): void;
 }
@@ -683,6 +688,7 @@ export function createFlows(deps: {
     flush,
     call,
     lastTx: () => lastHash,
+    blockTime: () => blockTime,
     setPayouts(conditionId, p) {
       payouts.set(conditionId, p);
     },

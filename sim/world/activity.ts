@@ -374,7 +374,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
             q.chain.no,
             q.chain.conditionId,
           ]);
-          q.requestTs = t;
+          q.requestTs = flows.blockTime();
           q.created = true;
         }
       }
@@ -400,7 +400,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
         m.chain.no,
         m.chain.conditionId,
       ]);
-      m.requestTs = t;
+      m.requestTs = flows.blockTime();
       m.created = true;
     }
     // Market makers take inventory.
@@ -435,7 +435,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       price,
     });
     state.setUmaStatus(m.chain.conditionId, 'proposed', t * 1000);
-    m.proposedAt = t;
+    m.proposedAt = flows.blockTime();
   }
 
   async function advanceResolution(m: LiveMarket, t: number) {
@@ -476,7 +476,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
           price: null,
         });
         state.setUmaStatus(m.chain.conditionId, 'disputed', t * 1000);
-        m.requestTs = t;
+        m.requestTs = flows.blockTime();
         m.phase = 'proposed';
         return;
       }
@@ -503,7 +503,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
             umaQuestionId: m.umaQuestionId,
             price: right,
           });
-          m.reportedAt = t;
+          m.reportedAt = flows.blockTime();
           m.phase = 'reported';
         } else {
           finishResolution(m, t, adapter);

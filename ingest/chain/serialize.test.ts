@@ -71,6 +71,24 @@ describe('row serialization', () => {
     expect(serializeRows('alpha_collateral', [collateral, collateral])).toBe(
       generic('alpha_collateral', collateral).repeat(2),
     );
+    const matched = {
+      ...key,
+      kind: 'orders_matched',
+      contract: '0xe111180000d2663c0091e4f400237545b87b996b',
+      exchange_version: 2,
+      neg_risk: false,
+      order_hash: `0x${'02'.repeat(32)}`,
+      account: '0x08',
+      token_id: '5',
+      amount: '18446744073709551615',
+      args: '{"side":0,"tokenId":"5"}',
+    };
+    expect(formatOf('alpha_exchange_events')).toBe('TabSeparated');
+    expect(serializeRows('alpha_exchange_events', [matched])).toBe(generic('alpha_exchange_events', matched));
+    // A backslash in JSON text is escaped for TSV (the engine reads the JSON back unchanged).
+    expect(serializeRows('alpha_exchange_events', [{ ...matched, args: '{"a":"\\n"}' }])).toContain(
+      '\t{"a":"\\\\n"}\t',
+    );
   });
 
   it('escapes free text in TSV and keeps JSON for the other tables', () => {

@@ -1,6 +1,6 @@
 /**
  * Rows → insert bytes, columns in a fixed order (COLUMNS). The hot tables (fills, ERC-1155 transfers,
- * collateral, blocks) are written as TabSeparated lines by hand-written templates: every string value
+ * collateral, exchange events, blocks) are written as TabSeparated lines by hand-written templates: every string value
  * there is a lowercase hex, decimal or enum literal produced by the decoders (no tab, newline or
  * backslash can occur), amounts are exact integers (numbers up to 2^53, decimal strings above), and
  * TSV is both the cheapest text to build and the cheapest for the engine to parse. The other tables
@@ -172,6 +172,11 @@ function collateralLine(r: AnyRow): string {
   return `${r.chain_id}\t${r.block_number}\t${r.block_hash}\t${time3(r.block_time as number)}\t${r.tx_hash}\t${r.log_index}\t${r.kind}\t${r.token}\t${tsvString(r.symbol)}\t${r.from_address}\t${r.to_address}\t${r.caller}\t${r.asset}\t${r.amount}\t${r.status}\n`;
 }
 
+/** `args` is JSON (escaped for TSV); every other value is a hex, decimal or enum literal. */
+function exchangeEventLine(r: AnyRow): string {
+  return `${r.chain_id}\t${r.block_number}\t${r.block_hash}\t${time3(r.block_time as number)}\t${r.tx_hash}\t${r.log_index}\t${r.kind}\t${r.contract}\t${r.exchange_version}\t${r.neg_risk}\t${r.order_hash}\t${r.account}\t${r.token_id}\t${r.amount}\t${tsvString(r.args)}\t${r.status}\n`;
+}
+
 function blockLine(r: AnyRow): string {
   return `${r.chain_id}\t${r.number}\t${r.hash}\t${r.parent_hash}\t${time3(r.timestamp as number)}\n`;
 }
@@ -188,6 +193,7 @@ const TSV: Partial<Record<string, (r: AnyRow) => string>> = {
   alpha_fills: fillLine,
   alpha_token_transfers: tokenTransferLine,
   alpha_collateral: collateralLine,
+  alpha_exchange_events: exchangeEventLine,
   alpha_blocks: blockLine,
 };
 

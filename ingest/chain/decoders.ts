@@ -343,14 +343,19 @@ export function createDecoderRegistry(sets: AddressSets): DecoderRegistry {
     .map(([a]) => a);
 
   function decode(log: RpcLog): DecodeResult {
-    const address = log.address.toLowerCase();
-    const contract = contracts.get(address);
+    // Nodes send lowercase hex: look the raw strings up first, lowercase only on a miss.
+    const contract = contracts.get(log.address) ?? contracts.get(log.address.toLowerCase());
     if (!contract)
-      return { status: 'quarantine', kind: 'unknown_address', reason: `no contract at ${address}` };
-    const topic0 = log.topics[0]?.toLowerCase();
+      return {
+        status: 'quarantine',
+        kind: 'unknown_address',
+        reason: `no contract at ${log.address.toLowerCase()}`,
+      };
+    const raw0 = log.topics[0];
     const entry = kindEntry(contract.kind);
-    const handler = topic0 ? entry.handlers.get(topic0) : undefined;
+    const handler = raw0 ? (entry.handlers.get(raw0) ?? entry.handlers.get(raw0.toLowerCase())) : undefined;
     if (!handler) {
+      const topic0 = raw0?.toLowerCase();
       const ignoredName = topic0 ? entry.ignored.get(topic0) : undefined;
       if (ignoredName) return { status: 'ignored', contract, name: ignoredName };
       return {

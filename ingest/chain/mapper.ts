@@ -226,7 +226,8 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     const convertMarkets = new Set<string>();
     for (const log of logs) {
       if (log.removed) continue;
-      const topic0 = log.topics[0]?.toLowerCase();
+      const raw0 = log.topics[0];
+      const topic0 = raw0 === T_FILLED_V1 || raw0 === T_FILLED_V2 ? raw0 : raw0?.toLowerCase();
       if (topic0 === T_FILLED_V1 || topic0 === T_FILLED_V2) {
         const token = fillTokenOf(log, topic0 === T_FILLED_V2);
         if (token !== undefined) fillTokens.add(token);

@@ -220,8 +220,12 @@ export async function* logPages<E = undefined>(
   // Until one page has come back, the range size is a guess: one request probes the chain's density
   // before `concurrency` pages of that size are in flight (bounded memory whatever the density).
   let calibrated = false;
+  // Requests in flight are also bounded by logs: when even one block holds more than the target (the
+  // range cannot shrink below a block), fewer pages are fetched at once so memory stays about
+  // `concurrency × targetLogsPerPage` logs.
+  let inFlight = 1;
   const refill = () => {
-    while (queue.length < (calibrated ? o.concurrency : 1) && cursor <= to) {
+    while (queue.length < (calibrated ? inFlight : 1) && cursor <= to) {
       const end = Math.min(to, cursor + size - 1);
       queue.push(launch(cursor, end));
       cursor = end + 1;
@@ -239,6 +243,11 @@ export async function* logPages<E = undefined>(
       if (n > o.targetLogsPerPage)
         size = Math.max(1, Math.min(size, Math.floor((pageBlocks * o.targetLogsPerPage) / n)));
       else if (n < o.targetLogsPerPage / 4) size = Math.min(o.maxRange, size * 2);
+      const expected = (n / pageBlocks) * size;
+      inFlight = Math.max(
+        1,
+        Math.min(o.concurrency, Math.floor((o.concurrency * o.targetLogsPerPage) / Math.max(1, expected))),
+      );
       calibrated = true;
       refill();
       yield { from: head.from, to: head.to, logs: r.logs, extra: r.extra };

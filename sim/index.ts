@@ -65,6 +65,13 @@ export interface StartSimOptions {
   cutoverTime?: number;
   /** Keep one ledger record per fill (default true; benchmark worlds turn it off to save time and memory). */
   recordFills?: boolean;
+  /**
+   * Transactions per block and calldata words per match-batch transaction (defaults 200 and 12,000):
+   * smaller values spread a busy step over more, smaller blocks (benchmark worlds keep blocks near a few
+   * thousand logs, like busy Polygon blocks, instead of tens of thousands).
+   */
+  maxTxsPerBlock?: number;
+  maxBatchWords?: number;
   /** Ledger journal depth in blocks (reorgs deeper than this are refused; 0 turns journaling off). */
   journalDepth?: number;
   log?: Logger;
@@ -119,7 +126,14 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
     const driver = await createChainDriver(anvil, { verify: options.verify });
     const deployment = await deployContracts(driver, start - 2 * 3600);
     const ledger = createLedger({ journalDepth: options.journalDepth ?? 128 });
-    const flows = createFlows({ driver, ledger, deployment, recordFills: options.recordFills });
+    const flows = createFlows({
+      driver,
+      ledger,
+      deployment,
+      recordFills: options.recordFills,
+      maxTxsPerBlock: options.maxTxsPerBlock,
+      maxBatchWords: options.maxBatchWords,
+    });
     const runner = createWorldRunner({
       flows,
       catalog,

@@ -115,9 +115,15 @@ export function createFlows(deps: {
   deployment: Deployment;
   /** Keep a record per OrderFilled in the ledger (default true; balances are kept either way). */
   recordFills?: boolean;
+  /** Transactions per block (default MAX_TXS_PER_BLOCK). */
+  maxTxsPerBlock?: number;
+  /** Calldata words per match-batch transaction (default MAX_BATCH_WORDS, ~300 small matches). */
+  maxBatchWords?: number;
 }): Flows {
   const { driver, ledger, deployment } = deps;
   const recordFills = deps.recordFills ?? true;
+  const maxTxsPerBlock = deps.maxTxsPerBlock ?? MAX_TXS_PER_BLOCK;
+  const maxBatchWords = deps.maxBatchWords ?? MAX_BATCH_WORDS;
   const L = ledger;
   let batchTarget: Address | null = null;
   let batchWords: string[] = [];
@@ -139,7 +145,7 @@ export function createFlows(deps: {
 
   /** Before queuing a transaction (or opening a batch): starts a new block when this one is full. */
   async function beforeSend() {
-    if (driver.pending() >= MAX_TXS_PER_BLOCK) await mineNow();
+    if (driver.pending() >= maxTxsPerBlock) await mineNow();
   }
 
   const usdc = ADDR.usdcE;
@@ -307,7 +313,7 @@ export function createFlows(deps: {
   }
 
   async function openBatch(target: Address) {
-    if (batchTarget !== target || batchWords.length > MAX_BATCH_WORDS) await flush();
+    if (batchTarget !== target || batchWords.length > maxBatchWords) await flush();
     if (batchTarget === null) {
       // The batch's ledger moves are made now: its block must be the one it will be sent in.
       await beforeSend();

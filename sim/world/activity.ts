@@ -326,7 +326,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
 
   // ---------------------------------------------------------------- market lifecycle
 
-  async function createMarket(m: LiveMarket, t: number, e: Era) {
+  async function createMarket(m: LiveMarket, e: Era) {
     const a = m.cm.alpha as NonNullable<CatalogMarket['alpha']>;
     if (a.negRisk) {
       const ev = m.event;
@@ -355,6 +355,8 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
             UMA_BOND,
             BigInt(UMA_LIVENESS_S),
           ]);
+          // The request's timestamp is its block's: read it before later calls may start a new block.
+          q.requestTs = flows.blockTime();
           L.move20(ADDR.usdcE, ADDR.negRiskOperator, ADDR.negRiskUmaCtfAdapter, UMA_REWARD);
           L.move20(ADDR.usdcE, ADDR.negRiskUmaCtfAdapter, ADDR.optimisticOracleV2, UMA_REWARD);
           L.addOracle({
@@ -374,7 +376,6 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
             q.chain.no,
             q.chain.conditionId,
           ]);
-          q.requestTs = flows.blockTime();
           q.created = true;
         }
       }
@@ -386,6 +387,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
         UMA_BOND,
         BigInt(UMA_LIVENESS_S),
       ]);
+      m.requestTs = flows.blockTime();
       L.move20(ADDR.usdcE, ALPHA_MARKET_CREATOR, ADDR.umaCtfAdapter, UMA_REWARD);
       L.move20(ADDR.usdcE, ADDR.umaCtfAdapter, ADDR.optimisticOracleV2, UMA_REWARD);
       L.addOracle({
@@ -400,7 +402,6 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
         m.chain.no,
         m.chain.conditionId,
       ]);
-      m.requestTs = flows.blockTime();
       m.created = true;
     }
     // Market makers take inventory.
@@ -948,7 +949,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     }
     const e = era(t);
     for (const m of markets) {
-      if (!m.created && m.createAt <= t) await createMarket(m, t, e);
+      if (!m.created && m.createAt <= t) await createMarket(m, e);
     }
     for (const m of markets) await advanceResolution(m, t);
     for (const m of markets) if (m.phase === 'resolved' && m.holders?.length) await redeemSome(m, e);

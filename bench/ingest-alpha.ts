@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- ingest-alpha [--fills N] [--source synthetic|sim] [--size small|medium|large]
- *                                [--memory-events N] [--rpc URL]`
+ * `npm run bench -- ingest-alpha [--fills N] [--source sim|synthetic] [--memory-events N]
+ *                                [--rpc URL [--position-ids ctf|simplified]] [--batch-rows N]`
  *
  * Figures, on one node:
  *   1. raw eth_getLogs: events/s of fetching every log of the chain (same adaptive pages, same
@@ -10,14 +10,16 @@
  *   3. decode + write: events/s of mapping and writing log pages already in memory;
  *   4. peak RSS of the process during (2) (sampled), and the process's max RSS.
  *
- * Chain: `synthetic` (default) places a raw log emitter at alpha's addresses on a fresh anvil and mines
- * blocks of realistic hot events (V1/V2 OrderFilled 70 %, ERC-1155 TransferSingle 20 %, pUSD Transfer
- * 10 %) until N fills exist — the sim's generator makes ~300 fills/s, too slow for a 1M-fill chain;
- * `sim` runs startSim at the given size (realistic event mix, fewer events); `--rpc` uses a chain that
+ * Chain: `sim` (default) is the benchmark-size simulated world of bench/sim-world.ts, built until it
+ * holds N OrderFilled logs (default 1,000,000; the real event mix: fills, OrdersMatched, FeeCharged,
+ * ERC-1155 and collateral transfers, splits, merges, oracle events — about five logs per fill);
+ * `synthetic` places a raw log emitter at alpha's addresses on a fresh anvil and mines blocks of hot
+ * events only (OrderFilled 70 %, TransferSingle 20 %, pUSD Transfer 10 %); `--rpc` uses a chain that
  * already runs (contracts at alpha's addresses).
  * ClickHouse is the embedded engine in a fresh temporary directory. The measured process is a child
  * started with a deployment worker's settings (WORKER_FLAGS, ENGINE_MALLOC_CONF) unless the parent
- * already runs with `--max-old-space-size`.
+ * already runs with `--max-old-space-size`; the sim chain is built by the parent (its generator's memory
+ * is not the pipeline's) and handed to the child with `--rpc`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -151,10 +153,14 @@ const WORKER_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=16'];
  */
 const ENGINE_MALLOC_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
 
-/** Runs the benchmark in a child process with WORKER_FLAGS unless this process already has them. */
-async function inWorkerProcess(args: string[]): Promise<boolean> {
+/** True when this process already runs with a deployment worker's V8 flags (it is the measured one). */
+function isWorkerProcess(): boolean {
   const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-  if (flags.includes('--max-old-space-size')) return false;
+  return flags.includes('--max-old-space-size');
+}
+
+/** Runs the measured part in a child process with WORKER_FLAGS and the engine's allocator settings. */
+async function runWorkerProcess(args: string[]): Promise<void> {
   const { spawn } = await import('node:child_process');
   const entry = path.resolve(import.meta.dirname, '../bin/bench.js');
   const child = spawn(process.execPath, [...WORKER_FLAGS, entry, 'ingest-alpha', ...args], {
@@ -167,22 +173,41 @@ async function inWorkerProcess(args: string[]): Promise<boolean> {
   });
   const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
   if (code !== 0) throw new Error(`ingest-alpha benchmark process exited with ${code}`);
-  return true;
 }
 
-export async function run(args: string[]): Promise<void> {
-  if (await inWorkerProcess(args)) return;
-  const { values } = parseArgs({
-    args,
-    options: {
-      fills: { type: 'string', default: '1000000' },
-      source: { type: 'string', default: 'synthetic' },
-      size: { type: 'string', default: 'medium' },
-      'memory-events': { type: 'string', default: '100000' },
-      'batch-rows': { type: 'string' },
-      rpc: { type: 'string' },
-    },
+/** Parent side: builds the sim chain (unless another chain is named) and runs the measured child on it. */
+async function runParent(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: OPTIONS, strict: true });
+  if (values.rpc || values.source !== 'sim') return runWorkerProcess(args);
+  const { startBenchmarkChain } = await import('./sim-world.ts');
+  const fills = Number(values.fills);
+  process.stdout.write(`Building the benchmark sim chain (${fmt(fills)} fills)...\n`);
+  const chain = await startBenchmarkChain({
+    fills,
+    onProgress: (line) => process.stdout.write(`  ${line}\n`),
   });
+  try {
+    process.stdout.write(
+      `  sim chain: ${fmt(chain.fills)} fills, ${fmt(chain.blocks)} blocks, built in ${chain.buildSeconds.toFixed(0)} s\n`,
+    );
+    await runWorkerProcess([...args, '--rpc', chain.rpcUrl, '--position-ids', 'simplified']);
+  } finally {
+    await chain.stop();
+  }
+}
+
+const OPTIONS = {
+  fills: { type: 'string', default: '1000000' },
+  source: { type: 'string', default: 'sim' },
+  'memory-events': { type: 'string', default: '100000' },
+  'batch-rows': { type: 'string' },
+  rpc: { type: 'string' },
+  'position-ids': { type: 'string' },
+} as const;
+
+export async function run(args: string[]): Promise<void> {
+  if (!isWorkerProcess()) return runParent(args);
+  const { values } = parseArgs({ args, options: OPTIONS, strict: true });
   const say = (s: string) => process.stdout.write(`${s}\n`);
   const log = createLogger({ level: 'warn', name: 'bench' });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pmdata-bench-alpha-'));
@@ -190,22 +215,13 @@ export async function run(args: string[]): Promise<void> {
   let rpcUrl = values.rpc;
   let positionIds: 'ctf' | 'simplified' = 'simplified';
   if (!rpcUrl) {
-    if (values.source === 'sim') {
-      const { startSim } = await import('../sim/index.ts');
-      say(`Building sim chain (size ${values.size})...`);
-      const sim = await startSim({ seed: 'bench-alpha', size: values.size as 'small', replicas: false });
-      rpcUrl = sim.rpcUrl;
-      stop = () => sim.stop();
-      say(
-        `  sim: ${fmt(sim.stats.fills)} fills, ${fmt(sim.stats.logs)} logs, ${fmt(sim.stats.blocks)} blocks`,
-      );
-    } else {
-      say(`Building synthetic chain with ${fmt(Number(values.fills))} fills...`);
-      const anvil = await buildSyntheticChain(Number(values.fills), say);
-      rpcUrl = anvil.url;
-      stop = () => anvil.stop();
-    }
-  } else positionIds = 'ctf';
+    if (values.source !== 'synthetic')
+      throw new Error(`--source ${values.source}: the parent builds sim chains`);
+    say(`Building synthetic chain with ${fmt(Number(values.fills))} fills...`);
+    const anvil = await buildSyntheticChain(Number(values.fills), say);
+    rpcUrl = anvil.url;
+    stop = () => anvil.stop();
+  } else positionIds = values['position-ids'] === 'simplified' ? 'simplified' : 'ctf';
 
   const config = loadConfig({ PMDATA_DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'bench', LOG_LEVEL: 'warn' });
   const clickhouse = await createClickHouse({ config, log });
@@ -286,11 +302,13 @@ export async function run(args: string[]): Promise<void> {
 
     say(`pipeline / raw:       ${((100 * pipeRate) / rawRate).toFixed(1)} %`);
 
-    // 3. Decode + write from pages in memory.
+    // 3. Decode + write from pages in memory: a sample from the middle of the chain (its first blocks are
+    //    setup: funding, market creation), written ROUNDS times into emptied tables.
     const limit = Number(values['memory-events']);
     const pages: { logs: RpcLog[]; headers: Map<number, BlockHeader> }[] = [];
     let inMemory = 0;
-    for await (const page of logPages(chain.source, 0, head, {
+    const sampleFrom = Math.floor(head / 2);
+    for await (const page of logPages(chain.source, sampleFrom, head, {
       addresses: chain.decoders.logAddresses,
       initialRange: settings.logRange,
       maxRange: settings.logRangeMax,
@@ -303,16 +321,37 @@ export async function run(args: string[]): Promise<void> {
       inMemory += page.logs.length;
       if (inMemory >= limit) break;
     }
-    for (const t of [...EVENT_TABLES, 'alpha_blocks'])
-      await clickhouse.command('bench.truncate', `TRUNCATE TABLE ${t}`);
-    t0 = performance.now();
+    const mix = new Map<string, number>();
     for (const p of pages) {
-      await chain.writeLogs(p.logs, p.headers, { statusOf: () => 'confirmed', writeTokens: true });
+      for (const l of p.logs) {
+        const r = chain.decoders.decode(l);
+        const k = r.status === 'quarantine' ? 'quarantined' : r.name;
+        mix.set(k, (mix.get(k) ?? 0) + 1);
+      }
     }
-    await chain.writer.flush();
-    const memSeconds = (performance.now() - t0) / 1000;
+    const mixText = [...mix.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([k, n]) => `${k} ${((100 * n) / inMemory).toFixed(0)} %`)
+      .join(', ');
+    const ROUNDS = 3;
+    let memSeconds = 0;
+    const rates: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const t of [...EVENT_TABLES, 'alpha_blocks', 'alpha_fill_hashes'])
+        await clickhouse.command('bench.truncate', `TRUNCATE TABLE ${t}`);
+      t0 = performance.now();
+      for (const p of pages) {
+        await chain.writeLogs(p.logs, p.headers, { statusOf: () => 'confirmed', writeTokens: true });
+      }
+      await chain.writer.flush();
+      const s = (performance.now() - t0) / 1000;
+      memSeconds += s;
+      rates.push(fmt(inMemory / s));
+    }
     say(
-      `decode + write:       ${fmt(inMemory)} events in ${memSeconds.toFixed(2)} s = ${fmt(inMemory / memSeconds)} events/s`,
+      `decode + write:       ${fmt(inMemory * ROUNDS)} events in ${memSeconds.toFixed(2)} s = ${fmt((inMemory * ROUNDS) / memSeconds)} events/s` +
+        ` (${fmt(inMemory)} events from block ${sampleFrom} written ${ROUNDS} times: ${rates.join(', ')} ev/s; ${mixText})`,
     );
     say(
       `max RSS (process):    ${fmt(process.resourceUsage().maxRSS / 1024)} MiB (V8 flags: ${process.execArgv.join(' ') || process.env.NODE_OPTIONS || 'none'})`,

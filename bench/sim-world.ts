@@ -55,12 +55,12 @@ export interface BenchmarkChain {
   stop(): Promise<void>;
 }
 
-/** Counts every log and the exchanges' OrderFilled logs of blocks [from, to], a few blocks per request. */
+/** Counts every log and the exchanges' OrderFilled logs of blocks [from, to], a block per request. */
 export async function countLogs(
   anvil: Anvil,
   from: number,
   to: number,
-): Promise<{ logs: number; fills: number }> {
+): Promise<{ logs: number; fills: number; maxBlockLogs: number }> {
   const exchanges = new Set(
     [ADDR.ctfExchangeV1, ADDR.negRiskCtfExchangeV1, ADDR.ctfExchangeV2, ADDR.negRiskCtfExchangeV2].map((a) =>
       a.toLowerCase(),
@@ -68,19 +68,21 @@ export async function countLogs(
   );
   let logs = 0;
   let fills = 0;
-  for (let b = from; b <= to; b += 2) {
-    const end = Math.min(to, b + 1);
+  let maxBlockLogs = 0;
+  for (let b = from; b <= to; b++) {
+    const end = b;
     const got = await anvil.rpc<{ address: string; topics: Hex[] }[]>('eth_getLogs', [
       { fromBlock: `0x${b.toString(16)}`, toBlock: `0x${end.toString(16)}` },
     ]);
     logs += got.length;
+    maxBlockLogs = Math.max(maxBlockLogs, got.length);
     for (const l of got) {
       const t0 = l.topics[0];
       if ((t0 === V1_ORDER_FILLED || t0 === V2_ORDER_FILLED) && exchanges.has(l.address.toLowerCase()))
         fills++;
     }
   }
-  return { logs, fills };
+  return { logs, fills, maxBlockLogs };
 }
 
 /** The benchmark chain, built (or loaded from a state file) and left running for the caller. */
@@ -118,6 +120,8 @@ export async function startBenchmarkChain(options: BenchmarkChainOptions = {}): 
     mmInventory: [5_000, 15_000],
     cutoverTime: DEFAULT_START_TIME + 6 * 3600_000,
     historyFills: options.fills ?? 1_000_000,
+    // At most 20 transactions per block (the default 200 puts a busy simulated hour in one block).
+    maxTxsPerBlock: 20,
     anvil: { pruneHistory: 2, ...(options.dumpTo ? { dumpStateOnExit: options.dumpTo } : {}) },
     onBlock: (b) => {
       const now = performance.now();
@@ -185,6 +189,7 @@ export async function run(args: string[]): Promise<void> {
       ['matches', chain.matches.toLocaleString('en-US')],
       ['logs', counted.logs.toLocaleString('en-US')],
       ['blocks', chain.blocks.toLocaleString('en-US')],
+      ['most logs in one block', counted.maxBlockLogs.toLocaleString('en-US')],
       ['transactions', chain.transactions.toLocaleString('en-US')],
       ['build seconds', chain.buildSeconds.toFixed(1)],
       ['fills/s', Math.round(chain.fills / chain.buildSeconds).toLocaleString('en-US')],

@@ -187,6 +187,9 @@ export interface PageOptions<E = undefined> {
   log?: Logger;
 }
 
+/** Blocks of the first getLogs request of a walk (the range doubles while pages stay small). */
+const PROBE_RANGE = 16;
+
 /** Walks [from, to] in adaptive pages, in block order. */
 export async function* logPages<E = undefined>(
   source: LogSource,
@@ -200,7 +203,9 @@ export async function* logPages<E = undefined>(
     to: number;
     result: Promise<Result>;
   }
-  let size = Math.max(1, Math.min(o.initialRange, o.maxRange));
+  // The first request probes with a small range and sizes grow from there: a node that does not refuse
+  // large results (anvil) would otherwise build one response of millions of logs for a wide first range.
+  let size = Math.max(1, Math.min(o.initialRange, o.maxRange, PROBE_RANGE));
   let cursor = from;
   const queue: Pending[] = [];
   const launch = (f: number, t: number): Pending => ({

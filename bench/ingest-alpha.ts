@@ -10,12 +10,11 @@
  *   3. decode + write: events/s of mapping and writing log pages already in memory;
  *   4. peak RSS of the process during (2) (sampled), and the process's max RSS.
  *
- * Chain: `sim` (default) is the benchmark-size simulated world of bench/sim-world.ts, built until it
- * holds N OrderFilled logs (default 1,000,000; the real event mix: fills, OrdersMatched, FeeCharged,
- * ERC-1155 and collateral transfers, splits, merges, oracle events — about five logs per fill);
- * `synthetic` places a raw log emitter at alpha's addresses on a fresh anvil and mines blocks of hot
- * events only (OrderFilled 70 %, TransferSingle 20 %, pUSD Transfer 10 %); `--rpc` uses a chain that
- * already runs (contracts at alpha's addresses).
+ * Chain: `synthetic` (default) places a raw log emitter at alpha's addresses on a fresh anvil and mines
+ * blocks of hot events (OrderFilled 70 %, TransferSingle 20 %, pUSD Transfer 10 %; 4,000 logs per
+ * block) until N fills exist; `sim` is the benchmark-size simulated world of bench/sim-world.ts (the real
+ * event mix, ~5 logs per fill, but blocks of up to ~220,000 logs, so the measured process needs a large
+ * heap: see SIM_WORKER_FLAGS); `--rpc` uses a chain that already runs (contracts at alpha's addresses).
  * ClickHouse is the embedded engine in a fresh temporary directory. The measured process is a child
  * started with a deployment worker's settings (WORKER_FLAGS, ENGINE_MALLOC_CONF) unless the parent
  * already runs with `--max-old-space-size`; the sim chain is built by the parent (its generator's memory
@@ -145,6 +144,13 @@ function fmt(n: number): string {
  * old space keeps the heap (and RSS) near the live set instead of letting garbage pile up.
  */
 const WORKER_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=16'];
+/**
+ * The sim world's busiest blocks hold ~220,000 logs: one such eth_getLogs page (a ~220 MB response, decoded
+ * to a UTF-16 string, then ~250 MB of log objects; a page is a whole block) does not fit a 384 MiB heap,
+ * nor 1,280 MiB with the next page in flight, so that chain's run gets a large heap and its RSS is not
+ * a worker's.
+ */
+const SIM_WORKER_FLAGS = ['--max-old-space-size=3072', '--max-semi-space-size=16'];
 
 /**
  * The embedded engine's jemalloc keeps freed pages (merge and insert buffers) mapped for seconds;
@@ -160,10 +166,10 @@ function isWorkerProcess(): boolean {
 }
 
 /** Runs the measured part in a child process with WORKER_FLAGS and the engine's allocator settings. */
-async function runWorkerProcess(args: string[]): Promise<void> {
+async function runWorkerProcess(args: string[], flags = WORKER_FLAGS): Promise<void> {
   const { spawn } = await import('node:child_process');
   const entry = path.resolve(import.meta.dirname, '../bin/bench.js');
-  const child = spawn(process.execPath, [...WORKER_FLAGS, entry, 'ingest-alpha', ...args], {
+  const child = spawn(process.execPath, [...flags, entry, 'ingest-alpha', ...args], {
     stdio: 'inherit',
     env: {
       ...process.env,
@@ -190,7 +196,10 @@ async function runParent(args: string[]): Promise<void> {
     process.stdout.write(
       `  sim chain: ${fmt(chain.fills)} fills, ${fmt(chain.blocks)} blocks, built in ${chain.buildSeconds.toFixed(0)} s\n`,
     );
-    await runWorkerProcess([...args, '--rpc', chain.rpcUrl, '--position-ids', 'simplified']);
+    await runWorkerProcess(
+      [...args, '--rpc', chain.rpcUrl, '--position-ids', 'simplified'],
+      SIM_WORKER_FLAGS,
+    );
   } finally {
     await chain.stop();
   }
@@ -198,7 +207,7 @@ async function runParent(args: string[]): Promise<void> {
 
 const OPTIONS = {
   fills: { type: 'string', default: '1000000' },
-  source: { type: 'string', default: 'sim' },
+  source: { type: 'string', default: 'synthetic' },
   'memory-events': { type: 'string', default: '100000' },
   'batch-rows': { type: 'string' },
   rpc: { type: 'string' },
@@ -230,6 +239,11 @@ export async function run(args: string[]): Promise<void> {
     rpcUrls: [rpcUrl],
     positionIds,
     finalityDepth: 0,
+    // anvil reads whole blocks for every eth_getLogs (topic filters included) and never refuses a big
+    // result: wide ranges over this dense chain (≈ 10,000 logs per block) made it build multi-GB
+    // responses and get OOM-killed. The range is capped as ALPHA_LOG_RANGE_MAX would be for such a node.
+    logRange: 16,
+    logRangeMax: 16,
     ...(values['batch-rows'] ? { batchRows: Number(values['batch-rows']) } : {}),
   });
   const chain = createAlphaChain({ clickhouse, log }, settings);

@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- sim-world [--fills N] [--seed S] [--makers a-b] [--matches-per-day N] [--verify full] [--dump]`
+ * `npm run bench -- sim-world [--fills N] [--seed S] [--makers a-b] [--matches-per-day N] [--verify full]
+ *   [--txs-per-block N] [--batch-words N] [--dump]`
  *
  * Builds a benchmark-size simulated alpha chain (large catalog, the V2 era from the sixth hour, busy
  * markets: 80 matches per market-day with 6–10 makers each, non-trading activity scaled down to 5 %)
@@ -31,6 +32,9 @@ export interface BenchmarkChainOptions {
   fills?: number;
   matchesPerMarketDay?: number;
   makersPerMatch?: [number, number];
+  /** Transactions per block and calldata words per match batch (see StartSimOptions). */
+  maxTxsPerBlock?: number;
+  maxBatchWords?: number;
   /** Receipt checks per block (default 'light': only the transaction count; 'full' reads every receipt). */
   verify?: 'full' | 'light';
   /** anvil writes its state here when the chain is stopped. */
@@ -121,7 +125,8 @@ export async function startBenchmarkChain(options: BenchmarkChainOptions = {}): 
     cutoverTime: DEFAULT_START_TIME + 6 * 3600_000,
     historyFills: options.fills ?? 1_000_000,
     // At most 20 transactions per block (the default 200 puts a busy simulated hour in one block).
-    maxTxsPerBlock: 20,
+    maxTxsPerBlock: options.maxTxsPerBlock ?? 20,
+    maxBatchWords: options.maxBatchWords,
     anvil: { pruneHistory: 2, ...(options.dumpTo ? { dumpStateOnExit: options.dumpTo } : {}) },
     onBlock: (b) => {
       const now = performance.now();
@@ -176,6 +181,8 @@ export async function run(args: string[]): Promise<void> {
     matchesPerMarketDay: a['matches-per-day'] ? Number(a['matches-per-day']) : undefined,
     makersPerMatch: makers,
     verify: a.verify === 'full' ? 'full' : 'light',
+    maxTxsPerBlock: a['txs-per-block'] ? Number(a['txs-per-block']) : undefined,
+    maxBatchWords: a['batch-words'] ? Number(a['batch-words']) : undefined,
     dumpTo,
     onProgress: (line) => process.stdout.write(`  ${line}\n`),
   });

@@ -187,8 +187,11 @@ export interface PageOptions<E = undefined> {
   log?: Logger;
 }
 
-/** Blocks of the first getLogs request of a walk (the range doubles while pages stay small). */
-const PROBE_RANGE = 16;
+/**
+ * Blocks of the first getLogs request of a walk: the range then doubles while pages stay small (a few
+ * requests to reach a sparse chain's size) and shrinks to the target when they are large.
+ */
+const PROBE_RANGE = 1;
 
 /** Walks [from, to] in adaptive pages, in block order. */
 export async function* logPages<E = undefined>(

@@ -69,7 +69,7 @@ export function alphaChainSettings(
     logRangeMax: Math.max(config.alphaLogRange, config.alphaLogRangeMax),
     logConcurrency: 4,
     targetLogsPerPage: 10_000,
-    batchRows: 20_000,
+    batchRows: 15_000,
     maxInFlight: 2,
     pollIntervalMs: config.alphaPollIntervalMs,
     backfillJobBlocks: config.alphaBackfillJobBlocks,

@@ -82,7 +82,7 @@ const INSERT_SETTINGS = { optimize_on_insert: 0 };
 
 export function createChainWriter(o: ChainWriterOptions): ChainWriter {
   const ch = o.clickhouse;
-  const batchRows = o.batchRows ?? 20_000;
+  const batchRows = o.batchRows ?? 15_000;
   const maxInFlight = o.maxInFlight ?? 2;
   // Rows are serialized as they arrive: a buffered or in-flight batch holds bytes, not row objects.
   const makeBatches = () => {

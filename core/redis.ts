@@ -113,7 +113,9 @@ export async function startRedisServer(opts: {
     '--loglevel',
     'warning',
   ];
-  const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group: a terminal's Ctrl+C (SIGINT to the foreground group) reaches pmdata only,
+  // which closes its Redis clients and then stops this server, instead of Redis vanishing first.
+  const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let stderr = '';
   child.stderr?.on('data', (d) => {
     stderr += String(d);

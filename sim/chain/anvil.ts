@@ -202,7 +202,14 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   if (options.dumpStateOnExit) args.push('--dump-state', options.dumpStateOnExit);
   if (options.pruneHistory !== undefined) args.push('--prune-history', String(options.pruneHistory));
 
-  const child = spawn(ANVIL_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group, so a terminal's Ctrl+C reaches the owner, which stops anvil after what uses
+  // it; the exit hook below still takes it down with the owner.
+  const child = spawn(ANVIL_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const killOnExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     if (stderr.length < 4000) stderr += d.toString();

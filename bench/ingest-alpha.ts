@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- ingest-alpha [--fills N] [--source sim|synthetic] [--memory-events N]
+ * `npm run bench -- ingest-alpha [--fills N] [--source synthetic|sim] [--memory-events N]
  *                                [--rpc URL [--position-ids ctf|simplified]] [--batch-rows N]`
  *
  * Figures, on one node:

@@ -16,7 +16,12 @@ import { type ChainControl, createChainControl } from './chain/control.ts';
 import { deployContracts } from './chain/deploy.ts';
 import { type ChainDriver, createChainDriver } from './chain/driver.ts';
 import { type Replicas, type ReplicaUrls, startReplicas } from './venues/index.ts';
-import { createWorldRunner, type WorldRunner, type WorldStats } from './world/activity.ts';
+import {
+  createWorldRunner,
+  type WorldRunner,
+  type WorldRunnerOptions,
+  type WorldStats,
+} from './world/activity.ts';
 import { createFlows } from './world/activity-flows.ts';
 import { type Catalog, type CatalogSize, generateCatalog } from './world/catalog.ts';
 import { createLedger, exportLedger, type Ledger, type LedgerExport } from './world/ledger.ts';
@@ -75,13 +80,7 @@ export interface StartSimOptions {
   /** Ledger journal depth in blocks (reorgs deeper than this are refused; 0 turns journaling off). */
   journalDepth?: number;
   log?: Logger;
-  onBlock?: (info: {
-    number: number;
-    timestamp: number;
-    matches: number;
-    logs: number;
-    fills: number;
-  }) => void;
+  onBlock?: WorldRunnerOptions['onBlock'];
 }
 
 export interface Sim {

@@ -13,8 +13,9 @@
  * Chain: `synthetic` (default) places a raw log emitter at alpha's addresses on a fresh anvil and mines
  * blocks of hot events (OrderFilled 70 %, TransferSingle 20 %, pUSD Transfer 10 %; 4,000 logs per
  * block) until N fills exist; `sim` is the benchmark-size simulated world of bench/sim-world.ts (the real
- * event mix, ~5 logs per fill, but blocks of up to ~220,000 logs, so the measured process needs a large
- * heap: see SIM_WORKER_FLAGS); `--rpc` uses a chain that already runs (contracts at alpha's addresses).
+ * event mix, ~5 logs per fill, in blocks of up to ~220,000 logs, which the log source reads as streams
+ * in parts of about a page's target); `--rpc` uses a chain that already runs (contracts at alpha's
+ * addresses).
  * ClickHouse is the embedded engine in a fresh temporary directory. The measured process is a child
  * started with a deployment worker's settings (WORKER_FLAGS, ENGINE_MALLOC_CONF) unless the parent
  * already runs with `--max-old-space-size`; the sim chain is built by the parent (its generator's memory
@@ -145,14 +146,6 @@ function fmt(n: number): string {
  */
 const WORKER_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=16'];
 /**
- * The sim world's busiest blocks hold ~220,000 logs: one such eth_getLogs page (a ~220 MB response, decoded
- * to a UTF-16 string, then ~250 MB of log objects; a page is a whole block) does not fit a 384 MiB heap,
- * nor 1,280 MiB with the next page in flight, so that chain's run gets a large heap and its RSS is not
- * a worker's.
- */
-const SIM_WORKER_FLAGS = ['--max-old-space-size=3072', '--max-semi-space-size=16'];
-
-/**
  * The embedded engine's jemalloc keeps freed pages (merge and insert buffers) mapped for seconds;
  * returning them at once cut the 1M-fill peak RSS by ~350 MiB. Read once, when the engine loads.
  * chDB's jemalloc reads JE_MALLOC_CONF (prefixed build); MALLOC_CONF is set too for an unprefixed one.
@@ -166,10 +159,10 @@ function isWorkerProcess(): boolean {
 }
 
 /** Runs the measured part in a child process with WORKER_FLAGS and the engine's allocator settings. */
-async function runWorkerProcess(args: string[], flags = WORKER_FLAGS): Promise<void> {
+async function runWorkerProcess(args: string[]): Promise<void> {
   const { spawn } = await import('node:child_process');
   const entry = path.resolve(import.meta.dirname, '../bin/bench.js');
-  const child = spawn(process.execPath, [...flags, entry, 'ingest-alpha', ...args], {
+  const child = spawn(process.execPath, [...WORKER_FLAGS, entry, 'ingest-alpha', ...args], {
     stdio: 'inherit',
     env: {
       ...process.env,
@@ -196,10 +189,7 @@ async function runParent(args: string[]): Promise<void> {
     process.stdout.write(
       `  sim chain: ${fmt(chain.fills)} fills, ${fmt(chain.blocks)} blocks, built in ${chain.buildSeconds.toFixed(0)} s\n`,
     );
-    await runWorkerProcess(
-      [...args, '--rpc', chain.rpcUrl, '--position-ids', 'simplified'],
-      SIM_WORKER_FLAGS,
-    );
+    await runWorkerProcess([...args, '--rpc', chain.rpcUrl, '--position-ids', 'simplified']);
   } finally {
     await chain.stop();
   }

@@ -3,6 +3,8 @@
  * provider: it refuses log ranges wider than 4 blocks ("query returned more than 10000 results"),
  * answers every third request with HTTP 429, and the first configured URL is dead. The pages must
  * still hold exactly the node's logs, in order, and the headers must arrive in JSON-RPC batches.
+ * A dense block (more logs than a page's target) is read as a stream and handed over in parts cut on
+ * transaction boundaries, even when the proxy drops the connection in the middle of its body.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,7 +37,9 @@ describe('alpha log source', () => {
   let anvil: Anvil;
   let proxy: http.Server;
   let proxyUrl: string;
-  const seen = { getLogs: 0, refused: 0, throttled: 0, batches: 0, batchSizes: [] as number[] };
+  const seen = { getLogs: 0, refused: 0, throttled: 0, batches: 0, batchSizes: [] as number[], cut: 0 };
+  /** The dense block: 6 transactions of 40 logs each. */
+  let dense = 0;
 
   beforeAll(async () => {
     anvil = await startTestChain();
@@ -45,6 +49,13 @@ describe('alpha log source', () => {
         { address: CTF, logs: Array.from({ length: 3 }, (_, i) => transferSingle(b * 3 + i + 1)) },
       ]);
     }
+    dense = await emitInBlock(
+      anvil.rpc,
+      Array.from({ length: 6 }, (_, t) => ({
+        address: CTF,
+        logs: Array.from({ length: 40 }, (_, i) => transferSingle(1000 + t * 40 + i)),
+      })),
+    );
     let n = 0;
     proxy = http.createServer(async (req, res) => {
       let body = '';
@@ -80,7 +91,20 @@ describe('alpha log source', () => {
         headers: { 'content-type': 'application/json' },
         body,
       });
-      res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
+      const text = await upstream.text();
+      // The first read of the dense block loses its connection after 60 % of the body.
+      if (
+        !Array.isArray(parsed) &&
+        parsed.method === 'eth_getLogs' &&
+        text.length > 50_000 &&
+        seen.cut++ === 0
+      ) {
+        res.writeHead(upstream.status, { 'content-type': 'application/json' });
+        res.write(text.slice(0, Math.floor(text.length * 0.6)));
+        setTimeout(() => res.destroy(), 20);
+        return;
+      }
+      res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
@@ -105,20 +129,29 @@ describe('alpha log source', () => {
       initialRange: 16,
       maxRange: 64,
       concurrency: 3,
-      targetLogsPerPage: 1000,
+      targetLogsPerPage: 50,
     })) {
       pages.push(page);
     }
-    // Pages tile [0, head] in order.
-    expect(pages[0]!.from).toBe(0);
-    for (let i = 1; i < pages.length; i++) expect(pages[i]!.from).toBe(pages[i - 1]!.to + 1);
-    expect(pages.at(-1)!.to).toBe(head);
+    // Pages tile [0, head] in order; the dense block's page comes in parts.
+    const parts = pages.filter((p) => p.from <= dense && dense <= p.to);
+    expect(parts.length).toBeGreaterThan(2);
+    expect(parts.map((p) => p.final)).toEqual([...parts.slice(1).map(() => false), true]);
+    for (let i = 1; i < parts.length; i++) {
+      if (parts[i]!.logs.length === 0) continue;
+      expect(parts[i]!.logs[0]!.transactionHash).not.toBe(parts[i - 1]!.logs.at(-1)!.transactionHash);
+    }
+    expect(seen.cut).toBeGreaterThan(1);
+    const finals = pages.filter((p) => p.final);
+    expect(finals[0]!.from).toBe(0);
+    for (let i = 1; i < finals.length; i++) expect(finals[i]!.from).toBe(finals[i - 1]!.to + 1);
+    expect(finals.at(-1)!.to).toBe(head);
     const got = pages.flatMap((p) => p.logs);
     const direct = await anvil.rpc<unknown[]>('eth_getLogs', [
       { fromBlock: '0x0', toBlock: `0x${head.toString(16)}`, address: CTF },
     ]);
     expect(got).toEqual(direct);
-    expect(got).toHaveLength(90);
+    expect(got).toHaveLength(90 + 240);
     expect(seen.refused).toBeGreaterThan(0);
     expect(seen.throttled).toBeGreaterThan(0);
     expect(source.counters.retries).toBeGreaterThan(0);

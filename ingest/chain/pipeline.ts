@@ -5,7 +5,8 @@
  *
  * Invariant: every row written carries the block hash of the header the pipeline holds for its block;
  * a log whose blockHash differs from that header means the chain moved under us, and the range fails
- * with ReorgDetectedError before any of its rows is written.
+ * with ReorgDetectedError before any row of that page (or part of a dense page) is written; its
+ * callers delete what the failed range wrote above their checkpoint.
  */
 import type { ClickHouse } from '../../core/clickhouse.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -86,6 +87,16 @@ export interface AlphaChain {
     headers: Map<number, BlockHeader>,
     opts: IngestOptions,
   ): Promise<PageResult['stats'] & { rows: number }>;
+}
+
+function addStats(a: MapStats, b: MapStats): MapStats {
+  return {
+    logs: a.logs + b.logs,
+    decoded: a.decoded + b.decoded,
+    ignored: a.ignored + b.ignored,
+    quarantined: a.quarantined + b.quarantined,
+    skipped: a.skipped + b.skipped,
+  };
 }
 
 export function createAlphaChain(
@@ -211,6 +222,11 @@ export function createAlphaChain(
         enrich: (logs, _from, to) => headersFor(logs, to, opts.knownHeaders),
       });
       let t = performance.now();
+      // A page denser than the target arrives in parts: each is written as it comes, and the page
+      // counts as handled (onPage: progress, checkpoints) with its final part.
+      let pageLogs = 0;
+      let pageRows = 0;
+      let pageStats: MapStats | undefined;
       for await (const page of pages) {
         result.waitFetchMs += performance.now() - t;
         const headers = page.extra;
@@ -223,15 +239,23 @@ export function createAlphaChain(
         result.quarantined += stats.quarantined;
         result.ignored += stats.ignored;
         result.skipped += stats.skipped;
-        result.endHeader = endHeader;
-        await opts.onPage?.({
-          from: page.from,
-          to: page.to,
-          endHeader,
-          logs: page.logs.length,
-          rows: stats.rows,
-          stats,
-        });
+        pageLogs += page.logs.length;
+        pageRows += stats.rows;
+        pageStats = pageStats ? addStats(pageStats, stats) : stats;
+        if (page.final) {
+          result.endHeader = endHeader;
+          await opts.onPage?.({
+            from: page.from,
+            to: page.to,
+            endHeader,
+            logs: pageLogs,
+            rows: pageRows,
+            stats: pageStats,
+          });
+          pageLogs = 0;
+          pageRows = 0;
+          pageStats = undefined;
+        }
         t = performance.now();
       }
       return result;

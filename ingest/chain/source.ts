@@ -5,12 +5,17 @@
  * after `classifyRpcError`). `logPages` walks a block range with an adaptive range size: it halves a
  * range the node refuses (too many results, response too large, timeout) and grows after successes,
  * with a bounded number of requests in flight, yielding pages in block order.
+ *
+ * Over HTTP, `eth_getLogs` is read as a stream (log-stream.ts) instead of through viem, whose transport
+ * holds a whole response as one string: a page denser than the target (one block can hold ~220,000
+ * logs) is handed over in parts of about the target, cut on transaction boundaries (docs/decisions.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createPublicClient, fallback, http, type PublicClient, type Transport, webSocket } from 'viem';
 import { isRetryable, PermanentError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { hexNumber } from './hex.ts';
+import { LogArrayReader, TxChunker } from './log-stream.ts';
 import { classifyRpcError, RangeTooLargeError } from './rpc-errors.ts';
 import type { BlockHeader, RpcLog } from './types.ts';
 
@@ -40,10 +45,29 @@ export interface LogSource {
     addresses: readonly string[],
     topics?: readonly (string[] | null)[],
   ): Promise<RpcLog[]>;
+  /**
+   * The same call read as a stream, in parts of at least `partLogs` logs ending on a transaction
+   * boundary (`last` on the final part). Retryable failures are retried (a retry skips the logs already
+   * handed over); a refused range throws RangeTooLargeError before any part. Optional: a source without
+   * it is read with `getLogs`.
+   */
+  streamLogs?(
+    from: number,
+    to: number,
+    addresses: readonly string[],
+    topics: readonly (string[] | null)[] | undefined,
+    partLogs: number,
+  ): AsyncGenerator<LogPart>;
   /** Headers of `numbers`, fetched in JSON-RPC batches; a block the node does not have is absent. */
   getHeaders(numbers: readonly number[]): Promise<Map<number, BlockHeader>>;
   /** Counters since creation: requests, retries, range splits. */
   readonly counters: { requests: number; retries: number; logs: number };
+}
+
+export interface LogPart {
+  logs: RpcLog[];
+  /** True on the range's final part. */
+  last: boolean;
 }
 
 interface RpcBlock {
@@ -112,11 +136,141 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
     }
   }
 
+  /** An Error shaped like viem's (status, code, details) so classifyRpcError reads it the same way. */
+  function httpError(message: string, fields: { status?: number; name?: string; cause?: unknown }): Error {
+    const err = new Error(message, { cause: fields.cause });
+    if (fields.name) Object.defineProperty(err, 'name', { value: fields.name });
+    if (fields.status !== undefined) Object.assign(err, { status: fields.status });
+    return err;
+  }
+
+  const httpUrls = opts.urls.filter((u) => !u.startsWith('ws'));
+  /** The URL that answered last: streams start there and move on after a failure (like viem's fallback). */
+  let preferred = 0;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  let requestId = 0;
+
+  /**
+   * One streamed eth_getLogs: yields arrays of logs as the body arrives. The timeout is an idle timeout
+   * (no byte for `timeoutMs`), so a large body that keeps arriving is never cut.
+   */
+  async function* streamOnce(
+    url: string,
+    filter: Record<string, unknown>,
+    parseEvery: number,
+  ): AsyncGenerator<RpcLog[]> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () =>
+          controller.abort(httpError(`eth_getLogs: no data for ${timeoutMs} ms`, { name: 'TimeoutError' })),
+        timeoutMs,
+      );
+    };
+    arm();
+    try {
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: ++requestId, method: 'eth_getLogs', params: [filter] }),
+          signal: controller.signal,
+        });
+      } catch (err) {
+        throw controller.signal.aborted
+          ? controller.signal.reason
+          : httpError(`eth_getLogs: ${(err as Error).message}`, { name: 'HttpRequestError', cause: err });
+      }
+      if (!response.ok || !response.body) {
+        const text = await response.text().catch(() => '');
+        throw httpError(`eth_getLogs: HTTP ${response.status} ${text.slice(0, 200)}`, {
+          status: response.status,
+          name: 'HttpRequestError',
+        });
+      }
+      const reader = new LogArrayReader(parseEvery);
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          arm();
+          const logs = reader.push(chunk);
+          if (logs.length > 0) yield logs;
+        }
+      } catch (err) {
+        if (controller.signal.aborted) throw controller.signal.reason;
+        if ((err as Error).name === 'JsonRpcResponseError' || err instanceof SyntaxError) throw err;
+        throw httpError(`eth_getLogs: ${(err as Error).message}`, { name: 'HttpRequestError', cause: err });
+      }
+      const rest = reader.end();
+      if (rest.length > 0) yield rest;
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  }
+
+  async function* streamLogs(
+    from: number,
+    to: number,
+    addresses: readonly string[],
+    topics: readonly (string[] | null)[] | undefined,
+    partLogs: number,
+  ): AsyncGenerator<LogPart> {
+    const filter: Record<string, unknown> = {
+      fromBlock: `0x${from.toString(16)}`,
+      toBlock: `0x${to.toString(16)}`,
+      address: addresses,
+    };
+    if (topics) filter.topics = topics;
+    // Logs already handed over: a retry reads the range again and skips them (a changed chain is caught
+    // by the block hash check against the headers).
+    let delivered = 0;
+    for (let attempt = 1; ; attempt++) {
+      const url = httpUrls[preferred % httpUrls.length]!;
+      const chunker = new TxChunker(partLogs);
+      let seen = 0;
+      try {
+        counters.requests++;
+        for await (const logs of streamOnce(url, filter, Math.min(1000, partLogs))) {
+          let fresh = logs;
+          if (seen < delivered) fresh = logs.slice(Math.min(logs.length, delivered - seen));
+          seen += logs.length;
+          if (fresh.length === 0) continue;
+          for (const part of chunker.add(fresh)) {
+            delivered += part.length;
+            counters.logs += part.length;
+            yield { logs: part, last: false };
+          }
+        }
+        const rest = chunker.flush();
+        delivered += rest.length;
+        counters.logs += rest.length;
+        yield { logs: rest, last: true };
+        return;
+      } catch (raw) {
+        const err = classifyRpcError(raw, delivered === 0);
+        // A range the node refuses is the caller's to shrink (only possible before any part).
+        if (err instanceof RangeTooLargeError || !isRetryable(err) || attempt >= maxAttempts) throw err;
+        preferred++;
+        const delay = Math.random() * Math.min(maxBackoff, backoff * 2 ** (attempt - 1));
+        counters.retries++;
+        opts.log.warn(
+          { rpc: 'eth_getLogs', url, attempt, delay_ms: Math.round(delay), delivered, err: err.message },
+          'Retrying RPC request',
+        );
+        await sleep(delay);
+      }
+    }
+  }
+
   const request = <T>(client: PublicClient, method: string, params: unknown[]) =>
     (client.request as (a: { method: string; params: unknown[] }) => Promise<T>)({ method, params });
 
   return {
     counters,
+    ...(httpUrls.length === opts.urls.length ? { streamLogs } : {}),
     async chainId() {
       return hexNumber(
         await withRetry('eth_chainId', false, () => request<string>(plain, 'eth_chainId', [])),
@@ -164,14 +318,20 @@ export interface LogPage<E = undefined> {
   from: number;
   to: number;
   logs: RpcLog[];
+  /**
+   * False on every part of a page but its last: a range denser than `targetLogsPerPage` arrives in
+   * parts (each ending on a transaction boundary, each with its own `extra`); a range is done once its
+   * final part is handled.
+   */
+  final: boolean;
   /** What `enrich` made of the page (fetched while other pages are in flight). */
   extra: E;
 }
 
 export interface PageOptions<E = undefined> {
   /**
-   * Work to run on a page as soon as its logs arrive, inside the page's slot (e.g. fetching its block
-   * headers), so it overlaps with the consumer instead of stalling it.
+   * Work to run on a page (or part) as soon as its logs arrive, inside the page's slot (e.g. fetching
+   * its block headers), so it overlaps with the consumer instead of stalling it.
    */
   enrich?: (logs: RpcLog[], from: number, to: number) => Promise<E>;
   addresses: readonly string[];
@@ -200,37 +360,61 @@ export async function* logPages<E = undefined>(
   to: number,
   o: PageOptions<E>,
 ): AsyncGenerator<LogPage<E>> {
-  type Result = { ok: true; logs: RpcLog[]; extra: E } | { ok: false; err: unknown };
+  type Result = { ok: true; logs: RpcLog[]; last: boolean; extra: E } | { ok: false; err: unknown };
   interface Pending {
     from: number;
     to: number;
+    /** The first part (the whole page unless it is denser than the target). */
     result: Promise<Result>;
+    /** The parts after the first of a streamed page. */
+    parts?: AsyncGenerator<LogPart>;
   }
   // The first request probes with a small range and sizes grow from there: a node that does not refuse
   // large results (anvil) would otherwise build one response of millions of logs for a wide first range.
   let size = Math.max(1, Math.min(o.initialRange, o.maxRange, PROBE_RANGE));
   let cursor = from;
   const queue: Pending[] = [];
-  const launch = (f: number, t: number): Pending => ({
-    from: f,
-    to: t,
-    result: source
-      .getLogs(f, t, o.addresses, o.topics)
-      .then(
-        async (logs): Promise<Result> => ({
-          ok: true,
-          logs,
-          extra: (o.enrich ? await o.enrich(logs, f, t) : undefined) as E,
-        }),
-      )
-      .catch((err): Result => ({ ok: false, err })),
+  const settle = async (f: number, t: number, part: LogPart): Promise<Result> => ({
+    ok: true,
+    logs: part.logs,
+    last: part.last,
+    extra: (o.enrich ? await o.enrich(part.logs, f, t) : undefined) as E,
   });
+  const launch = (f: number, t: number): Pending => {
+    if (source.streamLogs) {
+      const parts = source.streamLogs(f, t, o.addresses, o.topics, o.targetLogsPerPage);
+      return {
+        from: f,
+        to: t,
+        parts,
+        result: parts
+          .next()
+          .then((r) => settle(f, t, r.done ? { logs: [], last: true } : r.value))
+          .catch((err): Result => ({ ok: false, err })),
+      };
+    }
+    return {
+      from: f,
+      to: t,
+      result: source
+        .getLogs(f, t, o.addresses, o.topics)
+        .then((logs) => settle(f, t, { logs, last: true }))
+        .catch((err): Result => ({ ok: false, err })),
+    };
+  };
+  // Stops the streams of pages still in flight (an early exit or a failure) without unobserved errors.
+  let current: Pending | undefined;
+  const abandon = async () => {
+    const left = current ? [current, ...queue] : queue;
+    await Promise.all(left.map((p) => p.result));
+    await Promise.all(left.map((p) => p.parts?.return(undefined)));
+  };
   // Until one page has come back, the range size is a guess: one request probes the chain's density
   // before `concurrency` pages of that size are in flight (bounded memory whatever the density).
   let calibrated = false;
   // Requests in flight are also bounded by logs: when even one block holds more than the target (the
   // range cannot shrink below a block), fewer pages are fetched at once so memory stays about
-  // `concurrency × targetLogsPerPage` logs.
+  // `concurrency × targetLogsPerPage` logs (a page in flight holds at most its first part).
   let inFlight = 1;
   const refill = () => {
     while (queue.length < (calibrated ? inFlight : 1) && cursor <= to) {
@@ -239,45 +423,56 @@ export async function* logPages<E = undefined>(
       cursor = end + 1;
     }
   };
-  refill();
-  while (queue.length > 0) {
-    const head = queue[0]!;
-    const r = await head.result;
-    if (r.ok) {
-      queue.shift();
-      const n = r.logs.length;
-      const pageBlocks = head.to - head.from + 1;
-      // Too dense: scale the range to the target in one step (halving took several oversized pages).
-      if (n > o.targetLogsPerPage)
-        size = Math.max(1, Math.min(size, Math.floor((pageBlocks * o.targetLogsPerPage) / n)));
-      else if (n < o.targetLogsPerPage / 4) size = Math.min(o.maxRange, size * 2);
-      const expected = (n / pageBlocks) * size;
-      inFlight = Math.max(
-        1,
-        Math.min(o.concurrency, Math.floor((o.concurrency * o.targetLogsPerPage) / Math.max(1, expected))),
-      );
-      calibrated = true;
-      refill();
-      yield { from: head.from, to: head.to, logs: r.logs, extra: r.extra };
-      continue;
+  try {
+    refill();
+    while (queue.length > 0) {
+      const head = queue[0]!;
+      let r = await head.result;
+      if (r.ok) {
+        current = queue.shift();
+        // A dense page: its parts are handed over as they arrive, and the next pages are requested now
+        // (each holds at most its first part until its turn) so the node prepares them meanwhile.
+        let n = r.logs.length;
+        if (!r.last) refill();
+        while (!r.last) {
+          yield { from: head.from, to: head.to, logs: r.logs, final: false, extra: r.extra };
+          const next = await head.parts!.next();
+          r = (await settle(
+            head.from,
+            head.to,
+            next.done ? { logs: [], last: true } : next.value,
+          )) as typeof r;
+          n += r.logs.length;
+        }
+        const pageBlocks = head.to - head.from + 1;
+        // Too dense: scale the range to the target in one step (halving took several oversized pages).
+        if (n > o.targetLogsPerPage)
+          size = Math.max(1, Math.min(size, Math.floor((pageBlocks * o.targetLogsPerPage) / n)));
+        else if (n < o.targetLogsPerPage / 4) size = Math.min(o.maxRange, size * 2);
+        const expected = (n / pageBlocks) * size;
+        inFlight = Math.max(
+          1,
+          Math.min(o.concurrency, Math.floor((o.concurrency * o.targetLogsPerPage) / Math.max(1, expected))),
+        );
+        calibrated = true;
+        current = undefined;
+        refill();
+        yield { from: head.from, to: head.to, logs: r.logs, final: true, extra: r.extra };
+        continue;
+      }
+      if (!(r.err instanceof RangeTooLargeError)) throw r.err;
+      if (head.from === head.to) {
+        throw new PermanentError(
+          `eth_getLogs refused the single block ${head.from}: ${(r.err as Error).message}`,
+          { cause: r.err },
+        );
+      }
+      const mid = head.from + Math.floor((head.to - head.from) / 2);
+      size = Math.max(1, Math.floor((head.to - head.from + 1) / 2));
+      o.log?.debug({ from: head.from, to: head.to, next_range: size }, 'Shrank log range');
+      queue.splice(0, 1, launch(head.from, mid), launch(mid + 1, head.to));
     }
-    if (!(r.err instanceof RangeTooLargeError)) {
-      // Let in-flight requests settle so none rejects unobserved, then fail.
-      await Promise.all(queue.map((p) => p.result));
-      throw r.err;
-    }
-    if (head.from === head.to) {
-      await Promise.all(queue.map((p) => p.result));
-      throw new PermanentError(
-        `eth_getLogs refused the single block ${head.from}: ${(r.err as Error).message}`,
-        {
-          cause: r.err,
-        },
-      );
-    }
-    const mid = head.from + Math.floor((head.to - head.from) / 2);
-    size = Math.max(1, Math.floor((head.to - head.from + 1) / 2));
-    o.log?.debug({ from: head.from, to: head.to, next_range: size }, 'Shrank log range');
-    queue.splice(0, 1, launch(head.from, mid), launch(mid + 1, head.to));
+  } finally {
+    await abandon();
   }
 }

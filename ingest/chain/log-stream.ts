@@ -1,0 +1,214 @@
+/**
+ * Reading an `eth_getLogs` response as it streams in. A dense block (the benchmark world holds blocks of
+ * ~220,000 logs, ~220 MB of JSON; a block is the smallest range a node can be asked for) does not fit a
+ * worker's heap as one string plus one array of log objects. `LogArrayReader` scans the body's bytes as
+ * they arrive and parses the `result` array's complete objects in small batches, so at most one network
+ * chunk and one batch of objects are held at a time; `TxChunker` regroups the logs into parts of about
+ * `target` logs that never split a transaction (the mapper attributes events within a transaction).
+ */
+import type { RpcLog } from './types.ts';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+/** A JSON-RPC error object the node answered with (`{ code, message, data? }`). */
+export class JsonRpcResponseError extends Error {
+  override readonly name = 'JsonRpcResponseError';
+  constructor(
+    message: string,
+    readonly code: number | undefined,
+    readonly details: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Feed the body's bytes with `push`, then call `end`; both return the log objects completed so far.
+ * A body that is not `{..., "result": [ {log}, ... ], ...}` (an error, a null result) is kept whole and
+ * parsed at `end`, where a JSON-RPC error is thrown as `JsonRpcResponseError`.
+ */
+export class LogArrayReader {
+  /** Nesting outside strings: 1 inside the response object, 2 inside the result array, 3 in a log. */
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** 0: before the result array (bytes kept in `parts`), 1: inside it, 2: after it. */
+  private mode: 0 | 1 | 2 = 0;
+  /** Bytes not yet parsed, from global offset `partsStart`. */
+  private parts: Buffer[] = [];
+  private partsStart = 0;
+  /** Global offset of the next byte pushed. */
+  private offset = 0;
+  /** Global offsets of the first unparsed log object's `{` (-1: none yet) and past the last complete `}`. */
+  private firstStart = -1;
+  private lastEnd = -1;
+  private complete = 0;
+
+  /** `parseEvery`: complete objects that trigger a JSON.parse (1,000 logs ≈ 1 MB of text). */
+  constructor(private readonly parseEvery = 1000) {}
+
+  push(chunk: Uint8Array): RpcLog[] {
+    const buf = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const base = this.offset;
+    this.offset += buf.length;
+    if (this.mode !== 2) this.parts.push(buf);
+    this.scan(buf, base);
+    return this.complete >= this.parseEvery ? this.parseComplete() : [];
+  }
+
+  end(): RpcLog[] {
+    if (this.inString || this.mode === 1 || (this.mode === 2 && this.depth !== 0)) {
+      throw new JsonRpcResponseError('eth_getLogs response ended before its JSON did', undefined, '');
+    }
+    if (this.mode !== 0) return this.parseComplete();
+    // Not a result array: an error, or a null result.
+    const text = Buffer.concat(this.parts).toString('utf8');
+    this.parts = [];
+    let body: { result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new JsonRpcResponseError(
+        `eth_getLogs response is not JSON: ${text.slice(0, 200)}`,
+        undefined,
+        text.slice(0, 200),
+      );
+    }
+    if (body?.error) {
+      const e = body.error;
+      const data = e.data === undefined ? '' : typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
+      throw new JsonRpcResponseError(e.message ?? 'JSON-RPC error', e.code, data);
+    }
+    if (body?.result === null || body?.result === undefined) return [];
+    if (!Array.isArray(body.result))
+      throw new JsonRpcResponseError('eth_getLogs result is not an array', undefined, '');
+    return body.result as RpcLog[];
+  }
+
+  private scan(buf: Buffer, base: number): void {
+    const n = buf.length;
+    let i = 0;
+    // Log fields are hex strings: a chunk without a backslash lets strings be skipped with indexOf.
+    const plain = buf.indexOf(BACKSLASH) === -1;
+    while (i < n) {
+      if (this.inString) {
+        if (this.escaped) {
+          this.escaped = false;
+          i++;
+          continue;
+        }
+        if (plain) {
+          const q = buf.indexOf(QUOTE, i);
+          if (q === -1) return;
+          this.inString = false;
+          i = q + 1;
+          continue;
+        }
+        const c = buf[i]!;
+        if (c === BACKSLASH) this.escaped = true;
+        else if (c === QUOTE) this.inString = false;
+        i++;
+        continue;
+      }
+      const c = buf[i]!;
+      if (c === QUOTE) this.inString = true;
+      else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+        this.depth++;
+        if (this.mode === 0 && c === OPEN_ARRAY && this.depth === 2) this.enterResult(base + i);
+        else if (this.mode === 1 && this.depth === 3 && this.firstStart < 0) this.firstStart = base + i;
+      } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+        this.depth--;
+        if (this.mode === 1) {
+          if (this.depth === 2 && c === CLOSE_OBJECT) {
+            this.lastEnd = base + i + 1;
+            this.complete++;
+          } else if (this.depth === 1) this.mode = 2;
+        }
+      }
+      i++;
+    }
+  }
+
+  /** An array opened at depth 1: the result array when the text before it ends with `"result":`. */
+  private enterResult(at: number): void {
+    const tail = this.slice(Math.max(this.partsStart, at - 64), at);
+    if (!/"result"\s*:\s*$/.test(tail)) return;
+    this.mode = 1;
+    this.dropBefore(at + 1);
+  }
+
+  /** Parses every complete log object not parsed yet; keeps the bytes after the last one. */
+  private parseComplete(): RpcLog[] {
+    if (this.complete === 0) return [];
+    const text = this.slice(this.firstStart, this.lastEnd);
+    this.dropBefore(this.lastEnd);
+    this.firstStart = -1;
+    this.complete = 0;
+    // Between two complete objects there is only a comma and whitespace: the span is an array's body.
+    const logs = JSON.parse(`[${text}]`) as RpcLog[];
+    // An object begun after the last complete one (partially received) starts again in the kept bytes.
+    if (this.mode === 1 && this.depth >= 3) this.firstStart = this.findObjectStart();
+    return logs;
+  }
+
+  /** Global offset of the `{` opening the partial object at the start of the kept bytes. */
+  private findObjectStart(): number {
+    const kept = Buffer.concat(this.parts);
+    this.parts = [kept];
+    const at = kept.indexOf(OPEN_OBJECT);
+    return at < 0 ? -1 : this.partsStart + at;
+  }
+
+  private slice(from: number, to: number): string {
+    const joined = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+    this.parts = [joined];
+    return joined.toString('utf8', from - this.partsStart, to - this.partsStart);
+  }
+
+  private dropBefore(at: number): void {
+    const joined = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+    this.parts = [joined.subarray(at - this.partsStart)];
+    this.partsStart = at;
+  }
+}
+
+/**
+ * Regroups logs (in chain order) into parts of at least `target` logs that end on a transaction
+ * boundary: a part is cut at the first boundary after `target` logs, once the transaction there is known
+ * to be complete (a later log of another transaction has arrived). A transaction larger than `target`
+ * stays whole. `flush` returns what is left.
+ */
+export class TxChunker {
+  private pending: RpcLog[] = [];
+  constructor(private readonly target: number) {}
+
+  add(logs: RpcLog[]): RpcLog[][] {
+    for (const l of logs) this.pending.push(l);
+    const parts: RpcLog[][] = [];
+    let start = 0;
+    const p = this.pending;
+    while (p.length - start > this.target) {
+      let cut = start + this.target;
+      const tx = p[cut - 1]!.transactionHash;
+      while (cut < p.length && p[cut]!.transactionHash === tx) cut++;
+      if (cut === p.length) break;
+      parts.push(p.slice(start, cut));
+      start = cut;
+    }
+    if (start > 0) this.pending = p.slice(start);
+    return parts;
+  }
+
+  flush(): RpcLog[] {
+    const out = this.pending;
+    this.pending = [];
+    return out;
+  }
+}

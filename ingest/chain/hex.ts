@@ -23,6 +23,22 @@ export function word(data: string, i: number): string {
   return data.slice(2 + 64 * i, 66 + 64 * i);
 }
 
+/**
+ * The 32-byte word at byte `at` of `data` (any alignment: ABI offsets are byte counts), as 64 hex
+ * characters; throws when it does not lie wholly inside the `size` bytes of data.
+ */
+export function wordAt(data: string, at: number, size: number): string {
+  if (at + 32 > size) throw new BadLogError(`word at byte ${at} is past the end of ${size} bytes of data`);
+  return data.slice(2 + 2 * at, 66 + 2 * at);
+}
+
+/** Byte length of `data`; throws when it is not 0x-prefixed hex of whole bytes. */
+export function byteLength(data: string): number {
+  if (data.length % 2 !== 0 || !data.startsWith('0x'))
+    throw new BadLogError('data is not whole bytes of hex');
+  return (data.length - 2) / 2;
+}
+
 /** Number of 32-byte words in `data`; throws when the length is not a whole number of words. */
 export function wordCount(data: string): number {
   const hexLen = data.length - 2;
@@ -37,9 +53,12 @@ export function addressOf(w: string): string {
   return `0x${s.toLowerCase()}`;
 }
 
+const ZERO_51 = '0'.repeat(51);
+
 /** A uint256 word as a decimal string. */
 export function uintString(w: string): string {
-  if (w === ZERO_WORD) return '0';
+  // Most values (amounts, index sets) fit 52 bits: a float parse is exact there and skips the BigInt.
+  if (w.startsWith(ZERO_51)) return `${Number.parseInt(w.slice(51), 16)}`;
   return BigInt(`0x${w}`).toString(10);
 }
 
@@ -76,6 +95,15 @@ export function u64(w: string): U64 {
   const low = w.slice(48);
   const v = Number.parseInt(low, 16);
   return v <= Number.MAX_SAFE_INTEGER ? v : BigInt(`0x${low}`).toString(10);
+}
+
+/**
+ * A uint256 amount the mapper narrows later (toU64): a number when it is a safe integer, else its
+ * decimal string, whatever its size. Equal to the decimal string after normalization, and unlike
+ * `u64` it never throws, so an oversized amount is judged where the slow path judges it.
+ */
+export function uintAmount(w: string): U64 {
+  return w.startsWith(ZERO_48) ? u64(w) : uintString(w);
 }
 
 /** Compares two U64 values exactly. */

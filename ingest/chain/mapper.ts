@@ -150,10 +150,36 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
   for (const c of contracts)
     if (c.kind === 'erc20Collateral' || c.kind === 'collateralToken') symbols.set(lower(c.address), c.label);
 
+  // Contract addresses as row values, lowercased once per contract instead of once per row.
+  const lowered = new Map<string, string>();
+  const addressOf = (c: AlphaContract): string => {
+    let a = lowered.get(c.address);
+    if (a === undefined) {
+      a = lower(c.address);
+      lowered.set(c.address, a);
+    }
+    return a;
+  };
+
+  // Position ids through a bounded cache: a derivation is two keccak256 (tens of µs in JS), and each binary
+  // condition's ids are wanted by its preparation (twice: tokens, lifecycle) and by every adapter-mediated
+  // split, merge and redemption of it.
+  const POSITION_CACHE_MAX = 50_000;
+  const positionCache = new Map<string, string>();
+  function positionId(collateral: string, conditionId: string, indexSet: bigint): string {
+    const k = `${collateral}${conditionId}${indexSet}`;
+    let id = positionCache.get(k);
+    if (id === undefined) {
+      id = positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, indexSet);
+      if (positionCache.size >= POSITION_CACHE_MAX) positionCache.clear();
+      positionCache.set(k, id);
+    }
+    return id;
+  }
+
   function tokenIdsOf(collateral: string, conditionId: string, indexSets: string[]): Set<string> {
     const out = new Set<string>();
-    for (const s of indexSets)
-      out.add(positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, BigInt(s)));
+    for (const s of indexSets) out.add(positionId(collateral, conditionId, BigInt(s)));
     return out;
   }
 
@@ -293,8 +319,8 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
       const conditionId = str(a.conditionId);
       const negRisk = negRiskAdapters.has(str(a.oracle));
       const collateral = negRisk ? wcol : usdcE;
-      const yes = positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, 1n);
-      const no = positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, 2n);
+      const yes = positionId(collateral, conditionId, 1n);
+      const no = positionId(collateral, conditionId, 2n);
       for (const [token, index, complement] of [
         [yes, 0, no],
         [no, 1, yes],
@@ -358,7 +384,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
   function mapOne(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
     const a = d.args;
     const c = d.contract;
-    const address = lower(c.address);
+    const address = addressOf(c);
     switch (c.kind) {
       case 'exchangeV1':
       case 'exchangeV2':
@@ -467,7 +493,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
   function mapExchange(d: Decoded, key: EventKey, rows: RowSink): void {
     const a = d.args;
     const c = d.contract;
-    const exchange = lower(c.address);
+    const exchange = addressOf(c);
     const version = c.kind === 'exchangeV2' ? 2 : 1;
     if (d.name === 'OrderFilled') {
       let side: 'BUY' | 'SELL';
@@ -608,7 +634,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
       kind,
       version: d.contract.version,
       neg_risk: d.contract.negRisk,
-      contract: lower(d.contract.address),
+      contract: addressOf(d.contract),
       condition_id: '',
       question_id: '',
       market_id: '',
@@ -622,7 +648,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
 
   function mapCtf(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
     const a = d.args;
-    const ctf = lower(d.contract.address);
+    const ctf = addressOf(d.contract);
     switch (d.name) {
       case 'ConditionPreparation': {
         const conditionId = str(a.conditionId);
@@ -632,14 +658,8 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         if (slots === 2) {
           const collateral = negRisk ? wcol : usdcE;
           tokens = JSON.stringify([
-            {
-              token_id: positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, 1n),
-              label: 'Yes',
-            },
-            {
-              token_id: positionIdOf(opts.positionIds, collateral as Hex, conditionId as Hex, 2n),
-              label: 'No',
-            },
+            { token_id: positionId(collateral, conditionId, 1n), label: 'Yes' },
+            { token_id: positionId(collateral, conditionId, 2n), label: 'No' },
           ]);
         }
         rows.alpha_lifecycle.push({
@@ -684,13 +704,23 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
       case 'TransferBatch': {
         const ids = a.ids as string[];
         const values = a.values as U64[];
+        const operator = str(a.operator);
+        const from = str(a.from);
+        const to = str(a.to);
+        // A row per id (the most rows of any event): field by field, no spread.
         for (let i = 0; i < ids.length; i++) {
           rows.alpha_token_transfers.push({
-            ...key,
+            chain_id: key.chain_id,
+            block_number: key.block_number,
+            block_hash: key.block_hash,
+            block_time: key.block_time,
+            tx_hash: key.tx_hash,
+            log_index: key.log_index,
+            status: key.status,
             batch_index: i,
-            operator: str(a.operator),
-            from_address: str(a.from),
-            to_address: str(a.to),
+            operator,
+            from_address: from,
+            to_address: to,
             token_id: ids[i]!,
             amount: values[i]!,
           });
@@ -723,8 +753,15 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         }
         // A redemption's shares are what the CTF burned from the redeemer in this transaction.
         const amount = redeem ? tx.burned(stakeholder, conditionTokens()) : toU64(a.amount);
+        // Field by field, no spread: splits are as frequent as fills.
         rows.alpha_activity.push({
-          ...key,
+          chain_id: key.chain_id,
+          block_number: key.block_number,
+          block_hash: key.block_hash,
+          block_time: key.block_time,
+          tx_hash: key.tx_hash,
+          log_index: key.log_index,
+          status: key.status,
           type,
           version: collateralAdapters.has(stakeholder) ? 2 : 1,
           neg_risk: collateral === wcol || negRiskAdapterContracts.get(stakeholder) === true,
@@ -748,7 +785,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
 
   function mapNegRiskAdapter(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
     const a = d.args;
-    const adapter = lower(d.contract.address);
+    const adapter = addressOf(d.contract);
     switch (d.name) {
       case 'MarketPrepared':
         rows.alpha_lifecycle.push({
@@ -804,7 +841,13 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         if (redeem) payout = toU64(a.payout);
         else if (convert) payout = conversionPayout(str(a.marketId), str(a.indexSet), a.amount);
         rows.alpha_activity.push({
-          ...key,
+          chain_id: key.chain_id,
+          block_number: key.block_number,
+          block_hash: key.block_hash,
+          block_time: key.block_time,
+          tx_hash: key.tx_hash,
+          log_index: key.log_index,
+          status: key.status,
           type,
           version: collateralAdapters.has(stakeholder) ? 2 : 1,
           neg_risk: true,
@@ -864,7 +907,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     rows.alpha_oracle.push({
       ...key,
       kind: snake,
-      contract: lower(d.contract.address),
+      contract: addressOf(d.contract),
       neg_risk: d.contract.negRisk,
       question_id: str(a.questionID),
       requester: str(a.creator),

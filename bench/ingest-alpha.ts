@@ -18,8 +18,8 @@
  * addresses).
  * ClickHouse is the embedded engine in a fresh temporary directory. The measured process is a child
  * started with a deployment worker's settings (WORKER_FLAGS, ENGINE_MALLOC_CONF) unless the parent
- * already runs with `--max-old-space-size`; the sim chain is built by the parent (its generator's memory
- * is not the pipeline's) and handed to the child with `--rpc`.
+ * already runs with `--max-old-space-size`; the chain is built by the parent (its generator's memory is
+ * not the pipeline's) and handed to the child with `--rpc`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -174,12 +174,25 @@ async function runWorkerProcess(args: string[]): Promise<void> {
   if (code !== 0) throw new Error(`ingest-alpha benchmark process exited with ${code}`);
 }
 
-/** Parent side: builds the sim chain (unless another chain is named) and runs the measured child on it. */
+/**
+ * Parent side: builds the chain (unless another one is named) and runs the measured child on it, so the
+ * generator's memory is not the pipeline's.
+ */
 async function runParent(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: OPTIONS, strict: true });
-  if (values.rpc || values.source !== 'sim') return runWorkerProcess(args);
-  const { startBenchmarkChain } = await import('./sim-world.ts');
+  if (values.rpc) return runWorkerProcess(args);
   const fills = Number(values.fills);
+  if (values.source === 'synthetic') {
+    process.stdout.write(`Building synthetic chain with ${fmt(fills)} fills...\n`);
+    const anvil = await buildSyntheticChain(fills, (line) => process.stdout.write(`${line}\n`));
+    try {
+      return await runWorkerProcess([...args, '--rpc', anvil.url, '--position-ids', 'simplified']);
+    } finally {
+      await anvil.stop();
+    }
+  }
+  if (values.source !== 'sim') throw new Error(`--source ${values.source}: expected synthetic or sim`);
+  const { startBenchmarkChain } = await import('./sim-world.ts');
   process.stdout.write(`Building the benchmark sim chain (${fmt(fills)} fills)...\n`);
   const chain = await startBenchmarkChain({
     fills,

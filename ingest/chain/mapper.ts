@@ -32,6 +32,7 @@ import {
   type RowSink,
   type RpcLog,
   type Status,
+  type TokenTransferRow,
   type U64,
 } from './types.ts';
 
@@ -90,6 +91,33 @@ export function toU64(v: unknown): U64 {
 }
 
 const str = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
+
+/** An alpha_token_transfers row, field by field (no spread: the table gets the most rows of any). */
+function tokenTransferRow(
+  key: EventKey,
+  batchIndex: number,
+  operator: string,
+  from: string,
+  to: string,
+  tokenId: string,
+  amount: U64,
+): TokenTransferRow {
+  return {
+    chain_id: key.chain_id,
+    block_number: key.block_number,
+    block_hash: key.block_hash,
+    block_time: key.block_time,
+    tx_hash: key.tx_hash,
+    log_index: key.log_index,
+    status: key.status,
+    batch_index: batchIndex,
+    operator,
+    from_address: from,
+    to_address: to,
+    token_id: tokenId,
+    amount,
+  };
+}
 
 function sumU64(values: U64[]): U64 {
   let total = 0n;
@@ -685,21 +713,9 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         });
         return;
       case 'TransferSingle':
-        rows.alpha_token_transfers.push({
-          chain_id: key.chain_id,
-          block_number: key.block_number,
-          block_hash: key.block_hash,
-          block_time: key.block_time,
-          tx_hash: key.tx_hash,
-          log_index: key.log_index,
-          status: key.status,
-          batch_index: 0,
-          operator: str(a.operator),
-          from_address: str(a.from),
-          to_address: str(a.to),
-          token_id: str(a.id),
-          amount: a.value as U64,
-        });
+        rows.alpha_token_transfers.push(
+          tokenTransferRow(key, 0, str(a.operator), str(a.from), str(a.to), str(a.id), a.value as U64),
+        );
         return;
       case 'TransferBatch': {
         const ids = a.ids as string[];
@@ -707,23 +723,9 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         const operator = str(a.operator);
         const from = str(a.from);
         const to = str(a.to);
-        // A row per id (the most rows of any event): field by field, no spread.
+        // A row per id (the most rows of any event).
         for (let i = 0; i < ids.length; i++) {
-          rows.alpha_token_transfers.push({
-            chain_id: key.chain_id,
-            block_number: key.block_number,
-            block_hash: key.block_hash,
-            block_time: key.block_time,
-            tx_hash: key.tx_hash,
-            log_index: key.log_index,
-            status: key.status,
-            batch_index: i,
-            operator,
-            from_address: from,
-            to_address: to,
-            token_id: ids[i]!,
-            amount: values[i]!,
-          });
+          rows.alpha_token_transfers.push(tokenTransferRow(key, i, operator, from, to, ids[i]!, values[i]!));
         }
         return;
       }

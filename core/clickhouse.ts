@@ -116,7 +116,17 @@ async function embeddedConnection(enginePath: string, database: string): Promise
       { cause: err },
     );
   }
-  const connection = mod.createChdbConnection({ path: enginePath });
+  let connection: unknown;
+  try {
+    connection = mod.createChdbConnection({ path: enginePath });
+  } catch (err) {
+    // chDB reports only "Failed to create connection" (the reason goes to stderr). The usual reason is the
+    // engine's own lock on its directory, which outlives our lock file for a moment while a previous
+    // owner exits (its exit hooks run before the engine is torn down): reported as busy, so callers that
+    // wait for the engine (waitForEngine) try again.
+    if ((err as { code?: string })?.code === 'CHDB_CONNECTION') throw new EngineBusyError(enginePath, 0, err);
+    throw err;
+  }
   embeddedEngine = { path: enginePath, connection, database };
   return connection;
 }
@@ -153,10 +163,12 @@ function acquireEngineLock(enginePath: string): void {
 
 export class EngineBusyError extends DependencyError {
   readonly owner: number;
-  constructor(enginePath: string, owner: number) {
+  /** `owner` 0: the engine itself refused the directory (`cause`: its error), e.g. still held by another instance. */
+  constructor(enginePath: string, owner: number, cause?: unknown) {
     super(
-      `The embedded ClickHouse data at ${enginePath} is in use by process ${owner}. ` +
+      `The embedded ClickHouse data at ${enginePath} is in use by ${owner > 0 ? `process ${owner}` : 'another engine instance, or could not be opened'}. ` +
         'Stop that process, use another PMDATA_DATA_DIR, or set CLICKHOUSE_URL to share a server.',
+      cause === undefined ? undefined : { cause },
     );
     this.owner = owner;
   }

@@ -5,6 +5,7 @@
  * Values are always bound as query parameters ({name:Type}), never spliced into SQL.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,13 +16,13 @@ import type { Logger } from './logger.ts';
 
 export type QueryParams = Record<string, unknown>;
 
-/** Text formats both the embedded engine's raw insert and a server accept as bytes. */
-export type RawInsertFormat = 'TabSeparated' | 'JSONCompactEachRow' | 'JSONEachRow';
+/** Formats `insertRaw` takes as bytes: text formats, and RowBinary. */
+export type RawInsertFormat = 'TabSeparated' | 'JSONCompactEachRow' | 'JSONEachRow' | 'RowBinary';
 
 type ChdbRawInsert = (params: {
   table: string;
   values: Uint8Array;
-  format: RawInsertFormat;
+  format: Exclude<RawInsertFormat, 'RowBinary'>;
   columns: readonly string[];
   settings?: Record<string, number | string>;
 }) => Promise<unknown>;
@@ -38,9 +39,10 @@ export interface ClickHouse {
   /** Inserts rows as JSONEachRow. `dedupToken` makes a retried insert of the same block harmless. */
   insert(label: string, table: string, rows: readonly object[], dedupToken?: string): Promise<void>;
   /**
-   * Inserts bytes already in a text `format` (TabSeparated, JSONCompactEachRow, ...) for `columns`:
-   * the engine parses them, no JS object is built. Embedded: chDB's raw insert; server: the client's
-   * insert of the same bytes. `settings` are the insert's query settings.
+   * Inserts bytes already in `format` (RowBinary, TabSeparated, JSONCompactEachRow, ...) for `columns`:
+   * the engine parses them, no JS object is built. Embedded: chDB's raw insert for text, a file the
+   * engine reads for RowBinary (chDB's raw insert takes text formats only); server: the bytes are the
+   * body of the INSERT. `settings` are the insert's query settings.
    */
   insertRaw(
     label: string,
@@ -86,6 +88,12 @@ function baseSettings(maxExecutionTime: number): ClickHouseSettings {
     date_time_output_format: 'iso',
     max_execution_time: maxExecutionTime,
   };
+}
+
+/** A table or column name as an SQL identifier (names come from code, never from input). */
+function identifier(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Not a plain identifier: ${name}`);
+  return name;
 }
 
 let embeddedEngine: { path: string; connection: unknown; database?: string } | undefined;
@@ -246,6 +254,53 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
         ?.rawInsert
     : undefined;
 
+  /**
+   * Embedded RowBinary: chDB's raw insert refuses binary formats (and its inline data path alters
+   * payloads holding two consecutive newline bytes), so the bytes go to a file the engine reads, with
+   * the target table's own column types (use_structure_from_insertion_table_in_table_functions).
+   * The file lives in a directory of this process under the OS temp dir and is removed after the insert.
+   */
+  let insertFiles: { dir: string; next: number } | undefined;
+  async function embeddedBinaryInsert(
+    table: string,
+    columns: readonly string[],
+    body: Uint8Array,
+    settings: Record<string, number | string> | undefined,
+  ): Promise<void> {
+    if (!insertFiles) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pmdata-insert-'));
+      process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+      insertFiles = { dir, next: 0 };
+    }
+    const file = path.join(insertFiles.dir, `${insertFiles.next++}.bin`);
+    await fs.promises.writeFile(file, body);
+    try {
+      await client.command({
+        query: `INSERT INTO ${identifier(table)} (${columns.map(identifier).join(', ')}) SELECT * FROM file({file:String}, 'RowBinary')`,
+        query_params: { file },
+        clickhouse_settings: { ...settings, use_structure_from_insertion_table_in_table_functions: '1' },
+      });
+    } finally {
+      await fs.promises.rm(file, { force: true });
+    }
+  }
+
+  /** Server RowBinary: the client's insert takes text formats only; exec sends the bytes as the body. */
+  async function serverBinaryInsert(
+    table: string,
+    columns: readonly string[],
+    body: Uint8Array,
+    settings: Record<string, number | string> | undefined,
+  ): Promise<void> {
+    const result = await client.exec({
+      query: `INSERT INTO ${identifier(table)} (${columns.map(identifier).join(', ')}) FORMAT RowBinary`,
+      values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.length)]),
+      clickhouse_settings: settings,
+    });
+    result.stream.resume();
+    await new Promise((resolve, reject) => result.stream.on('end', resolve).on('error', reject));
+  }
+
   async function run<T>(label: string, fn: () => Promise<T>): Promise<T> {
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
@@ -295,6 +350,11 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
     insertRaw(label, table, format, columns, body, settings) {
       if (body.length === 0) return Promise.resolve();
       return run(label, async () => {
+        if (format === 'RowBinary') {
+          if (embedded) await embeddedBinaryInsert(table, columns, body, settings);
+          else await serverBinaryInsert(table, columns, body, settings);
+          return;
+        }
         if (chdbRawInsert) {
           await chdbRawInsert({ table, values: body, format, columns, settings });
           return;

@@ -38,6 +38,10 @@ import {
 
 export const QUARANTINE_SOURCE = 'alpha-chain';
 
+/** Logs mapped between two turns of the event loop (see mapPageTo). */
+const YIELD_EVERY = 1_000;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const T_FILLED_V1 = ALPHA_EVENT_TOPICS.orderFilledV1;
 const T_FILLED_V2 = ALPHA_EVENT_TOPICS.orderFilledV2;
 /** Events that teach the mapper token ids or neg-risk market fees before a page's rows are made. */
@@ -309,15 +313,24 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
 
     // 2. Rows, transaction by transaction (logs of a tx are contiguous in a page), decoded as they are
     //    mapped: a transaction's decoded logs die with it instead of living as long as the page.
+    //    Every YIELD_EVERY logs (at a transaction boundary) the event loop gets a turn, so inserts that
+    //    finished meanwhile free their slots and the sink's next full batch goes out at once instead of
+    //    after the page: the engine is not left idle while a dense page is mapped.
     let tx: Decoded[] = [];
     let txHash = '';
+    let sinceYield = 0;
     for (const log of logs) {
       if (log.removed) continue;
       if (log.transactionHash !== txHash) {
         if (tx.length > 0) mapTransaction(tx, sink, stats, quarantineLog);
         tx = [];
         txHash = log.transactionHash;
+        if (sinceYield >= YIELD_EVERY) {
+          sinceYield = 0;
+          await yieldToLoop();
+        }
       }
+      sinceYield++;
       const r = decoders.decode(log);
       if (r.status === 'ignored') {
         stats.ignored++;

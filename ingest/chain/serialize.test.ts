@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { COLUMNS, formatOf, RowBatch, serializeRows, tsvString } from './serialize.ts';
+import { ByteWriter, enum8 } from './row-binary.ts';
+import { formatOf, RowBatch, serializeRows } from './serialize.ts';
 
 const key = {
   chain_id: 137,
@@ -11,92 +12,81 @@ const key = {
   status: 'pending',
 };
 
-/** Reference TSV line: every value in COLUMNS order, booleans and numbers as text, time as s.mmm. */
-function generic(table: keyof typeof COLUMNS, row: Record<string, unknown>): string {
-  const cell = (c: string, v: unknown) =>
-    c === 'block_time' || c === 'timestamp' ? ((v as number) / 1000).toFixed(3) : String(v);
-  return `${COLUMNS[table].map((c) => cell(c, row[c])).join('\t')}\n`;
-}
+const hex = (b: Buffer) => b.toString('hex');
 
-describe('row serialization', () => {
-  it('TSV lines of the hot tables hold every column in order, U64 amounts exact', () => {
-    const fill = {
-      ...key,
-      exchange: '0xe111180000d2663c0091e4f400237545b87b996b',
-      exchange_version: 2,
-      neg_risk: true,
-      order_hash: `0x${'01'.repeat(32)}`,
-      maker: '0x00000000000000000000000000000000000000aa',
-      taker: '0x00000000000000000000000000000000000000bb',
-      role: 'maker',
-      side: 'SELL',
-      token_id: '115792089237316195423570985008687907853269984665640564039457584007913129639935',
-      condition_id: '',
-      outcome_index: -1,
-      maker_amount: '18446744073709551615',
-      taker_amount: 3,
-      shares: '18446744073709551615',
-      usd: 3,
-      price: 1.6263032587282567e-19,
-      fee: 0,
-      fee_asset: 'collateral',
-      builder: `0x${'b1'.repeat(32)}`,
-      metadata: '',
-    };
-    // U64 above 2^53 travels as a quoted decimal, which JSONCompactEachRow accepts for UInt64.
-    expect(serializeRows('alpha_fills', [fill])).toBe(generic('alpha_fills', fill));
-    const transfer = {
-      ...key,
-      batch_index: 2,
-      operator: '0x01',
-      from_address: '0x02',
-      to_address: '0x03',
-      token_id: '7',
-      amount: 42,
-    };
-    expect(serializeRows('alpha_token_transfers', [transfer])).toBe(
-      generic('alpha_token_transfers', transfer),
-    );
-    const collateral = {
-      ...key,
-      kind: 'wrap',
-      token: '0x04',
-      symbol: 'pUSD',
-      from_address: '',
-      to_address: '0x05',
-      caller: '0x06',
-      asset: '0x07',
-      amount: 9,
-    };
-    expect(serializeRows('alpha_collateral', [collateral, collateral])).toBe(
-      generic('alpha_collateral', collateral).repeat(2),
-    );
-    const matched = {
-      ...key,
-      kind: 'orders_matched',
-      contract: '0xe111180000d2663c0091e4f400237545b87b996b',
-      exchange_version: 2,
-      neg_risk: false,
-      order_hash: `0x${'02'.repeat(32)}`,
-      account: '0x08',
-      token_id: '5',
-      amount: '18446744073709551615',
-      args: '{"side":0,"tokenId":"5"}',
-    };
-    expect(formatOf('alpha_exchange_events')).toBe('TabSeparated');
-    expect(serializeRows('alpha_exchange_events', [matched])).toBe(generic('alpha_exchange_events', matched));
-    // A backslash in JSON text is escaped for TSV (the engine reads the JSON back unchanged).
-    expect(serializeRows('alpha_exchange_events', [{ ...matched, args: '{"a":"\\n"}' }])).toContain(
-      '\t{"a":"\\\\n"}\t',
+describe('RowBinary writer', () => {
+  it('writes integers little-endian, UInt64 exact from numbers and decimal strings', () => {
+    const w = new ByteWriter(4);
+    w.u32(0x01020304);
+    w.u64(0);
+    w.u64(2 ** 32);
+    w.u64(Number.MAX_SAFE_INTEGER);
+    w.u64('18446744073709551615');
+    w.u64('9007199254740993');
+    w.dateTime64ms(1_700_000_000_007);
+    w.i8(-1);
+    w.bool(true);
+    expect(hex(w.take())).toBe(
+      [
+        '04030201',
+        '0000000000000000',
+        '0000000001000000',
+        'ffffffffffff1f00',
+        'ffffffffffffffff',
+        '0100000000002000',
+        '0768e5cf8b010000',
+        'ff',
+        '01',
+      ].join(''),
     );
   });
 
-  it('escapes free text in TSV and keeps JSON for the other tables', () => {
-    expect(tsvString('a\tb\\c\nd')).toBe('a\\tb\\\\c\\nd');
-    expect(formatOf('alpha_fills')).toBe('TabSeparated');
+  it('refuses values outside the column type', () => {
+    const w = new ByteWriter();
+    expect(() => w.u64('18446744073709551616')).toThrow(RangeError);
+    expect(() => w.u64(-1)).toThrow(RangeError);
+    expect(() => w.u64(1.5)).toThrow();
+    expect(() => w.u32(2 ** 32)).toThrow(RangeError);
+    expect(() => w.dateTime64ms(-1)).toThrow(RangeError);
+    const side = enum8('side', { BUY: 1, SELL: 2 });
+    expect(() => side(w, 'HOLD')).toThrow(/side: HOLD is not one of BUY, SELL/);
+    side(w, 'SELL');
+    expect(hex(w.take())).toBe('02');
+  });
+
+  it('prefixes strings with their byte length as a varint; text as UTF-8', () => {
+    const w = new ByteWriter(1);
+    w.ascii('0xab');
+    w.ascii('');
+    w.ascii('a'.repeat(128));
+    w.str('pUSD ✓');
+    w.str('x'.repeat(300));
+    const b = w.take();
+    expect(hex(b.subarray(0, 6))).toBe(`04${Buffer.from('0xab').toString('hex')}00`);
+    expect(hex(b.subarray(6, 8))).toBe('8001');
+    expect(b.subarray(8, 136).toString()).toBe('a'.repeat(128));
+    expect(b[136]).toBe(8);
+    expect(b.subarray(137, 145).toString('utf8')).toBe('pUSD ✓');
+    expect(hex(b.subarray(145, 147))).toBe('ac02');
+    expect(b.length).toBe(147 + 300);
+  });
+});
+
+describe('row batches', () => {
+  it('the hot tables are RowBinary, the others JSON lines that escape whatever they hold', () => {
+    for (const t of [
+      'alpha_fills',
+      'alpha_token_transfers',
+      'alpha_collateral',
+      'alpha_exchange_events',
+      'alpha_blocks',
+    ] as const)
+      expect(formatOf(t)).toBe('RowBinary');
     expect(formatOf('alpha_lifecycle')).toBe('JSONCompactEachRow');
     expect(
-      serializeRows('quarantine', [{ source: 's', kind: 'k', record_id: 'r', reason: 'x"y', payload: '{}' }]),
+      serializeRows('quarantine', [
+        { source: 's', kind: 'k', record_id: 'r', reason: 'x"y', payload: '{}' },
+      ]).toString(),
     ).toBe('["s","k","r","x\\"y","{}"]\n');
   });
 
@@ -112,7 +102,24 @@ describe('row serialization', () => {
     for (let i = 0; i < 100; i++) batch.append(block);
     const { rows, body } = batch.take();
     expect(rows).toBe(100);
-    expect(Buffer.from(body).toString()).toBe('137\t5\t0xaa\t0xbb\t1700000000.007\n'.repeat(100));
+    const one = `89000000${'0500000000000000'}04${Buffer.from('0xaa').toString('hex')}04${Buffer.from('0xbb').toString('hex')}0768e5cf8b010000`;
+    expect(hex(body)).toBe(one.repeat(100));
     expect(batch.rows).toBe(0);
+    expect(batch.take().body.length).toBe(0);
+  });
+
+  it('a row a RowBinary encoder cannot write fails loudly', () => {
+    const batch = new RowBatch('alpha_token_transfers');
+    expect(() =>
+      batch.append({
+        ...key,
+        batch_index: 0,
+        operator: '0x1',
+        from_address: '0x2',
+        to_address: '0x3',
+        token_id: '1',
+        amount: '18446744073709551616',
+      }),
+    ).toThrow(RangeError);
   });
 });

@@ -1,16 +1,17 @@
 /**
  * Rows → insert bytes, columns in a fixed order (COLUMNS). The hot tables (fills, ERC-1155 transfers,
- * collateral, exchange events, blocks) are written as TabSeparated lines by hand-written templates: every string value
- * there is a lowercase hex, decimal or enum literal produced by the decoders (no tab, newline or
- * backslash can occur), amounts are exact integers (numbers up to 2^53, decimal strings above), and
- * TSV is both the cheapest text to build and the cheapest for the engine to parse. The other tables
- * (few rows) are JSONCompactEachRow through JSON.stringify, which escapes whatever they hold.
+ * collateral, exchange events, blocks) are written as RowBinary by hand-written encoders, one typed
+ * write per column (row-binary.ts): amounts are exact integers (numbers up to 2^53, decimal strings
+ * above), enums are written as their codes, and the engine parses the bytes with little more than
+ * copies. test/chain-row-binary.test.ts proves each encoder against the migrated tables. The other
+ * tables (few rows) are JSONCompactEachRow through JSON.stringify, which escapes whatever they hold.
  *
  * Rows are serialized as they arrive into a `RowBatch` (one growable byte buffer per table), so row
  * objects die young and a pending insert holds bytes, not objects.
  */
 import type { RawInsertFormat } from '../../core/clickhouse.ts';
-import type { EventTable } from './types.ts';
+import { ByteWriter, enum8 } from './row-binary.ts';
+import type { EventTable, U64 } from './types.ts';
 
 type AnyRow = Record<string, unknown>;
 
@@ -154,60 +155,110 @@ export const COLUMNS: Record<EventTable | 'alpha_blocks' | 'quarantine', readonl
   quarantine: ['source', 'kind', 'record_id', 'reason', 'payload'],
 };
 
-/** DateTime64(3) text: seconds with a 3-digit fraction (unambiguous whatever the magnitude). */
-function time3(ms: number): string {
-  const frac = ms % 1000;
-  return `${(ms - frac) / 1000}.${frac < 10 ? `00${frac}` : frac < 100 ? `0${frac}` : frac}`;
+const STATUS = enum8('status', { pending: 0, confirmed: 1 });
+const ROLE = enum8('role', { maker: 1, taker: 2 });
+const SIDE = enum8('side', { BUY: 1, SELL: 2 });
+const FEE_ASSET = enum8('fee_asset', { shares: 1, collateral: 2 });
+const COLLATERAL_KIND = enum8('kind', { transfer: 1, wrap: 2, unwrap: 3 });
+
+/** The event key columns (EVENT_KEY), in order. */
+function eventKey(w: ByteWriter, r: AnyRow): void {
+  w.u32(r.chain_id as number);
+  w.u64(r.block_number as number);
+  w.ascii(r.block_hash as string);
+  w.dateTime64ms(r.block_time as number);
+  w.ascii(r.tx_hash as string);
+  w.u32(r.log_index as number);
 }
 
-function fillLine(r: AnyRow): string {
-  return `${r.chain_id}\t${r.block_number}\t${r.block_hash}\t${time3(r.block_time as number)}\t${r.tx_hash}\t${r.log_index}\t${r.exchange}\t${r.exchange_version}\t${r.neg_risk}\t${r.order_hash}\t${r.maker}\t${r.taker}\t${r.role}\t${r.side}\t${r.token_id}\t${r.condition_id}\t${r.outcome_index}\t${r.maker_amount}\t${r.taker_amount}\t${r.shares}\t${r.usd}\t${r.fee}\t${r.fee_asset}\t${r.builder}\t${r.metadata}\t${r.status}\n`;
+function fillRow(w: ByteWriter, r: AnyRow): void {
+  eventKey(w, r);
+  w.ascii(r.exchange as string);
+  w.u8(r.exchange_version as number);
+  w.bool(r.neg_risk as boolean);
+  w.ascii(r.order_hash as string);
+  w.ascii(r.maker as string);
+  w.ascii(r.taker as string);
+  ROLE(w, r.role);
+  SIDE(w, r.side);
+  w.ascii(r.token_id as string);
+  w.ascii(r.condition_id as string);
+  w.i8(r.outcome_index as number);
+  w.u64(r.maker_amount as U64);
+  w.u64(r.taker_amount as U64);
+  w.u64(r.shares as U64);
+  w.u64(r.usd as U64);
+  w.u64(r.fee as U64);
+  FEE_ASSET(w, r.fee_asset);
+  w.ascii(r.builder as string);
+  w.ascii(r.metadata as string);
+  STATUS(w, r.status);
 }
 
-function tokenTransferLine(r: AnyRow): string {
-  return `${r.chain_id}\t${r.block_number}\t${r.block_hash}\t${time3(r.block_time as number)}\t${r.tx_hash}\t${r.log_index}\t${r.batch_index}\t${r.operator}\t${r.from_address}\t${r.to_address}\t${r.token_id}\t${r.amount}\t${r.status}\n`;
+function tokenTransferRow(w: ByteWriter, r: AnyRow): void {
+  eventKey(w, r);
+  w.u32(r.batch_index as number);
+  w.ascii(r.operator as string);
+  w.ascii(r.from_address as string);
+  w.ascii(r.to_address as string);
+  w.ascii(r.token_id as string);
+  w.u64(r.amount as U64);
+  STATUS(w, r.status);
 }
 
-function collateralLine(r: AnyRow): string {
-  return `${r.chain_id}\t${r.block_number}\t${r.block_hash}\t${time3(r.block_time as number)}\t${r.tx_hash}\t${r.log_index}\t${r.kind}\t${r.token}\t${tsvString(r.symbol)}\t${r.from_address}\t${r.to_address}\t${r.caller}\t${r.asset}\t${r.amount}\t${r.status}\n`;
+function collateralRow(w: ByteWriter, r: AnyRow): void {
+  eventKey(w, r);
+  COLLATERAL_KIND(w, r.kind);
+  w.ascii(r.token as string);
+  w.str(r.symbol as string);
+  w.ascii(r.from_address as string);
+  w.ascii(r.to_address as string);
+  w.ascii(r.caller as string);
+  w.ascii(r.asset as string);
+  w.u64(r.amount as U64);
+  STATUS(w, r.status);
 }
 
-/** `args` is JSON (escaped for TSV); every other value is a hex, decimal or enum literal. */
-function exchangeEventLine(r: AnyRow): string {
-  return `${r.chain_id}\t${r.block_number}\t${r.block_hash}\t${time3(r.block_time as number)}\t${r.tx_hash}\t${r.log_index}\t${r.kind}\t${r.contract}\t${r.exchange_version}\t${r.neg_risk}\t${r.order_hash}\t${r.account}\t${r.token_id}\t${r.amount}\t${tsvString(r.args)}\t${r.status}\n`;
+function exchangeEventRow(w: ByteWriter, r: AnyRow): void {
+  eventKey(w, r);
+  w.str(r.kind as string);
+  w.ascii(r.contract as string);
+  w.u8(r.exchange_version as number);
+  w.bool(r.neg_risk as boolean);
+  w.ascii(r.order_hash as string);
+  w.ascii(r.account as string);
+  w.ascii(r.token_id as string);
+  w.u64(r.amount as U64);
+  w.str(r.args as string);
+  STATUS(w, r.status);
 }
 
-function blockLine(r: AnyRow): string {
-  return `${r.chain_id}\t${r.number}\t${r.hash}\t${r.parent_hash}\t${time3(r.timestamp as number)}\n`;
+function blockRow(w: ByteWriter, r: AnyRow): void {
+  w.u32(r.chain_id as number);
+  w.u64(r.number as number);
+  w.ascii(r.hash as string);
+  w.ascii(r.parent_hash as string);
+  w.dateTime64ms(r.timestamp as number);
 }
 
-/** A free-text value (a configured token label) in TSV: backslash, tab and newline escaped. */
-export function tsvString(v: unknown): string {
-  const s = String(v);
-  return /[\\\t\n\r]/.test(s)
-    ? s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
-    : s;
-}
-
-const TSV: Partial<Record<string, (r: AnyRow) => string>> = {
-  alpha_fills: fillLine,
-  alpha_token_transfers: tokenTransferLine,
-  alpha_collateral: collateralLine,
-  alpha_exchange_events: exchangeEventLine,
-  alpha_blocks: blockLine,
+/** RowBinary encoders of the hot tables: every COLUMNS entry, in order, as its column's type. */
+const BINARY: Partial<Record<string, (w: ByteWriter, r: AnyRow) => void>> = {
+  alpha_fills: fillRow,
+  alpha_token_transfers: tokenTransferRow,
+  alpha_collateral: collateralRow,
+  alpha_exchange_events: exchangeEventRow,
+  alpha_blocks: blockRow,
 };
 
 export type SerializedTable = keyof typeof COLUMNS;
 
 /** The insert format of `table`'s bytes. */
 export function formatOf(table: SerializedTable): RawInsertFormat {
-  return TSV[table] ? 'TabSeparated' : 'JSONCompactEachRow';
+  return BINARY[table] ? 'RowBinary' : 'JSONCompactEachRow';
 }
 
-/** One row as a line of `formatOf(table)`. */
-export function rowLine(table: SerializedTable, row: object): string {
-  const fast = TSV[table];
-  if (fast) return fast(row as AnyRow);
+/** One row of a JSONCompactEachRow table as its line. */
+function jsonLine(table: SerializedTable, row: object): string {
   const cols = COLUMNS[table];
   const r = row as AnyRow;
   const values = new Array(cols.length);
@@ -215,64 +266,52 @@ export function rowLine(table: SerializedTable, row: object): string {
   return `${JSON.stringify(values)}\n`;
 }
 
-/** Lines of `rows` (tests and small callers; the writer appends row by row to a RowBatch). */
-export function serializeRows(table: SerializedTable, rows: readonly object[]): string {
-  let out = '';
-  for (const r of rows) out += rowLine(table, r);
-  return out;
+/** `rows` as insert bytes of `formatOf(table)` (tests and small callers; the writer appends to a RowBatch). */
+export function serializeRows(table: SerializedTable, rows: readonly object[]): Buffer {
+  const batch = new RowBatch(table, 1024);
+  for (const r of rows) batch.append(r);
+  return batch.take().body;
 }
 
 /**
- * A growable byte buffer of serialized rows of one table. Lines are UTF-8 (JSON may hold any text;
- * the TSV templates are ASCII). `take` hands the bytes over and starts a new buffer, so bytes handed
- * to an insert are never written again.
+ * The serialized rows of one table, growing as rows are appended: RowBinary for the hot tables, UTF-8
+ * JSON lines for the rest. `take` hands the bytes over and starts a new buffer, so bytes handed to an
+ * insert are never written again.
  */
-const EMPTY = Buffer.alloc(0);
-
 export class RowBatch {
   rows = 0;
-  private buf: Buffer;
-  private used = 0;
-  /** Lines not yet copied into `buf`: one write per ~64 KiB instead of one per row. */
+  private readonly bytes: ByteWriter;
+  private readonly binary: ((w: ByteWriter, r: AnyRow) => void) | undefined;
+  /** JSON lines not yet copied into `bytes`: one write per ~64 KiB instead of one per row. */
   private pending = '';
-  /** Size of the last batch handed over: the next buffer starts there (no regrowth, no idle memory). */
-  private lastBytes = 0;
   constructor(
     readonly table: SerializedTable,
-    private readonly initialBytes = 1 << 20,
+    initialBytes = 1 << 20,
   ) {
-    this.buf = EMPTY;
+    this.bytes = new ByteWriter(initialBytes);
+    this.binary = BINARY[table];
   }
 
   append(row: object): void {
-    this.pending += rowLine(this.table, row);
     this.rows++;
+    if (this.binary) {
+      this.binary(this.bytes, row as AnyRow);
+      return;
+    }
+    this.pending += jsonLine(this.table, row);
     if (this.pending.length >= 65_536) this.copyPending();
   }
 
   private copyPending(): void {
-    const text = this.pending;
+    if (this.pending === '') return;
+    this.bytes.raw(this.pending);
     this.pending = '';
-    // A UTF-16 code unit takes at most 3 UTF-8 bytes.
-    const worst = text.length * 3;
-    if (this.used + worst > this.buf.length) {
-      const grown = this.used === 0 ? Math.max(this.initialBytes, this.lastBytes + (this.lastBytes >> 3)) : 0;
-      const next = Buffer.allocUnsafe(
-        Math.max(grown, this.buf.length + (this.buf.length >> 1), this.used + worst),
-      );
-      this.buf.copy(next, 0, 0, this.used);
-      this.buf = next;
-    }
-    this.used += this.buf.write(text, this.used, 'utf8');
   }
 
   /** The bytes written so far; the batch is empty afterwards. */
-  take(): { rows: number; body: Uint8Array } {
+  take(): { rows: number; body: Buffer } {
     this.copyPending();
-    const out = { rows: this.rows, body: this.buf.subarray(0, this.used) };
-    this.lastBytes = this.used;
-    this.buf = EMPTY;
-    this.used = 0;
+    const out = { rows: this.rows, body: this.bytes.take() };
     this.rows = 0;
     return out;
   }

@@ -1,0 +1,146 @@
+/**
+ * ClickHouse RowBinary encoding (https://clickhouse.com/docs/interfaces/formats/RowBinary): every value
+ * in column order, little-endian, no separators; a String is its UTF-8 length as an unsigned LEB128
+ * varint followed by its bytes. The engine parses it with little more than copies (≈ 40 % less engine
+ * time per alpha_fills row than TabSeparated, measured in docs/chain-ingestion.md), and nothing needs
+ * escaping. A `ByteWriter` grows one buffer; the typed writers below are the only way values get in.
+ */
+import type { U64 } from './types.ts';
+
+const EMPTY = Buffer.alloc(0);
+const TWO_32 = 4_294_967_296;
+
+export class ByteWriter {
+  private buf: Buffer = EMPTY;
+  /** Bytes written. */
+  pos = 0;
+  /** Size of the last buffer handed over: the next one starts there (no regrowth, no idle memory). */
+  private lastBytes = 0;
+
+  constructor(private readonly initialBytes = 1 << 20) {}
+
+  /** Makes room for `n` more bytes. */
+  private reserve(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const fresh = this.pos === 0 ? Math.max(this.initialBytes, this.lastBytes + (this.lastBytes >> 3)) : 0;
+    const next = Buffer.allocUnsafe(Math.max(fresh, this.buf.length + (this.buf.length >> 1), this.pos + n));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  u8(v: number): void {
+    this.reserve(1);
+    this.buf[this.pos++] = v;
+  }
+
+  /** Int8 and Enum8 codes (two's complement byte). */
+  i8(v: number): void {
+    this.reserve(1);
+    this.buf[this.pos++] = v & 0xff;
+  }
+
+  bool(v: boolean): void {
+    this.u8(v ? 1 : 0);
+  }
+
+  u32(v: number): void {
+    if (!(v >= 0 && v < TWO_32 && Number.isInteger(v))) throw new RangeError(`UInt32 value ${v}`);
+    this.reserve(4);
+    const b = this.buf;
+    const p = this.pos;
+    b[p] = v;
+    b[p + 1] = v >>> 8;
+    b[p + 2] = v >>> 16;
+    b[p + 3] = v >>> 24;
+    this.pos = p + 4;
+  }
+
+  /** UInt64 from an exact amount: a safe integer, or a decimal string above 2^53 (`U64`). */
+  u64(v: U64 | bigint): void {
+    if (typeof v === 'number' && v >= 0 && Number.isSafeInteger(v)) {
+      this.lowHigh(v >>> 0, (v - (v >>> 0)) / TWO_32);
+      return;
+    }
+    const big = BigInt(v);
+    if (big < 0n || big > 0xffff_ffff_ffff_ffffn) throw new RangeError(`UInt64 value ${v}`);
+    this.lowHigh(Number(big & 0xffff_ffffn), Number(big >> 32n));
+  }
+
+  /** DateTime64(3) from epoch milliseconds (an Int64 of ms). */
+  dateTime64ms(ms: number): void {
+    if (!(ms >= 0 && Number.isSafeInteger(ms))) throw new RangeError(`DateTime64(3) value ${ms}`);
+    this.lowHigh(ms >>> 0, (ms - (ms >>> 0)) / TWO_32);
+  }
+
+  private lowHigh(low: number, high: number): void {
+    this.reserve(8);
+    const b = this.buf;
+    const p = this.pos;
+    b[p] = low;
+    b[p + 1] = low >>> 8;
+    b[p + 2] = low >>> 16;
+    b[p + 3] = low >>> 24;
+    b[p + 4] = high;
+    b[p + 5] = high >>> 8;
+    b[p + 6] = high >>> 16;
+    b[p + 7] = high >>> 24;
+    this.pos = p + 8;
+  }
+
+  /**
+   * A String of single-byte characters: the hex, decimal and enum values of the decoders and the node's
+   * hashes. Written as latin1, one byte per character, so the length prefix is exact whatever the text
+   * holds (a character above 0xff could only be mangled, never break the framing).
+   */
+  ascii(s: string): void {
+    const n = s.length;
+    this.reserve(n + 5);
+    const p = this.varint(n, this.pos);
+    this.pos = p + this.buf.write(s, p, 'latin1');
+  }
+
+  /** A String of any text, as UTF-8. */
+  str(s: string): void {
+    const bytes = Buffer.byteLength(s, 'utf8');
+    this.reserve(bytes + 5);
+    const p = this.varint(bytes, this.pos);
+    this.pos = p + this.buf.write(s, p, 'utf8');
+  }
+
+  /** Text as UTF-8 bytes, as is (no length prefix): lines of a text format. */
+  raw(s: string): void {
+    this.reserve(s.length * 3);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  /** Writes `n` as an unsigned LEB128 varint at `p` (room reserved by the caller); returns the end. */
+  private varint(n: number, p: number): number {
+    const b = this.buf;
+    while (n >= 0x80) {
+      b[p++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
+    }
+    b[p++] = n;
+    return p;
+  }
+
+  /** The bytes written so far; the writer is empty afterwards (handed-over bytes are never written again). */
+  take(): Buffer {
+    const out = this.buf.subarray(0, this.pos);
+    this.lastBytes = this.pos;
+    this.buf = EMPTY;
+    this.pos = 0;
+    return out;
+  }
+}
+
+/** Codes of an Enum8 column, by name; an unknown name is an error, never a silent 0. */
+export function enum8(name: string, codes: Record<string, number>): (w: ByteWriter, v: unknown) => void {
+  const map = new Map(Object.entries(codes));
+  return (w, v) => {
+    const code = map.get(v as string);
+    if (code === undefined)
+      throw new RangeError(`${name}: ${String(v)} is not one of ${[...map.keys()].join(', ')}`);
+    w.i8(code);
+  };
+}

@@ -136,6 +136,49 @@ export async function buildSyntheticChain(fills: number, log: (s: string) => voi
   return anvil;
 }
 
+/**
+ * CPU seconds used so far by the local node serving `rpcUrl` (an anvil on this machine, found by its
+ * port), or undefined when it is not a local process we can see. Linux /proc, clock ticks of 1/100 s.
+ */
+function nodeCpuReader(rpcUrl: string): (() => number) | undefined {
+  const port = new URL(rpcUrl).port;
+  let pid: string | undefined;
+  try {
+    for (const d of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      let cmd = '';
+      try {
+        cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      const args = cmd.split('\0');
+      if (args[0]?.endsWith('anvil') && args[args.indexOf('--port') + 1] === port) pid = d;
+    }
+  } catch {
+    return undefined;
+  }
+  if (!pid) return undefined;
+  return () => {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+}
+
+/** CPU seconds of this process and of the node between two calls. */
+function cpuMeter(nodeCpu: (() => number) | undefined): () => string {
+  const p0 = process.cpuUsage();
+  const n0 = nodeCpu?.() ?? 0;
+  const t0 = performance.now();
+  return () => {
+    const p = process.cpuUsage(p0);
+    const wall = (performance.now() - t0) / 1000;
+    const self = (p.user + p.system) / 1e6;
+    const node = nodeCpu ? nodeCpu() - n0 : undefined;
+    return `CPU: this process ${self.toFixed(1)} s (${(self / wall).toFixed(2)} cores)${node === undefined ? '' : `, node ${node.toFixed(1)} s (${(node / wall).toFixed(2)} cores)`} of ${os.cpus().length} cores`;
+  };
+}
+
 function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
@@ -251,6 +294,7 @@ export async function run(args: string[]): Promise<void> {
   });
   const chain = createAlphaChain({ clickhouse, log }, settings);
   const head = await chain.source.headNumber();
+  const nodeCpu = nodeCpuReader(rpcUrl);
   const baselineRss = process.memoryUsage().rss;
   say(
     `baseline RSS:         ${fmt(baselineRss / 2 ** 20)} MiB (process with the embedded engine open, before ingesting)`,
@@ -272,6 +316,7 @@ export async function run(args: string[]): Promise<void> {
     const tokens = await chain.tokenPass(0, head);
     const tokenSeconds = (performance.now() - t0) / 1000;
     const t1 = performance.now();
+    const pipeCpu = cpuMeter(nodeCpu);
     const result = await runBackfillRange(chain, { from: 0, to: head }, { head });
     const pipeSeconds = (performance.now() - t1) / 1000;
     clearInterval(sampler);
@@ -284,6 +329,7 @@ export async function run(args: string[]): Promise<void> {
       `full pipeline:        ${fmt(result.logs)} events (${fmt(Number(fills[0]?.n))} fills, ${fmt(result.rows)} rows) in ${pipeSeconds.toFixed(2)} s = ${fmt(pipeRate)} events/s` +
         ` (reference pass ${tokenSeconds.toFixed(2)} s, ${fmt(tokens.tokens)} tokens)`,
     );
+    say(`  ${pipeCpu()}`);
     say(
       `  waits: log pages ${fmt(result.waits?.fetchMs ?? 0)} ms, headers ${fmt(result.waits?.headersMs ?? 0)} ms, insert slots ${fmt(result.waits?.insertMs ?? 0)} ms`,
     );
@@ -301,6 +347,7 @@ export async function run(args: string[]): Promise<void> {
 
     // 2. Raw eth_getLogs (after the pipeline, so its memory does not count in the pipeline's RSS).
     t0 = performance.now();
+    const rawCpu = cpuMeter(nodeCpu);
     let rawEvents = 0;
     for await (const page of logPages(chain.source, 0, head, {
       addresses: chain.decoders.logAddresses,
@@ -317,6 +364,7 @@ export async function run(args: string[]): Promise<void> {
       `raw eth_getLogs:      ${fmt(rawEvents)} events in ${rawSeconds.toFixed(2)} s = ${fmt(rawRate)} events/s`,
     );
 
+    say(`  ${rawCpu()}`);
     say(`pipeline / raw:       ${((100 * pipeRate) / rawRate).toFixed(1)} %`);
 
     // 3. Decode + write from pages in memory: a sample from the middle of the chain (its first blocks are
@@ -354,6 +402,7 @@ export async function run(args: string[]): Promise<void> {
     const ROUNDS = 3;
     let memSeconds = 0;
     const rates: string[] = [];
+    const memCpu = cpuMeter(undefined);
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of [...EVENT_TABLES, 'alpha_blocks', 'alpha_fill_hashes'])
         await clickhouse.command('bench.truncate', `TRUNCATE TABLE ${t}`);
@@ -370,6 +419,7 @@ export async function run(args: string[]): Promise<void> {
       `decode + write:       ${fmt(inMemory * ROUNDS)} events in ${memSeconds.toFixed(2)} s = ${fmt((inMemory * ROUNDS) / memSeconds)} events/s` +
         ` (${fmt(inMemory)} events from block ${sampleFrom} written ${ROUNDS} times: ${rates.join(', ')} ev/s; ${mixText})`,
     );
+    say(`  ${memCpu()} (truncates between rounds included)`);
     say(
       `max RSS (process):    ${fmt(process.resourceUsage().maxRSS / 1024)} MiB (V8 flags: ${process.execArgv.join(' ') || process.env.NODE_OPTIONS || 'none'})`,
     );

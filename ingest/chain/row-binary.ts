@@ -8,6 +8,18 @@
 import type { U64 } from './types.ts';
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * Buffer's own latin1 writer (what `buf.write(s, offset, 'latin1')` ends in, without its argument
+ * parsing, which cost more than the copy for the ~70-character strings written here), when present.
+ */
+type Latin1Writer = (this: Buffer, s: string, offset: number) => number;
+const latin1Write: Latin1Writer =
+  typeof (Buffer.prototype as unknown as { latin1Write?: unknown }).latin1Write === 'function'
+    ? (Buffer.prototype as unknown as { latin1Write: Latin1Writer }).latin1Write
+    : function (this: Buffer, s: string, offset: number) {
+        return this.write(s, offset, 'latin1');
+      };
 const TWO_32 = 4_294_967_296;
 
 export class ByteWriter {
@@ -96,7 +108,7 @@ export class ByteWriter {
     const n = s.length;
     this.reserve(n + 5);
     const p = this.varint(n, this.pos);
-    this.pos = p + this.buf.write(s, p, 'latin1');
+    this.pos = p + latin1Write.call(this.buf, s, p);
   }
 
   /** A String of any text, as UTF-8. */

@@ -96,6 +96,23 @@ function identifier(name: string): string {
   return name;
 }
 
+/** Temporary directories of embedded RowBinary inserts: `<tmp>/pmdata-insert-<pid>-XXXXXX`. */
+const INSERT_DIR_PREFIX = 'pmdata-insert-';
+
+/** Removes insert directories left by processes that died before their exit hook ran. */
+function removeDeadInsertDirs(): void {
+  try {
+    for (const name of fs.readdirSync(os.tmpdir())) {
+      if (!name.startsWith(INSERT_DIR_PREFIX)) continue;
+      const owner = Number(name.slice(INSERT_DIR_PREFIX.length).split('-')[0]);
+      if (owner > 0 && owner !== process.pid && !processAlive(owner))
+        fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+    }
+  } catch {
+    // Best effort: a leftover directory holds at most the batch its process was inserting.
+  }
+}
+
 let embeddedEngine: { path: string; connection: unknown; database?: string } | undefined;
 
 async function embeddedConnection(enginePath: string, database: string): Promise<unknown> {
@@ -268,7 +285,8 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
     settings: Record<string, number | string> | undefined,
   ): Promise<void> {
     if (!insertFiles) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pmdata-insert-'));
+      removeDeadInsertDirs();
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${INSERT_DIR_PREFIX}${process.pid}-`));
       process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
       insertFiles = { dir, next: 0 };
     }

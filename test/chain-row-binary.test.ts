@@ -133,14 +133,80 @@ const exchangeEvents = [
   },
 ];
 
+const activity = [
+  {
+    ...key(6, 0, 'pending'),
+    type: 'SPLIT',
+    version: 1,
+    neg_risk: false,
+    wallet: a('0a'),
+    stakeholder: a('0a'),
+    contract: a('4d'),
+    condition_id: h('0c'),
+    market_id: h('0c'),
+    neg_risk_market_id: null,
+    index_set: null,
+    collateral_token: a('2a'),
+    partition: ['1', '2'],
+    amounts: [],
+    amount: U64_MAX,
+    payout: 0,
+  },
+  {
+    ...key(6, 1, 'confirmed'),
+    type: 'CONVERT',
+    version: 2,
+    neg_risk: true,
+    wallet: a('0b'),
+    stakeholder: a('0d'),
+    contract: a('d9'),
+    condition_id: null,
+    market_id: null,
+    neg_risk_market_id: h('0e'),
+    index_set: '5',
+    collateral_token: '',
+    partition: [],
+    amounts: [U64_MAX, 0, 2 ** 53 - 1],
+    amount: 7,
+    payout: '9007199254740993',
+  },
+  ...(['MERGE', 'REDEEM'] as const).map((type, i) => ({
+    ...key(7, i, 'confirmed' as const),
+    type,
+    version: 1,
+    neg_risk: i === 1,
+    wallet: a('0f'),
+    stakeholder: a('0f'),
+    contract: a('4d'),
+    condition_id: h('0c'),
+    market_id: h('0c'),
+    neg_risk_market_id: null,
+    index_set: null,
+    collateral_token: a('2a'),
+    partition: ['1'.repeat(80), '2'],
+    amounts: ['5'],
+    amount: 5,
+    payout: i,
+  })),
+];
+
 const blocks = [
   { number: 1, hash: h('ab'), parentHash: h('aa'), timestampMs: 1_700_000_000_000 },
   { number: 2 ** 40, hash: h('ac'), parentHash: h('ab'), timestampMs: 4_102_444_800_999 },
 ];
 
-/** Every value as text; times as epoch ms (the engine's side reads them with toUnixTimestamp64Milli). */
-function asText(row: Record<string, unknown>, columns: readonly string[]): string[] {
-  return columns.map((c) => String(row[c]));
+/**
+ * Every value as text, as the engine's toString gives it: times as epoch ms (read with
+ * toUnixTimestamp64Milli), null as null, arrays as ['a','b'] / [1,2].
+ */
+function asText(row: Record<string, unknown>, columns: readonly string[]): (string | null)[] {
+  return columns.map((c) => {
+    const v = row[c];
+    if (v === null) return null;
+    if (Array.isArray(v))
+      return `[${v.map((x) => (typeof x === 'string' && c === 'partition' ? `'${x}'` : String(x))).join(',')}]`;
+    return String(v);
+  });
 }
 
 describe('RowBinary inserts of the hot tables', () => {
@@ -153,7 +219,7 @@ describe('RowBinary inserts of the hot tables', () => {
     await deps?.close();
   });
 
-  async function readBack(table: string, timeColumn: string, order: string): Promise<string[][]> {
+  async function readBack(table: string, timeColumn: string, order: string): Promise<(string | null)[][]> {
     const cols = COLUMNS[table as keyof typeof COLUMNS];
     const select = cols
       .map((c) =>
@@ -179,7 +245,7 @@ describe('RowBinary inserts of the hot tables', () => {
       alpha_token_transfers: transfers,
       alpha_collateral: collateral,
       alpha_exchange_events: exchangeEvents,
-      alpha_activity: [],
+      alpha_activity: activity,
       alpha_lifecycle: [],
       alpha_oracle: [],
       alpha_tokens: [],
@@ -191,6 +257,9 @@ describe('RowBinary inserts of the hot tables', () => {
 
     expect(await readBack('alpha_fills', 'block_time', 'block_number')).toEqual(
       fills.map((r) => asText(r, COLUMNS.alpha_fills)),
+    );
+    expect(await readBack('alpha_activity', 'block_time', 'block_number, log_index')).toEqual(
+      activity.map((r) => asText(r, COLUMNS.alpha_activity)),
     );
     expect(await readBack('alpha_token_transfers', 'block_time', 'log_index')).toEqual(
       transfers.map((r) => asText(r, COLUMNS.alpha_token_transfers)),
@@ -227,8 +296,11 @@ describe('RowBinary inserts of the hot tables', () => {
   it('a batch the engine refuses fails the flush, and no temporary file is left behind', async () => {
     const fs = await import('node:fs');
     const os = await import('node:os');
-    const before = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('pmdata-insert-'));
-    const files = () => before.flatMap((d) => fs.readdirSync(`${os.tmpdir()}/${d}`));
+    const files = () =>
+      fs
+        .readdirSync(os.tmpdir())
+        .filter((d) => d.startsWith(`pmdata-insert-${process.pid}-`))
+        .flatMap((d) => fs.readdirSync(`${os.tmpdir()}/${d}`));
     const writer = createChainWriter({ clickhouse: deps.clickhouse, log: deps.log, chainId: 137 });
     await deps.clickhouse.command('test.rename', 'RENAME TABLE alpha_blocks TO alpha_blocks_away');
     try {

@@ -111,6 +111,33 @@ export class ByteWriter {
     this.pos = p + latin1Write.call(this.buf, s, p);
   }
 
+  /** A Nullable(String) of single-byte characters: the null flag, then the string unless null. */
+  nullableAscii(s: string | null | undefined): void {
+    if (s === null || s === undefined) {
+      this.u8(1);
+      return;
+    }
+    this.u8(0);
+    this.ascii(s);
+  }
+
+  /** An Array(String) of single-byte characters. */
+  asciiArray(values: readonly string[]): void {
+    this.arrayLength(values.length);
+    for (const v of values) this.ascii(v);
+  }
+
+  /** An Array(UInt64) of exact amounts. */
+  u64Array(values: readonly (U64 | bigint)[]): void {
+    this.arrayLength(values.length);
+    for (const v of values) this.u64(v);
+  }
+
+  private arrayLength(n: number): void {
+    this.reserve(5);
+    this.pos = this.varint(n, this.pos);
+  }
+
   /** A String of any text, as UTF-8. */
   str(s: string): void {
     const bytes = Buffer.byteLength(s, 'utf8');

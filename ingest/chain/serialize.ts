@@ -1,6 +1,6 @@
 /**
- * Rows → insert bytes, columns in a fixed order (COLUMNS). The hot tables (fills, ERC-1155 transfers,
- * collateral, exchange events, blocks) are written as RowBinary by hand-written encoders, one typed
+ * Rows → insert bytes, columns in a fixed order (COLUMNS). The hot tables (fills, activity, ERC-1155
+ * transfers, collateral, exchange events, blocks) are written as RowBinary by hand-written encoders, one typed
  * write per column (row-binary.ts): amounts are exact integers (numbers up to 2^53, decimal strings
  * above), enums are written as their codes, and the engine parses the bytes with little more than
  * copies. test/chain-row-binary.test.ts proves each encoder against the migrated tables. The other
@@ -159,6 +159,7 @@ const STATUS = enum8('status', { pending: 0, confirmed: 1 });
 const ROLE = enum8('role', { maker: 1, taker: 2 });
 const SIDE = enum8('side', { BUY: 1, SELL: 2 });
 const FEE_ASSET = enum8('fee_asset', { shares: 1, collateral: 2 });
+const ACTIVITY_TYPE = enum8('type', { SPLIT: 1, MERGE: 2, REDEEM: 3, CONVERT: 4 });
 const COLLATERAL_KIND = enum8('kind', { transfer: 1, wrap: 2, unwrap: 3 });
 
 /** The event key columns (EVENT_KEY), in order. */
@@ -192,6 +193,26 @@ function fillRow(w: ByteWriter, r: AnyRow): void {
   FEE_ASSET(w, r.fee_asset);
   w.ascii(r.builder as string);
   w.ascii(r.metadata as string);
+  STATUS(w, r.status);
+}
+
+function activityRow(w: ByteWriter, r: AnyRow): void {
+  eventKey(w, r);
+  ACTIVITY_TYPE(w, r.type);
+  w.u8(r.version as number);
+  w.bool(r.neg_risk as boolean);
+  w.ascii(r.wallet as string);
+  w.ascii(r.stakeholder as string);
+  w.ascii(r.contract as string);
+  w.nullableAscii(r.condition_id as string | null);
+  w.nullableAscii(r.market_id as string | null);
+  w.nullableAscii(r.neg_risk_market_id as string | null);
+  w.nullableAscii(r.index_set as string | null);
+  w.ascii(r.collateral_token as string);
+  w.asciiArray(r.partition as string[]);
+  w.u64Array(r.amounts as U64[]);
+  w.u64(r.amount as U64);
+  w.u64(r.payout as U64);
   STATUS(w, r.status);
 }
 
@@ -244,6 +265,7 @@ function blockRow(w: ByteWriter, r: AnyRow): void {
 /** RowBinary encoders of the hot tables: every COLUMNS entry, in order, as its column's type. */
 const BINARY: Partial<Record<string, (w: ByteWriter, r: AnyRow) => void>> = {
   alpha_fills: fillRow,
+  alpha_activity: activityRow,
   alpha_token_transfers: tokenTransferRow,
   alpha_collateral: collateralRow,
   alpha_exchange_events: exchangeEventRow,

@@ -58,13 +58,8 @@ export class ByteWriter {
   u32(v: number): void {
     if (!(v >= 0 && v < TWO_32 && Number.isInteger(v))) throw new RangeError(`UInt32 value ${v}`);
     this.reserve(4);
-    const b = this.buf;
-    const p = this.pos;
-    b[p] = v;
-    b[p + 1] = v >>> 8;
-    b[p + 2] = v >>> 16;
-    b[p + 3] = v >>> 24;
-    this.pos = p + 4;
+    this.word32(v, this.pos);
+    this.pos += 4;
   }
 
   /** UInt64 from an exact amount: a safe integer, or a decimal string above 2^53 (`U64`). */
@@ -86,17 +81,18 @@ export class ByteWriter {
 
   private lowHigh(low: number, high: number): void {
     this.reserve(8);
+    this.word32(low, this.pos);
+    this.word32(high, this.pos + 4);
+    this.pos += 8;
+  }
+
+  /** The low 32 bits of `v`, little-endian, at `p` (room reserved by the caller). */
+  private word32(v: number, p: number): void {
     const b = this.buf;
-    const p = this.pos;
-    b[p] = low;
-    b[p + 1] = low >>> 8;
-    b[p + 2] = low >>> 16;
-    b[p + 3] = low >>> 24;
-    b[p + 4] = high;
-    b[p + 5] = high >>> 8;
-    b[p + 6] = high >>> 16;
-    b[p + 7] = high >>> 24;
-    this.pos = p + 8;
+    b[p] = v;
+    b[p + 1] = v >>> 8;
+    b[p + 2] = v >>> 16;
+    b[p + 3] = v >>> 24;
   }
 
   /**

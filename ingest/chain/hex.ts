@@ -46,11 +46,23 @@ export function wordCount(data: string): number {
   return hexLen / 64;
 }
 
-/** An address from a 32-byte topic or word (lowercase). */
+/**
+ * An address from a 32-byte topic or word (lowercase), through a bounded cache: the same wallets and
+ * contracts recur across logs, and a cached address is one string (flattened by its first write)
+ * instead of a slice, a lowercased copy and a concatenation per log.
+ */
+const ADDRESS_CACHE_MAX = 50_000;
+const addressCache = new Map<string, string>();
 export function addressOf(w: string): string {
-  // Topics carry the 0x prefix (66 chars); bare words have 64.
-  const s = w.length === 66 ? w.slice(26) : w.slice(24);
-  return `0x${s.toLowerCase()}`;
+  let a = addressCache.get(w);
+  if (a === undefined) {
+    // Topics carry the 0x prefix (66 chars); bare words have 64.
+    const s = w.length === 66 ? w.slice(26) : w.slice(24);
+    a = `0x${s.toLowerCase()}`;
+    if (addressCache.size >= ADDRESS_CACHE_MAX) addressCache.clear();
+    addressCache.set(w, a);
+  }
+  return a;
 }
 
 const ZERO_51 = '0'.repeat(51);

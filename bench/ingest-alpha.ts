@@ -24,6 +24,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createClickHouse } from '../core/clickhouse.ts';
 import { loadConfig } from '../core/config.ts';
@@ -165,8 +166,17 @@ function nodeCpuReader(rpcUrl: string): (() => number) | undefined {
   };
 }
 
-/** CPU seconds of this process and of the node between two calls. */
+/** Milliseconds of V8 garbage collection (all kinds) since the process started observing. */
+let gcMs = 0;
+function observeGc(): void {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs += e.duration;
+  }).observe({ entryTypes: ['gc'] });
+}
+
+/** CPU seconds of this process and of the node between two calls, and the GC pause time. */
 function cpuMeter(nodeCpu: (() => number) | undefined): () => string {
+  const g0 = gcMs;
   const p0 = process.cpuUsage();
   const n0 = nodeCpu?.() ?? 0;
   const t0 = performance.now();
@@ -175,7 +185,7 @@ function cpuMeter(nodeCpu: (() => number) | undefined): () => string {
     const wall = (performance.now() - t0) / 1000;
     const self = (p.user + p.system) / 1e6;
     const node = nodeCpu ? nodeCpu() - n0 : undefined;
-    return `CPU: this process ${self.toFixed(1)} s (${(self / wall).toFixed(2)} cores)${node === undefined ? '' : `, node ${node.toFixed(1)} s (${(node / wall).toFixed(2)} cores)`} of ${os.cpus().length} cores`;
+    return `CPU: this process ${self.toFixed(1)} s (${(self / wall).toFixed(2)} cores; GC pauses ${((gcMs - g0) / 1000).toFixed(1)} s)${node === undefined ? '' : `, node ${node.toFixed(1)} s (${(node / wall).toFixed(2)} cores)`} of ${os.cpus().length} cores`;
   };
 }
 
@@ -295,6 +305,7 @@ export async function run(args: string[]): Promise<void> {
   const chain = createAlphaChain({ clickhouse, log }, settings);
   const head = await chain.source.headNumber();
   const nodeCpu = nodeCpuReader(rpcUrl);
+  observeGc();
   const baselineRss = process.memoryUsage().rss;
   say(
     `baseline RSS:         ${fmt(baselineRss / 2 ** 20)} MiB (process with the embedded engine open, before ingesting)`,

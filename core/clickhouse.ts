@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client';
-import type { Config } from './config.ts';
+import { type Config, PLAIN_IDENTIFIER } from './config.ts';
 import { ClickHouseQueryError, DependencyError, isRetryable } from './errors.ts';
 import type { Logger } from './logger.ts';
 
@@ -92,7 +92,7 @@ function baseSettings(maxExecutionTime: number): ClickHouseSettings {
 
 /** A table or column name as an SQL identifier (names come from code, never from input). */
 function identifier(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`Not a plain identifier: ${name}`);
+  if (!PLAIN_IDENTIFIER.test(name)) throw new Error(`Not a plain identifier: ${name}`);
   return name;
 }
 

@@ -70,8 +70,11 @@ const list =
       .filter((s) => s !== '')
       .map(item);
 
+/** A name usable unquoted in SQL (databases, tables, columns). */
+export const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 const identifier: Parser<string> = (raw) => {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw)) throw new InvalidValue();
+  if (!PLAIN_IDENTIFIER.test(raw)) throw new InvalidValue();
   return raw;
 };
 

@@ -47,23 +47,32 @@ export function wordCount(data: string): number {
 }
 
 /**
+ * `compute` through a cache of at most `max` entries (emptied when full): for values derived from hex
+ * words that recur across logs.
+ */
+function cached(max: number, compute: (w: string) => string): (w: string) => string {
+  const cache = new Map<string, string>();
+  return (w) => {
+    let v = cache.get(w);
+    if (v === undefined) {
+      v = compute(w);
+      if (cache.size >= max) cache.clear();
+      cache.set(w, v);
+    }
+    return v;
+  };
+}
+
+/**
  * An address from a 32-byte topic or word (lowercase), through a bounded cache: the same wallets and
  * contracts recur across logs, and a cached address is one string (flattened by its first write)
  * instead of a slice, a lowercased copy and a concatenation per log.
  */
-const ADDRESS_CACHE_MAX = 50_000;
-const addressCache = new Map<string, string>();
-export function addressOf(w: string): string {
-  let a = addressCache.get(w);
-  if (a === undefined) {
-    // Topics carry the 0x prefix (66 chars); bare words have 64.
-    const s = w.length === 66 ? w.slice(26) : w.slice(24);
-    a = `0x${s.toLowerCase()}`;
-    if (addressCache.size >= ADDRESS_CACHE_MAX) addressCache.clear();
-    addressCache.set(w, a);
-  }
-  return a;
-}
+export const addressOf: (w: string) => string = cached(50_000, (w) => {
+  // Topics carry the 0x prefix (66 chars); bare words have 64.
+  const s = w.length === 66 ? w.slice(26) : w.slice(24);
+  return `0x${s.toLowerCase()}`;
+});
 
 const ZERO_51 = '0'.repeat(51);
 
@@ -79,17 +88,7 @@ export function uintString(w: string): string {
  * decimal string, through a bounded cache: the BigInt round trip of a 256-bit value costs more than the
  * rest of the log's decoding.
  */
-const ID_CACHE_MAX = 100_000;
-const idCache = new Map<string, string>();
-export function idString(w: string): string {
-  let s = idCache.get(w);
-  if (s === undefined) {
-    s = uintString(w);
-    if (idCache.size >= ID_CACHE_MAX) idCache.clear();
-    idCache.set(w, s);
-  }
-  return s;
-}
+export const idString: (w: string) => string = cached(100_000, uintString);
 
 /** A uint256 word as a small number (indexes, slot counts); throws if above 2^53. */
 export function uintSmall(w: string): number {

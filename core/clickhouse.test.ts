@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, type TestDeps } from '../test/support/deps.ts';
+import { stringLiteral } from './clickhouse.ts';
 import { ClickHouseQueryError, exitCodeFor, isRetryable, RetryableError } from './errors.ts';
 
 let deps: TestDeps;
@@ -31,6 +32,16 @@ describe('clickhouse wrapper', () => {
       s: evil,
     });
     expect(rows).toEqual([{ s: evil }]);
+  });
+
+  it('inlines a string as a literal the engine reads back unchanged (quotes and backslashes escaped)', async () => {
+    for (const value of ["/tmp/it's here", 'C:\\temp\\x.bin', "\\'; DROP TABLE big; --", 'plain']) {
+      const rows = await deps.clickhouse.query<{ s: string }>(
+        'test.literal',
+        `SELECT ${stringLiteral(value)} AS s`,
+      );
+      expect(rows).toEqual([{ s: value }]);
+    }
   });
 
   it('a failing statement becomes a typed, labelled, non-retryable error', async () => {

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client';
 import { type Config, PLAIN_IDENTIFIER } from './config.ts';
 import { ClickHouseQueryError, DependencyError, isRetryable } from './errors.ts';
@@ -96,10 +97,8 @@ function identifier(name: string): string {
   return name;
 }
 
-/** Writes `body` to a new file with the callback API's single write (looped only on a partial write). */
-function writeWhole(file: string, body: Uint8Array): Promise<void> {
-  return new Promise((resolve, reject) => fs.writeFile(file, body, (err) => (err ? reject(err) : resolve())));
-}
+/** The callback API's writeFile: one write call for the whole body (looped only on a partial write). */
+const writeWhole = promisify(fs.writeFile);
 
 /** A ClickHouse string literal: quotes and backslashes escaped. */
 export function stringLiteral(value: string): string {

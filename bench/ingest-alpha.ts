@@ -7,8 +7,10 @@
  *      concurrency as the pipeline, nothing else);
  *   2. full pipeline: events/s of the backfill (fetch + headers + decode + map + write to ClickHouse),
  *      and its ratio to (1);
- *   3. decode + write: events/s of mapping and writing log pages already in memory;
- *   4. peak RSS of the process during (2) (sampled), and the process's max RSS.
+ *   3. decode + write: events/s of mapping and writing log pages already in memory (three passes over a
+ *      sample, after one uncounted pass);
+ *   4. peak RSS of the process during (2) (sampled), split into JS heap, external buffers and the
+ *      engine's tracked allocations (with its largest background merge), and the process's max RSS.
  *
  * Chain: `synthetic` (default) places a raw log emitter at alpha's addresses on a fresh anvil and mines
  * blocks of hot events (OrderFilled 70 %, TransferSingle 20 %, pUSD Transfer 10 %; 4,000 logs per
@@ -205,6 +207,14 @@ const WORKER_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=16'];
  */
 const ENGINE_MALLOC_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
 
+/** A background merge of the embedded engine, as system.merges shows it. */
+interface EngineMerge {
+  table: string;
+  parts: number;
+  algorithm: string;
+  memory: number;
+}
+
 /** True when this process already runs with a deployment worker's V8 flags (it is the measured one). */
 function isWorkerProcess(): boolean {
   const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
@@ -306,6 +316,26 @@ export async function run(args: string[]): Promise<void> {
   const head = await chain.source.headNumber();
   const nodeCpu = nodeCpuReader(rpcUrl);
   observeGc();
+  /**
+   * What the embedded engine's allocator tracks right now (its MemoryTracking metric), and its largest
+   * running background merge (table, parts, algorithm, memory).
+   */
+  const engineMemory = async (): Promise<{ tracked: number; merge?: EngineMerge }> => {
+    const rows = await clickhouse.query<{ tracked: string; merges: [string, string, string, string][] }>(
+      'bench.engine_memory',
+      `SELECT (SELECT value FROM system.metrics WHERE metric = 'MemoryTracking') AS tracked,
+              (SELECT groupArray((table, toString(num_parts), toString(merge_algorithm), toString(memory_usage)))
+                 FROM system.merges) AS merges`,
+    );
+    const merges = (rows[0]?.merges ?? []).map(([table, parts, algorithm, memory]) => ({
+      table,
+      parts: Number(parts),
+      algorithm,
+      memory: Number(memory),
+    }));
+    merges.sort((x, y) => y.memory - x.memory);
+    return { tracked: Number(rows[0]?.tracked ?? 0), merge: merges[0] };
+  };
   const baselineRss = process.memoryUsage().rss;
   say(
     `baseline RSS:         ${fmt(baselineRss / 2 ** 20)} MiB (process with the embedded engine open, before ingesting)`,
@@ -323,6 +353,23 @@ export async function run(args: string[]): Promise<void> {
       peakHeap = Math.max(peakHeap, m.heapUsed);
       peakExternal = Math.max(peakExternal, m.external);
     }, 50);
+    // The engine's own tracked allocations, sampled less often (a query each time).
+    let peakEngine = 0;
+    let peakMerge: EngineMerge | undefined;
+    let engineSampling = false;
+    const engineSampler = setInterval(() => {
+      if (engineSampling) return;
+      engineSampling = true;
+      engineMemory()
+        .then(({ tracked, merge }) => {
+          peakEngine = Math.max(peakEngine, tracked);
+          if (merge && merge.memory > (peakMerge?.memory ?? 0)) peakMerge = merge;
+        })
+        .catch(() => {})
+        .finally(() => {
+          engineSampling = false;
+        });
+    }, 250);
     t0 = performance.now();
     const tokens = await chain.tokenPass(0, head);
     const tokenSeconds = (performance.now() - t0) / 1000;
@@ -331,6 +378,7 @@ export async function run(args: string[]): Promise<void> {
     const result = await runBackfillRange(chain, { from: 0, to: head }, { head });
     const pipeSeconds = (performance.now() - t1) / 1000;
     clearInterval(sampler);
+    clearInterval(engineSampler);
     const pipeRate = result.logs / pipeSeconds;
     const fills = await clickhouse.query<{ n: string }>(
       'bench.count',
@@ -345,15 +393,20 @@ export async function run(args: string[]): Promise<void> {
       `  waits: log pages ${fmt(result.waits?.fetchMs ?? 0)} ms, headers ${fmt(result.waits?.headersMs ?? 0)} ms, insert slots ${fmt(result.waits?.insertMs ?? 0)} ms`,
     );
     say(
-      `peak RSS (pipeline):  ${fmt(peakRss / 2 ** 20)} MiB (JS heap ${fmt(peakHeap / 2 ** 20)} MiB, external ${fmt(peakExternal / 2 ** 20)} MiB; the rest is the embedded engine)`,
+      `peak RSS (pipeline):  ${fmt(peakRss / 2 ** 20)} MiB (JS heap ${fmt(peakHeap / 2 ** 20)} MiB, external ${fmt(peakExternal / 2 ** 20)} MiB, engine allocations ${fmt(peakEngine / 2 ** 20)} MiB: peaks of each, sampled)`,
     );
-    const engine = await clickhouse.query<{ tracked: string; parts: string }>(
-      'bench.engine_memory',
-      `SELECT (SELECT value FROM system.metrics WHERE metric = 'MemoryTracking') AS tracked,
-              (SELECT count() FROM system.parts WHERE active AND database = currentDatabase() AND table = 'alpha_fills') AS parts`,
+    if (peakMerge) {
+      say(
+        `  largest merge:      ${peakMerge.table}, ${peakMerge.parts} parts, ${peakMerge.algorithm}, ${fmt(peakMerge.memory / 2 ** 20)} MiB of the engine's allocations`,
+      );
+    }
+    const after = await engineMemory();
+    const fillParts = await clickhouse.query<{ parts: string }>(
+      'bench.fill_parts',
+      `SELECT count() AS parts FROM system.parts WHERE active AND database = currentDatabase() AND table = 'alpha_fills'`,
     );
     say(
-      `engine after it:      ${fmt(Number(engine[0]?.tracked) / 2 ** 20)} MiB tracked by the engine's allocator, ${engine[0]?.parts} active alpha_fills parts (inserts of ${fmt(settings.batchRows)} rows)`,
+      `engine after it:      ${fmt(after.tracked / 2 ** 20)} MiB tracked by the engine's allocator, ${fillParts[0]?.parts} active alpha_fills parts (inserts of ${fmt(settings.batchRows)} rows)`,
     );
 
     // 2. Raw eth_getLogs (after the pipeline, so its memory does not count in the pipeline's RSS).
@@ -410,25 +463,31 @@ export async function run(args: string[]): Promise<void> {
       .slice(0, 6)
       .map(([k, n]) => `${k} ${((100 * n) / inMemory).toFixed(0)} %`)
       .join(', ');
+    // One pass first, not counted: it empties tables holding the pipeline's 5M rows, whose parts the
+    // engine then removes in the background (thousands of files), and it warms this sample's caches.
+    const writePass = async (): Promise<number> => {
+      for (const t of [...EVENT_TABLES, 'alpha_blocks', 'alpha_fill_hashes'])
+        await clickhouse.command('bench.truncate', `TRUNCATE TABLE ${t}`);
+      const started = performance.now();
+      for (const p of pages) {
+        await chain.writeLogs(p.logs, p.headers, { statusOf: () => 'confirmed', writeTokens: true });
+      }
+      await chain.writer.flush();
+      return (performance.now() - started) / 1000;
+    };
+    const warmSeconds = await writePass();
     const ROUNDS = 3;
     let memSeconds = 0;
     const rates: string[] = [];
     const memCpu = cpuMeter(undefined);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const t of [...EVENT_TABLES, 'alpha_blocks', 'alpha_fill_hashes'])
-        await clickhouse.command('bench.truncate', `TRUNCATE TABLE ${t}`);
-      t0 = performance.now();
-      for (const p of pages) {
-        await chain.writeLogs(p.logs, p.headers, { statusOf: () => 'confirmed', writeTokens: true });
-      }
-      await chain.writer.flush();
-      const s = (performance.now() - t0) / 1000;
+      const s = await writePass();
       memSeconds += s;
       rates.push(fmt(inMemory / s));
     }
     say(
       `decode + write:       ${fmt(inMemory * ROUNDS)} events in ${memSeconds.toFixed(2)} s = ${fmt((inMemory * ROUNDS) / memSeconds)} events/s` +
-        ` (${fmt(inMemory)} events from block ${sampleFrom} written ${ROUNDS} times: ${rates.join(', ')} ev/s; ${mixText})`,
+        ` (${fmt(inMemory)} events from block ${sampleFrom} written ${ROUNDS} times after an uncounted pass at ${fmt(inMemory / warmSeconds)} ev/s: ${rates.join(', ')} ev/s; ${mixText})`,
     );
     say(`  ${memCpu()} (truncates between rounds included)`);
     say(

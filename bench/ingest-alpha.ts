@@ -321,20 +321,15 @@ export async function run(args: string[]): Promise<void> {
    * running background merge (table, parts, algorithm, memory).
    */
   const engineMemory = async (): Promise<{ tracked: number; merge?: EngineMerge }> => {
-    const rows = await clickhouse.query<{ tracked: string; merges: [string, string, string, string][] }>(
+    const rows = await clickhouse.query<{ tracked: string; merge: [string, string, string, string] }>(
       'bench.engine_memory',
       `SELECT (SELECT value FROM system.metrics WHERE metric = 'MemoryTracking') AS tracked,
-              (SELECT groupArray((table, toString(num_parts), toString(merge_algorithm), toString(memory_usage)))
-                 FROM system.merges) AS merges`,
+              (SELECT argMax((table, toString(num_parts), toString(merge_algorithm), toString(memory_usage)), memory_usage)
+                 FROM system.merges) AS merge`,
     );
-    const merges = (rows[0]?.merges ?? []).map(([table, parts, algorithm, memory]) => ({
-      table,
-      parts: Number(parts),
-      algorithm,
-      memory: Number(memory),
-    }));
-    merges.sort((x, y) => y.memory - x.memory);
-    return { tracked: Number(rows[0]?.tracked ?? 0), merge: merges[0] };
+    const [table, parts, algorithm, memory] = rows[0]?.merge ?? ['', '0', '', '0'];
+    const merge = table ? { table, parts: Number(parts), algorithm, memory: Number(memory) } : undefined;
+    return { tracked: Number(rows[0]?.tracked ?? 0), merge };
   };
   const baselineRss = process.memoryUsage().rss;
   say(
@@ -357,6 +352,7 @@ export async function run(args: string[]): Promise<void> {
     let peakEngine = 0;
     let peakMerge: EngineMerge | undefined;
     let engineSampling = false;
+    let engineSampleFailures = 0;
     const engineSampler = setInterval(() => {
       if (engineSampling) return;
       engineSampling = true;
@@ -365,7 +361,9 @@ export async function run(args: string[]): Promise<void> {
           peakEngine = Math.max(peakEngine, tracked);
           if (merge && merge.memory > (peakMerge?.memory ?? 0)) peakMerge = merge;
         })
-        .catch(() => {})
+        .catch(() => {
+          engineSampleFailures++;
+        })
         .finally(() => {
           engineSampling = false;
         });
@@ -393,7 +391,7 @@ export async function run(args: string[]): Promise<void> {
       `  waits: log pages ${fmt(result.waits?.fetchMs ?? 0)} ms, headers ${fmt(result.waits?.headersMs ?? 0)} ms, insert slots ${fmt(result.waits?.insertMs ?? 0)} ms`,
     );
     say(
-      `peak RSS (pipeline):  ${fmt(peakRss / 2 ** 20)} MiB (JS heap ${fmt(peakHeap / 2 ** 20)} MiB, external ${fmt(peakExternal / 2 ** 20)} MiB, engine allocations ${fmt(peakEngine / 2 ** 20)} MiB: peaks of each, sampled)`,
+      `peak RSS (pipeline):  ${fmt(peakRss / 2 ** 20)} MiB (JS heap ${fmt(peakHeap / 2 ** 20)} MiB, external ${fmt(peakExternal / 2 ** 20)} MiB, engine allocations ${fmt(peakEngine / 2 ** 20)} MiB: peaks of each, sampled${engineSampleFailures > 0 ? `; ${engineSampleFailures} engine samples failed` : ''})`,
     );
     if (peakMerge) {
       say(

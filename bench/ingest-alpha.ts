@@ -197,15 +197,19 @@ function fmt(n: number): string {
 
 /**
  * V8 flags of the measured process, as a deployment's worker runs with them (NODE_OPTIONS): a capped
- * old space keeps the heap (and RSS) near the live set instead of letting garbage pile up.
+ * old space keeps the heap (and RSS) near the live set instead of letting garbage pile up; a 32 MB
+ * young generation lets the mapper's short-lived rows die there instead of being promoted (16 MB:
+ * decode + write ~20 % slower; 64 MB: ~40 MiB more RSS and no faster in our runs).
  */
-const WORKER_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=16'];
+const WORKER_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=32'];
 /**
- * The embedded engine's jemalloc keeps freed pages (merge and insert buffers) mapped for seconds;
- * returning them at once cut the 1M-fill peak RSS by ~350 MiB. Read once, when the engine loads.
- * chDB's jemalloc reads JE_MALLOC_CONF (prefixed build); MALLOC_CONF is set too for an unprefixed one.
+ * The embedded engine's jemalloc: freed pages are kept for up to 10 s before they go back to the
+ * system (muzzy pages at once). Returning them at once (`dirty_decay_ms:0`) was needed while merges of
+ * alpha_fills rebuilt its projection (~650 MiB each, see 022_fill_projection_merges.sql) and cost
+ * ~20 % of decode + write in page faults. Read once, when the engine loads. chDB's jemalloc reads
+ * JE_MALLOC_CONF (prefixed build); MALLOC_CONF is set too for an unprefixed one.
  */
-const ENGINE_MALLOC_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
+const ENGINE_MALLOC_CONF = 'dirty_decay_ms:10000,muzzy_decay_ms:0';
 
 /** A background merge of the embedded engine, as system.merges shows it. */
 interface EngineMerge {

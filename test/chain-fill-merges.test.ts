@@ -1,0 +1,73 @@
+/**
+ * alpha_fills' `by_token` projection across merges (022_fill_projection_merges.sql): merges merge the
+ * projection's parts instead of rebuilding it, and what the API reads through the projection must still
+ * equal the table after parts of distinct fills are merged.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDeps, type TestDeps } from './support/deps.ts';
+
+const PARTS = 3;
+const ROWS_PER_PART = 3000;
+const TOKENS = 7;
+
+/** One insert (one part) of fills: distinct (maker, block, tx, log index), tokens spread over the rows. */
+function insertPart(part: number): string {
+  const base = part * ROWS_PER_PART;
+  return `INSERT INTO alpha_fills (chain_id, block_number, block_hash, block_time, tx_hash, log_index, exchange,
+      exchange_version, order_hash, maker, taker, role, side, token_id, maker_amount, taker_amount, shares, usd,
+      status)
+    SELECT 137, 1000 + intDiv(n, 10), concat('0xb', toString(intDiv(n, 10))),
+      toDateTime64('2026-04-26 00:00:00', 3, 'UTC') + intDiv(n, 10), concat('0xt', toString(n)), toUInt32(n % 10),
+      '0xe1', 2, concat('0xo', toString(n)), concat('0xm', toString(n % 13)), '0xe1', 'maker',
+      if(n % 2 = 0, 'BUY', 'SELL'), toString(n % ${TOKENS}), 1000 + n, 2000 + n, 2000 + n, 1000 + n, 'confirmed'
+    FROM (SELECT ${base} + number AS n FROM numbers(${ROWS_PER_PART}))`;
+}
+
+describe('alpha_fills projection merges', () => {
+  let deps: TestDeps;
+  beforeAll(async () => {
+    deps = await createTestDeps('chain_fill_merges');
+  });
+  afterAll(async () => {
+    await deps?.close();
+  });
+
+  it('keeps by_token equal to the table after parts are merged', async () => {
+    const ch = deps.clickhouse;
+    for (let p = 0; p < PARTS; p++) await ch.command('test.insert', insertPart(p));
+    const partsBefore = await ch.query<{ n: string }>(
+      'test.parts',
+      "SELECT count() AS n FROM system.parts WHERE database = currentDatabase() AND table = 'alpha_fills' AND active",
+    );
+    expect(Number(partsBefore[0]!.n)).toBe(PARTS);
+
+    await ch.command('test.optimize', 'OPTIMIZE TABLE alpha_fills FINAL');
+
+    const parts = await ch.query<{ name: string; rows: string }>(
+      'test.parts',
+      "SELECT name, rows FROM system.parts WHERE database = currentDatabase() AND table = 'alpha_fills' AND active",
+    );
+    expect(parts).toHaveLength(1);
+    expect(Number(parts[0]!.rows)).toBe(PARTS * ROWS_PER_PART);
+    const projection = await ch.query<{ parent: string; rows: string }>(
+      'test.projection',
+      `SELECT parent_name AS parent, rows FROM system.projection_parts
+       WHERE database = currentDatabase() AND table = 'alpha_fills' AND name = 'by_token' AND active`,
+    );
+    expect(projection).toEqual([{ parent: parts[0]!.name, rows: String(PARTS * ROWS_PER_PART) }]);
+
+    for (let token = 0; token < TOKENS; token++) {
+      const read = (settings: string) =>
+        ch.query<{ tx_hash: string; log_index: number; usd: string }>(
+          'test.read',
+          `SELECT tx_hash, log_index, usd FROM alpha_fills WHERE token_id = {token:String}
+           ORDER BY block_number, log_index, tx_hash SETTINGS ${settings}`,
+          { token: String(token) },
+        );
+      const viaProjection = await read('optimize_use_projections = 1, force_optimize_projection = 1');
+      const viaTable = await read('optimize_use_projections = 0');
+      expect(viaProjection.length).toBeGreaterThan(0);
+      expect(viaProjection).toEqual(viaTable);
+    }
+  });
+});

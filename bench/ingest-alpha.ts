@@ -182,12 +182,15 @@ function cpuMeter(nodeCpu: (() => number) | undefined): () => string {
   const p0 = process.cpuUsage();
   const n0 = nodeCpu?.() ?? 0;
   const t0 = performance.now();
+  const elu0 = performance.eventLoopUtilization();
   return () => {
     const p = process.cpuUsage(p0);
     const wall = (performance.now() - t0) / 1000;
     const self = (p.user + p.system) / 1e6;
     const node = nodeCpu ? nodeCpu() - n0 : undefined;
-    return `CPU: this process ${self.toFixed(1)} s (${(self / wall).toFixed(2)} cores; GC pauses ${((gcMs - g0) / 1000).toFixed(1)} s)${node === undefined ? '' : `, node ${node.toFixed(1)} s (${(node / wall).toFixed(2)} cores)`} of ${os.cpus().length} cores`;
+    // The JS thread's busy share (event-loop utilization): near 100 % means it, not the node, is the bound.
+    const jsBusy = performance.eventLoopUtilization(elu0).utilization;
+    return `CPU: this process ${self.toFixed(1)} s (${(self / wall).toFixed(2)} cores; JS thread busy ${(100 * jsBusy).toFixed(0)} %; GC pauses ${((gcMs - g0) / 1000).toFixed(1)} s)${node === undefined ? '' : `, node ${node.toFixed(1)} s (${(node / wall).toFixed(2)} cores)`} of ${os.cpus().length} cores`;
   };
 }
 

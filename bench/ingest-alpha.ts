@@ -209,7 +209,7 @@ const WORKER_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=32'];
  * The embedded engine's jemalloc: freed pages are kept for up to 10 s before they go back to the
  * system (muzzy pages at once). Returning them at once (`dirty_decay_ms:0`) was needed while merges of
  * alpha_fills rebuilt its projection (~650 MiB each, see 022_fill_projection_merges.sql) and cost
- * ~20 % of decode + write in page faults. Read once, when the engine loads. chDB's jemalloc reads
+ * 10-20 % of decode + write in page faults. Read once, when the engine loads. chDB's jemalloc reads
  * JE_MALLOC_CONF (prefixed build); MALLOC_CONF is set too for an unprefixed one.
  */
 const ENGINE_MALLOC_CONF = 'dirty_decay_ms:10000,muzzy_decay_ms:0';

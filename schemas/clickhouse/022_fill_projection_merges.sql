@@ -1,5 +1,5 @@
 -- Merges of alpha_fills merge the by_token projection's parts instead of rebuilding the projection
--- (issue 4: background merges held 530-645 MiB and about three times the CPU of a plain merge).
+-- (issue 4: background merges held 530-645 MiB and took about twice the time of a plain merge).
 -- With 'rebuild' (010), a ReplacingMergeTree merge recomputes the projection from the merged rows,
 -- squashed into blocks of up to 256 MiB (min_insert_block_size_bytes) that are then sorted by token:
 -- one merge of 3.5M fills held ~650 MiB of engine memory for 24 s, against ~70 MiB for 7-13 s when the

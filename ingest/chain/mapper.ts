@@ -975,6 +975,8 @@ class TxContext {
     [];
   private readonly pusd: { kind: string; from: string; to: string }[] = [];
   private readonly used = new Set<number>();
+  /** Per adapter and side: the transfers naming it there, with the user on the other side, in log order. */
+  private readonly candidates = new Map<string, { index: number; user: string; logIndex: number }[]>();
 
   private indexed = false;
 
@@ -1007,7 +1009,15 @@ class TxContext {
     }
   }
 
-  /** The adapter's counterparty in ERC-1155 transfers, nearest to the event, each transfer used once. */
+  /**
+   * The adapter's counterparty in ERC-1155 transfers, nearest to the event, each transfer used once:
+   * among the unused transfers with the adapter on the given side, one of `tokenIds` first (any when
+   * the set is empty), then the smallest log-index distance, then the earlier transfer.
+   *
+   * The candidates of an (adapter, side) are listed once per transaction in log order and searched
+   * outwards from the event, so a transaction of many splits through an adapter costs a few steps per
+   * split instead of a pass over all its transfers.
+   */
   erc1155Counterparty(
     adapter: string,
     fromAdapter: boolean,
@@ -1015,30 +1025,58 @@ class TxContext {
     logIndex: number,
   ): string | undefined {
     this.index();
-    let best: { index: number; user: string; distance: number; tokenMatch: boolean } | undefined;
-    for (const [i, t] of this.transfers.entries()) {
-      if (this.used.has(i)) continue;
-      const user = fromAdapter
-        ? t.from === adapter
-          ? t.to
-          : undefined
-        : t.to === adapter
-          ? t.from
-          : undefined;
-      if (user === undefined || user === ZERO_ADDRESS || user === adapter) continue;
-      const tokenMatch = tokenIds.size === 0 || t.ids.some((id) => tokenIds.has(id));
-      const distance = Math.abs(t.logIndex - logIndex);
-      if (
-        !best ||
-        (tokenMatch && !best.tokenMatch) ||
-        (tokenMatch === best.tokenMatch && distance < best.distance)
-      ) {
-        best = { index: i, user, distance, tokenMatch };
+    const key = `${fromAdapter ? '>' : '<'}${adapter}`;
+    let list = this.candidates.get(key);
+    if (!list) {
+      list = [];
+      for (let i = 0; i < this.transfers.length; i++) {
+        const t = this.transfers[i]!;
+        const user = fromAdapter
+          ? t.from === adapter
+            ? t.to
+            : undefined
+          : t.to === adapter
+            ? t.from
+            : undefined;
+        if (user === undefined || user === ZERO_ADDRESS || user === adapter) continue;
+        list.push({ index: i, user, logIndex: t.logIndex });
       }
+      this.candidates.set(key, list);
     }
-    if (!best) return undefined;
-    this.used.add(best.index);
-    return best.user;
+    if (list.length === 0) return undefined;
+    const matches = (c: { index: number }) =>
+      tokenIds.size === 0 || this.transfers[c.index]!.ids.some((id) => tokenIds.has(id));
+    // First candidate after the event (transfers are in log order, so the list is sorted by log index).
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.logIndex < logIndex) lo = mid + 1;
+      else hi = mid;
+    }
+    // Outwards by distance, the earlier side first on a tie: the first unused match is the answer; the
+    // nearest unused candidate is the answer when none matches.
+    let left = lo - 1;
+    let right = lo;
+    let nearest: { index: number; user: string } | undefined;
+    while (left >= 0 || right < list.length) {
+      let c: { index: number; user: string; logIndex: number };
+      if (
+        right >= list.length ||
+        (left >= 0 && logIndex - list[left]!.logIndex <= list[right]!.logIndex - logIndex)
+      ) {
+        c = list[left--]!;
+      } else c = list[right++]!;
+      if (this.used.has(c.index)) continue;
+      if (matches(c)) {
+        this.used.add(c.index);
+        return c.user;
+      }
+      nearest ??= c;
+    }
+    if (!nearest) return undefined;
+    this.used.add(nearest.index);
+    return nearest.user;
   }
 
   /** Outcome shares of `tokenIds` burned from `holder` in this transaction. */

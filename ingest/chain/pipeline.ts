@@ -89,6 +89,18 @@ export interface AlphaChain {
   ): Promise<PageResult['stats'] & { rows: number }>;
 }
 
+/** The distinct block numbers of `logs`, in first-seen order (a block's logs are contiguous in a page). */
+function blocksOf(logs: readonly RpcLog[]): Set<number> {
+  const blocks = new Set<number>();
+  let last: string | undefined;
+  for (const l of logs) {
+    if (l.blockNumber === last) continue;
+    last = l.blockNumber;
+    blocks.add(hexNumber(last));
+  }
+  return blocks;
+}
+
 function addStats(a: MapStats, b: MapStats): MapStats {
   return {
     logs: a.logs + b.logs,
@@ -136,7 +148,7 @@ export function createAlphaChain(
     known: Map<number, BlockHeader> | undefined,
   ): Promise<Map<number, BlockHeader>> {
     const wanted = new Set<number>([extra]);
-    for (const l of logs) wanted.add(hexNumber(l.blockNumber));
+    for (const n of blocksOf(logs)) wanted.add(n);
     const out = new Map<number, BlockHeader>();
     const missing: number[] = [];
     for (const n of wanted) {
@@ -148,7 +160,11 @@ export function createAlphaChain(
       const fetched = await source.getHeaders(missing);
       for (const [n, h] of fetched) out.set(n, h);
     }
+    // Logs come in block order: the hash is compared again only where the block (or its hash) changes.
+    let lastNumber: string | undefined;
+    let lastHash: string | undefined;
     for (const l of logs) {
+      if (l.blockNumber === lastNumber && l.blockHash === lastHash) continue;
       const n = hexNumber(l.blockNumber);
       const h = out.get(n);
       if (!h || h.hash !== l.blockHash.toLowerCase()) {
@@ -157,6 +173,8 @@ export function createAlphaChain(
           n,
         );
       }
+      lastNumber = l.blockNumber;
+      lastHash = l.blockHash;
     }
     return out;
   }
@@ -172,10 +190,8 @@ export function createAlphaChain(
     const mapped = await mapper.mapPageTo(sink, logs, headers, opts.statusOf);
     const rows = writer.accepted - before;
     await writer.drainFull();
-    const withLogs = new Set<number>();
-    for (const l of logs) withLogs.add(hexNumber(l.blockNumber));
     const blockRows: BlockHeader[] = [];
-    for (const n of withLogs) blockRows.push(headers.get(n)!);
+    for (const n of blocksOf(logs)) blockRows.push(headers.get(n)!);
     await writer.addBlocks(blockRows);
     await writer.addQuarantine(mapped.quarantine);
     if (mapped.quarantine.length > 0) {

@@ -6,6 +6,7 @@
  * chunk and one batch of objects are held at a time; `TxChunker` regroups the logs into parts of about
  * `target` logs that never split a transaction (the mapper attributes events within a transaction).
  */
+import { readLogObjects } from './log-objects.ts';
 import type { RpcLog } from './types.ts';
 
 const QUOTE = 0x22;
@@ -147,12 +148,16 @@ export class LogArrayReader {
   /** Parses every complete log object not parsed yet; keeps the bytes after the last one. */
   private parseComplete(): RpcLog[] {
     if (this.complete === 0) return [];
-    const text = this.slice(this.firstStart, this.lastEnd);
+    const joined = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+    this.parts = [joined];
+    const from = this.firstStart - this.partsStart;
+    const to = this.lastEnd - this.partsStart;
+    // Between two complete objects there is only a comma and whitespace: the span is an array's body.
+    const logs =
+      readLogObjects(joined, from, to) ?? (JSON.parse(`[${joined.toString('utf8', from, to)}]`) as RpcLog[]);
     this.dropBefore(this.lastEnd);
     this.firstStart = -1;
     this.complete = 0;
-    // Between two complete objects there is only a comma and whitespace: the span is an array's body.
-    const logs = JSON.parse(`[${text}]`) as RpcLog[];
     // An object begun after the last complete one (partially received) starts again in the kept bytes.
     if (this.mode === 1 && this.depth >= 3) this.firstStart = this.findObjectStart();
     return logs;

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { readLogObjects } from './log-objects.ts';
+import { LogArrayReader } from './log-stream.ts';
+
+const hex = (n: number, bytes: number) => `0x${n.toString(16).padStart(2 * bytes, '0')}`;
+
+/** A log as nodes send it, with the keys in `order` and optional fields as given. */
+function logJson(i: number, order: string[], optional: { ts?: boolean; removed?: boolean | null }): string {
+  const fields: Record<string, unknown> = {
+    address: hex(0xc0de + (i % 3), 20),
+    topics: Array.from({ length: i % 5 }, (_, k) => hex(i * 10 + k + (k === 0 ? 0 : 1000), 32)),
+    data: i % 4 === 0 ? '0x' : hex(i * 7919, 32 * (1 + (i % 3))),
+    blockHash: hex(Math.floor(i / 6), 32),
+    blockNumber: hex(Math.floor(i / 6), 1),
+    blockTimestamp: hex(1_700_000_000 + Math.floor(i / 6), 4),
+    transactionHash: hex(Math.floor(i / 2), 32),
+    transactionIndex: hex(Math.floor(i / 2) % 3, 1),
+    logIndex: hex(i, 1),
+    removed: optional.removed ?? false,
+  };
+  const keys = order.filter(
+    (k) => (k !== 'blockTimestamp' || optional.ts) && (k !== 'removed' || optional.removed !== null),
+  );
+  return JSON.stringify(Object.fromEntries(keys.map((k) => [k, fields[k]])));
+}
+
+const ANVIL_ORDER = [
+  'address',
+  'topics',
+  'data',
+  'blockHash',
+  'blockNumber',
+  'blockTimestamp',
+  'transactionHash',
+  'transactionIndex',
+  'logIndex',
+  'removed',
+];
+const GETH_ORDER = [
+  'address',
+  'topics',
+  'data',
+  'blockNumber',
+  'transactionHash',
+  'transactionIndex',
+  'blockHash',
+  'logIndex',
+  'removed',
+  'blockTimestamp',
+];
+
+/** Reads `span` with the fast path; expects it to take the span and to equal JSON.parse. */
+function expectSameAsJson(span: string): void {
+  const buf = Buffer.from(`xx${span}yy`, 'utf8');
+  const fast = readLogObjects(buf, 2, buf.length - 2);
+  expect(fast).toBeDefined();
+  const parsed = JSON.parse(`[${span}]`);
+  expect(fast).toEqual(parsed);
+  // Same fields, same values: the quarantine payload (JSON.stringify of a log) says the same.
+  expect(fast!.map((l) => JSON.parse(JSON.stringify(l)))).toEqual(parsed);
+}
+
+describe('readLogObjects (the fast path of the log reader)', () => {
+  it('reads the logs JSON.parse reads, whatever the key order, optional fields and whitespace', () => {
+    for (const order of [ANVIL_ORDER, GETH_ORDER, [...ANVIL_ORDER].reverse()]) {
+      for (const optional of [{ ts: true }, { ts: false, removed: null }, { ts: true, removed: true }]) {
+        const logs = Array.from({ length: 40 }, (_, i) => logJson(i, order, optional));
+        expectSameAsJson(logs.join(','));
+        // Pretty-printed, with whitespace around every token.
+        expectSameAsJson(logs.map((l) => JSON.stringify(JSON.parse(l), null, i2(order))).join(' ,\r\n\t'));
+      }
+    }
+  });
+
+  it('keeps each field its own: interning never carries a value over to a log that differs', () => {
+    // Consecutive logs that differ only in the last byte of an interned field, or in its length.
+    const base = JSON.parse(logJson(1, ANVIL_ORDER, { ts: true }));
+    const variants = [
+      base,
+      { ...base, blockHash: `${base.blockHash.slice(0, -1)}f` },
+      { ...base, transactionHash: `${base.transactionHash.slice(0, -1)}e` },
+      { ...base, address: `${base.address.slice(0, -1)}d` },
+      { ...base, topics: [`${base.topics[0].slice(0, -1)}c`] },
+      { ...base, blockNumber: `${base.blockNumber}0` },
+      { ...base, transactionIndex: '0x10' },
+      { ...base, blockTimestamp: `${base.blockTimestamp.slice(0, -1)}9` },
+      base,
+    ];
+    expectSameAsJson(variants.map((v) => JSON.stringify(v)).join(','));
+  });
+
+  it('leaves to JSON.parse what it does not read exactly', () => {
+    const good = logJson(3, ANVIL_ORDER, { ts: true });
+    const other = [
+      good.replace('"data"', '"extra":"x","data"'), // an unknown key
+      good.replace(/"blockHash":"0x[0-9a-f]+"/, '"blockHash":null'), // a pending log
+      good.replace(/"logIndex":"0x[0-9a-f]+"/, '"logIndex":3'), // a number
+      good.replace('"removed":false', '"removed":"no"'),
+      good.replace('"topics":[', '"topics":[{"a":1},'),
+      good.replace('"data":"0x', '"data":"0x\\u0030'), // an escape
+      good.replace('"data":"0x', '"data":"0xé'), // not ASCII
+      good.replace(/,"logIndex":"0x[0-9a-f]+"/, ''), // a field missing
+    ];
+    for (const o of other) {
+      const buf = Buffer.from(`${good},${o}`, 'utf8');
+      expect(readLogObjects(buf, 0, buf.length), o).toBeUndefined();
+    }
+    // Malformed JSON: the fast path declines, so JSON.parse throws its SyntaxError as before.
+    for (const bad of [
+      `${good},,${good}`,
+      `${good} ${good}`,
+      good.replace('}', ',}'),
+      good.replace(':', ''),
+      '{}',
+    ]) {
+      const buf = Buffer.from(bad, 'utf8');
+      expect(readLogObjects(buf, 0, buf.length), bad).toBeUndefined();
+    }
+  });
+
+  it('through LogArrayReader: a batch the fast path declines comes out as JSON.parse reads it', () => {
+    const logs = Array.from({ length: 1500 }, (_, i) =>
+      JSON.parse(logJson(i, GETH_ORDER, { ts: i % 2 === 0 })),
+    );
+    logs[1200] = { ...logs[1200], extra: { nested: [1, 2] }, data: '0x"\\' };
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: logs }));
+    for (const size of [97, 4096, body.length]) {
+      const reader = new LogArrayReader();
+      const out = [];
+      for (let at = 0; at < body.length; at += size) out.push(...reader.push(body.subarray(at, at + size)));
+      out.push(...reader.end());
+      expect(out).toEqual(logs);
+    }
+  });
+});
+
+function i2(order: string[]): number {
+  return order[0] === 'address' ? 2 : 1;
+}

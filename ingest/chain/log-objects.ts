@@ -14,14 +14,14 @@
 import { isAscii } from 'node:buffer';
 import type { RpcLog } from './types.ts';
 
-const QUOTE = 0x22;
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const OPEN_OBJECT = 0x7b;
+export const CLOSE_OBJECT = 0x7d;
+export const OPEN_ARRAY = 0x5b;
+export const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const BACKSLASH = 0x5c;
 
 enum Key {
   Unknown,
@@ -36,6 +36,18 @@ enum Key {
   LogIndex,
   Removed,
 }
+/** Keys up to here have string values (their bounds are kept by key). */
+const STRING_KEYS = Key.LogIndex + 1;
+/** Fields a log must have for the fast path (topics aside); `blockTimestamp` and `removed` are optional. */
+const REQUIRED: readonly Key[] = [
+  Key.Address,
+  Key.Data,
+  Key.BlockHash,
+  Key.BlockNumber,
+  Key.TransactionHash,
+  Key.TransactionIndex,
+  Key.LogIndex,
+];
 
 const KEYS: [string, Key][] = [
   ['address', Key.Address],
@@ -125,6 +137,8 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
   const topic0s = new Interned();
   const logs: RpcLog[] = [];
   const topicBounds: number[] = [];
+  const starts = new Int32Array(STRING_KEYS);
+  const ends = new Int32Array(STRING_KEYS);
   let i = start;
   for (;;) {
     while (isSpace(b[i])) i++;
@@ -136,23 +150,8 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
     }
     if (b[i] !== OPEN_OBJECT) return undefined;
     i++;
-    // Value bounds of the string fields (-1: absent), and the topics' bounds in topicBounds.
-    let address = -1;
-    let addressEnd = 0;
-    let data = -1;
-    let dataEnd = 0;
-    let blockHash = -1;
-    let blockHashEnd = 0;
-    let blockNumber = -1;
-    let blockNumberEnd = 0;
-    let blockTimestamp = -1;
-    let blockTimestampEnd = 0;
-    let txHash = -1;
-    let txHashEnd = 0;
-    let txIndex = -1;
-    let txIndexEnd = 0;
-    let logIndex = -1;
-    let logIndexEnd = 0;
+    // Value bounds of the string fields by key (-1: absent), and the topics' bounds in topicBounds.
+    starts.fill(-1);
     let hasTopics = false;
     let removed: boolean | undefined;
     topicBounds.length = 0;
@@ -205,41 +204,8 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
         // Data is long: the native search wins; the other values are short.
         const q = key === Key.Data ? b.indexOf(QUOTE, i + 1) : closingQuote(b, i + 1, end);
         if (q < 0 || q >= end) return undefined;
-        const s = i + 1;
-        switch (key) {
-          case Key.Address:
-            address = s;
-            addressEnd = q;
-            break;
-          case Key.Data:
-            data = s;
-            dataEnd = q;
-            break;
-          case Key.BlockHash:
-            blockHash = s;
-            blockHashEnd = q;
-            break;
-          case Key.BlockNumber:
-            blockNumber = s;
-            blockNumberEnd = q;
-            break;
-          case Key.BlockTimestamp:
-            blockTimestamp = s;
-            blockTimestampEnd = q;
-            break;
-          case Key.TransactionHash:
-            txHash = s;
-            txHashEnd = q;
-            break;
-          case Key.TransactionIndex:
-            txIndex = s;
-            txIndexEnd = q;
-            break;
-          case Key.LogIndex:
-            logIndex = s;
-            logIndexEnd = q;
-            break;
-        }
+        starts[key] = i + 1;
+        ends[key] = q;
         i = q + 1;
       } else return undefined;
       while (isSpace(b[i])) i++;
@@ -252,17 +218,8 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
       while (isSpace(b[i])) i++;
     }
     if (i > end) return undefined;
-    if (
-      address < 0 ||
-      !hasTopics ||
-      data < 0 ||
-      blockHash < 0 ||
-      blockNumber < 0 ||
-      txHash < 0 ||
-      txIndex < 0 ||
-      logIndex < 0
-    )
-      return undefined;
+    if (!hasTopics) return undefined;
+    for (const k of REQUIRED) if (starts[k]! < 0) return undefined;
     const topics: string[] = new Array(topicBounds.length / 2);
     for (let k = 0; k < topicBounds.length; k += 2) {
       topics[k / 2] =
@@ -272,16 +229,18 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
     }
     // One shape for every log (absent optional fields are undefined, which JSON.stringify omits).
     logs.push({
-      address: addresses.get(b, address, addressEnd),
+      address: addresses.get(b, starts[Key.Address]!, ends[Key.Address]!),
       topics,
-      data: b.latin1Slice(data, dataEnd),
-      blockHash: blockHashes.get(b, blockHash, blockHashEnd),
-      blockNumber: blockNumbers.get(b, blockNumber, blockNumberEnd),
+      data: b.latin1Slice(starts[Key.Data]!, ends[Key.Data]!),
+      blockHash: blockHashes.get(b, starts[Key.BlockHash]!, ends[Key.BlockHash]!),
+      blockNumber: blockNumbers.get(b, starts[Key.BlockNumber]!, ends[Key.BlockNumber]!),
       blockTimestamp:
-        blockTimestamp < 0 ? undefined : blockTimestamps.get(b, blockTimestamp, blockTimestampEnd),
-      transactionHash: txHashes.get(b, txHash, txHashEnd),
-      transactionIndex: txIndexes.get(b, txIndex, txIndexEnd),
-      logIndex: b.latin1Slice(logIndex, logIndexEnd),
+        starts[Key.BlockTimestamp]! < 0
+          ? undefined
+          : blockTimestamps.get(b, starts[Key.BlockTimestamp]!, ends[Key.BlockTimestamp]!),
+      transactionHash: txHashes.get(b, starts[Key.TransactionHash]!, ends[Key.TransactionHash]!),
+      transactionIndex: txIndexes.get(b, starts[Key.TransactionIndex]!, ends[Key.TransactionIndex]!),
+      logIndex: b.latin1Slice(starts[Key.LogIndex]!, ends[Key.LogIndex]!),
       removed,
     });
   }

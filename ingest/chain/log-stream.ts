@@ -6,15 +6,16 @@
  * chunk and one batch of objects are held at a time; `TxChunker` regroups the logs into parts of about
  * `target` logs that never split a transaction (the mapper attributes events within a transaction).
  */
-import { readLogObjects } from './log-objects.ts';
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  readLogObjects,
+} from './log-objects.ts';
 import type { RpcLog } from './types.ts';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 
 /** A JSON-RPC error object the node answered with (`{ code, message, data? }`). */
 export class JsonRpcResponseError extends Error {

@@ -154,7 +154,6 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
     starts.fill(-1);
     let hasTopics = false;
     let removed: boolean | undefined;
-    topicBounds.length = 0;
     while (isSpace(b[i])) i++;
     if (b[i] === CLOSE_OBJECT) return undefined;
     for (;;) {

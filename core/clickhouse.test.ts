@@ -60,6 +60,12 @@ describe('clickhouse wrapper', () => {
     expect(
       isRetryable(new Error('wrapped', { cause: Object.assign(new Error(), { code: 'ETIMEDOUT' }) })),
     ).toBe(true);
+    // Aborts and timeouts from AbortSignal are DOMExceptions whose numeric `code` (20, 23) is not a
+    // ClickHouse code.
+    const controller = new AbortController();
+    controller.abort();
+    expect(isRetryable(controller.signal.reason)).toBe(true);
+    expect(isRetryable(new DOMException('slow', 'TimeoutError'))).toBe(true);
     expect(exitCodeFor(new RetryableError('later'))).toBe(75);
   });
 

@@ -95,11 +95,13 @@ export function isRetryable(err: unknown): boolean {
   if (err instanceof PmdataError) return err.retryable;
   if (typeof err !== 'object' || err === null) return false;
   const e = err as { code?: unknown; cause?: unknown; name?: string };
+  // Before the numeric codes: a DOMException's `code` (20 for AbortError, 23 for TimeoutError) is not
+  // a ClickHouse error code.
+  if (e.name === 'AbortError' || e.name === 'TimeoutError') return true;
   if (typeof e.code === 'string' && RETRYABLE_NODE_CODES.has(e.code)) return true;
   if (e.code !== undefined && /^\d+$/.test(String(e.code))) {
     return RETRYABLE_CLICKHOUSE_CODES.has(Number(e.code));
   }
-  if (e.name === 'AbortError' || e.name === 'TimeoutError') return true;
   if (e.cause !== undefined && e.cause !== err) return isRetryable(e.cause);
   return false;
 }

@@ -1,9 +1,11 @@
 /**
  * Worker factory: one BullMQ worker per queue, dispatching each job to its definition by name.
  * Permanent failures become BullMQ `UnrecoverableError` (no retry); retryable ones are retried with
- * backoff. `close()` lets active jobs finish (graceful shutdown on SIGINT/SIGTERM).
+ * backoff. `close()` lets active jobs finish (graceful shutdown on SIGINT/SIGTERM): a job that stops at a
+ * safe point because of the shutdown goes back to the wait list without using an attempt, and the next
+ * worker resumes it (long jobs checkpoint, e.g. alpha backfill ranges).
  */
-import { UnrecoverableError, Worker } from 'bullmq';
+import { UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Deps } from '../core/deps.ts';
 import { isRetryable } from '../core/errors.ts';
 import type { JobDefinition } from './define.ts';
@@ -33,7 +35,7 @@ export function createWorkers(opts: {
   const workers = queueNames.map((queue) => {
     const worker = new Worker(
       queue,
-      async (job) => {
+      async (job, token) => {
         const def = byName.get(job.name);
         if (!def) throw new UnrecoverableError(`No processor for job ${job.name} on queue ${queue}`);
         const log = deps.log.child({ job: job.name, job_id: job.id, attempt: job.attemptsMade + 1 });
@@ -43,6 +45,12 @@ export function createWorkers(opts: {
           log.info({ ms: Math.round(performance.now() - started) }, 'Finished job');
           return result;
         } catch (err) {
+          if (stoppedByShutdown(err, shutdown.signal)) {
+            // Active → wait, releasing this worker's lock; the job keeps its attempts.
+            await job.moveToWait(token);
+            log.info('Stopped job for shutdown; back in the wait list');
+            throw new WaitingError();
+          }
           const retryable = isRetryable(err);
           log.error({ err, retryable }, 'Failed job');
           if (!retryable) throw new UnrecoverableError((err as Error).message);
@@ -72,4 +80,9 @@ export function createWorkers(opts: {
       await Promise.all(workers.map((w) => w.close()));
     },
   };
+}
+
+/** The error is the shutdown's abort reaching a job that stopped at a safe point. */
+function stoppedByShutdown(err: unknown, signal: AbortSignal): boolean {
+  return signal.aborted && (err === signal.reason || (err as Error | undefined)?.name === 'AbortError');
 }

@@ -1,13 +1,16 @@
 /**
  * Crash safety of the alpha backfill, across real processes: a backfill SIGKILLed mid-run and then
  * restarted leaves the same tables as an uninterrupted run, and running the same backfill twice changes
- * nothing. Each run is a child process with its own embedded ClickHouse (one engine per process).
+ * nothing. A backfill stopped by SIGINT stops its jobs at a safe point, leaves them waiting with their
+ * attempts, and its rerun leaves the same tables too. Each run is a child process with its own embedded ClickHouse (one engine per process).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { Queue } from 'bullmq';
 import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, pad, parseAbiItem } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { emitInBlock, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
+import { createBullConnection } from '../jobs/queues.ts';
 import { ALPHA_ADDRESS_SETS, allContracts } from '../schemas/abi/alpha-addresses.ts';
 import { type Anvil, startTestChain } from './support/chain.ts';
 
@@ -155,5 +158,55 @@ describe('alpha backfill crash safety', () => {
     for (const t of Object.keys(once!)) expect(killedTables![t], t).toEqual(once![t]);
     for (const t of Object.keys(once!)) expect(twice![t], t).toEqual(once![t]);
     expect(killedAt).not.toBe('');
+  }, 120_000);
+
+  it('SIGINT mid-backfill: jobs stop after their page and wait with their attempts (exit 130); the rerun equals an uninterrupted run', async () => {
+    let interruptedAt = '';
+    const stopped = await run('interrupted', ['backfill', '1', String(head)], (line, child) => {
+      const m = /backfill ([\d,]+)\/([\d,]+) blocks/.exec(line);
+      if (m && !interruptedAt) {
+        const done = Number(m[1]!.replaceAll(',', ''));
+        if (done >= 10 && done < head - 10) {
+          interruptedAt = line;
+          child.kill('SIGINT');
+        }
+      }
+    });
+    expect(interruptedAt).not.toBe('');
+    expect(stopped.code, stopped.stderr.slice(-2000)).toBe(130);
+    expect(stopped.stdout).toMatch(
+      /alpha backfill stopped \(SIGINT\) after [\d.]+ s: [\d,]+ of [\d,]+ blocks/,
+    );
+    expect(stopped.stdout).not.toContain('DUMP ');
+
+    // The stopped jobs went back to the wait list without using an attempt; none failed or was delayed.
+    const connection = createBullConnection(inject('redisUrl'));
+    const queue = new Queue('chain', { connection, prefix: `crash-interrupted-${process.pid}` });
+    try {
+      const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'failed', 'completed');
+      expect(counts).toMatchObject({ active: 0, delayed: 0, failed: 0 });
+      expect(counts.wait).toBeGreaterThan(0);
+      for (const job of await queue.getJobs(['wait'])) expect(job.attemptsMade, job.id).toBe(0);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+
+    const [resumed, straight] = await Promise.all([
+      run('interrupted', ['backfill', '1', String(head)]),
+      run('straight-2', ['backfill', '1', String(head)]),
+    ]);
+    expect(resumed.code, resumed.stderr.slice(-2000)).toBe(0);
+    expect(straight.code, straight.stderr.slice(-2000)).toBe(0);
+    const dump = (stdout: string) =>
+      JSON.parse(
+        stdout
+          .split('\n')
+          .find((l) => l.startsWith('DUMP '))!
+          .slice(5),
+      ) as Record<string, unknown[]>;
+    const [after, once] = [dump(resumed.stdout), dump(straight.stdout)];
+    expect(after.alpha_fills).toHaveLength(40 * 5);
+    for (const t of Object.keys(once)) expect(after[t], t).toEqual(once[t]);
   }, 120_000);
 });

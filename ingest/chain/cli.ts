@@ -10,14 +10,16 @@
  * (blocks/s, events/s, ETA) and a final summary. Dates (YYYY-MM-DD or ISO 8601, UTC) are turned into
  * the first block at or after that time. `follow` runs the live follower until SIGINT/SIGTERM.
  */
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { UnrecoverableError, Worker } from 'bullmq';
 import type { Deps } from '../../core/deps.ts';
-import { isRetryable, PermanentError } from '../../core/errors.ts';
+import { PermanentError } from '../../core/errors.ts';
 import { alphaBackfillJob } from '../../jobs/processors/alpha-backfill.ts';
 import { ALPHA_FOLLOW_LEASE } from '../../jobs/processors/alpha-follow.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX } from '../../jobs/queues.ts';
 import { ALL_JOBS } from '../../jobs/registry.ts';
+import { createWorkers } from '../../jobs/worker.ts';
 import { backfillJobId, backfillPipeline, planBackfillRanges } from './backfill.ts';
 import { createFollower } from './follower.ts';
 import type { AlphaChain } from './pipeline.ts';
@@ -41,7 +43,7 @@ export interface CliOptions {
   io?: CliIo;
   /** BullMQ key prefix (tests use their own). */
   queuePrefix?: string;
-  /** Stop signal (default: SIGINT/SIGTERM for follow). */
+  /** Stop signal (default: the process's SIGINT/SIGTERM). */
   signal?: AbortSignal;
   /** Progress interval (ms). */
   progressEveryMs?: number;
@@ -92,6 +94,57 @@ function formatDuration(s: number): string {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+/** A command's stop: asked by `options.signal`, by the process's SIGINT/SIGTERM, or by the command. */
+interface Stop {
+  readonly signal: AbortSignal;
+  abort(): void;
+  /** What asked for the stop: the signal's name, or "stop requested". */
+  reason(): string;
+  /** 128 + the signal's number (130 for SIGINT, and for a stop without a signal). */
+  readonly exitCode: number;
+  dispose(): void;
+}
+
+/**
+ * Stops on `options.signal` or, without one, on the process's first SIGINT/SIGTERM (`onStop` says what
+ * happens next); a second signal exits at once, through the process's exit handlers (an embedded
+ * redis-server is stopped by them).
+ */
+function stopOnSignals(options: CliOptions, onStop?: () => void): Stop {
+  const controller = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const abort = () => {
+    if (controller.signal.aborted) return;
+    controller.abort();
+    onStop?.();
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(128 + os.constants.signals[signal]);
+    received = signal;
+    abort();
+  };
+  if (options.signal) {
+    if (options.signal.aborted) abort();
+    else options.signal.addEventListener('abort', abort, { once: true });
+  } else {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  return {
+    signal: controller.signal,
+    abort,
+    reason: () => received ?? 'stop requested',
+    get exitCode() {
+      return 128 + os.constants.signals[received ?? 'SIGINT'];
+    },
+    dispose() {
+      options.signal?.removeEventListener('abort', abort);
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+    },
+  };
+}
+
 export interface BackfillSummary {
   from: number;
   to: number;
@@ -102,45 +155,6 @@ export interface BackfillSummary {
   quarantined: number;
   tokens: number;
   seconds: number;
-}
-
-/**
- * The backfill command's own worker on the `chain` queue: it dispatches by job name like the worker
- * role (jobs/worker.ts) but takes its lock duration from the caller, so a restarted backfill takes over
- * a killed run's job quickly.
- */
-function createBackfillWorker(deps: Deps, prefix: string, concurrency: number, lockDuration: number) {
-  const byName = new Map(ALL_JOBS.map((j) => [j.name, j]));
-  const shutdown = new AbortController();
-  const worker = new Worker(
-    'chain',
-    async (job) => {
-      const def = byName.get(job.name);
-      if (!def) throw new UnrecoverableError(`No processor for job ${job.name}`);
-      const log = deps.log.child({ job: job.name, job_id: job.id, attempt: job.attemptsMade + 1 });
-      try {
-        return await def.process({ deps, job: job as never, log, signal: shutdown.signal });
-      } catch (err) {
-        log.error({ err, retryable: isRetryable(err) }, 'Failed job');
-        if (!isRetryable(err)) throw new UnrecoverableError((err as Error).message);
-        throw err;
-      }
-    },
-    {
-      connection: createBullConnection(deps.config.redisUrl),
-      prefix,
-      concurrency,
-      lockDuration,
-      stalledInterval: Math.max(500, Math.floor(lockDuration / 2)),
-    },
-  );
-  worker.on('error', (err) => deps.log.error({ err }, 'Worker error'));
-  return {
-    async close() {
-      shutdown.abort();
-      await worker.close();
-    },
-  };
 }
 
 /** `pmdata backfill alpha ...`. Resolves to the process exit code. */
@@ -184,140 +198,176 @@ export async function runBackfillCommand(
   if (to < from) throw new PermanentError(`backfill: --to-block ${to} is before --from-block ${from}`);
   if (to > head) throw new PermanentError(`backfill: --to-block ${to} is above the head ${head}`);
   const started = performance.now();
-
-  // 1. Token pass over the whole range: every job then knows every token's condition.
-  const { tokens } = await chain.tokenPass(from, to);
-  const ranges = planBackfillRanges(from, to, settings.backfillJobBlocks);
-  if (values.force) {
-    for (const r of ranges) {
-      await deps.clickhouse.command(
-        'alpha.backfill.force',
-        'DELETE FROM alpha_checkpoints WHERE chain_id = {chain:UInt32} AND pipeline = {p:String}',
-        { chain: settings.chainId, p: backfillPipeline(r) },
-      );
-    }
-  }
-
-  // 2. One job per range.
-  const prefix = options.queuePrefix ?? DEFAULT_PREFIX;
-  const connection = createBullConnection(deps.config.redisUrl);
-  const queues = createQueues({ connection, prefix });
-  const queue = queues.get('chain');
-  const ids: string[] = [];
-  for (const r of ranges) {
-    const id = backfillJobId(settings.chainId, r);
-    ids.push(id);
-    if (values.force) {
-      const old = await queue.getJob(id);
-      if (old && ((await old.isCompleted()) || (await old.isFailed()))) await old.remove();
-    }
-  }
-  for (let i = 0; i < ranges.length; i += 500) {
-    await queue.addBulk(
-      ranges.slice(i, i + 500).map((r, k) => ({
-        name: alphaBackfillJob.name,
-        data: { chainId: settings.chainId, from: r.from, to: r.to },
-        opts: { jobId: ids[i + k], attempts: alphaBackfillJob.attempts },
-      })),
-    );
-  }
-  io.out(
-    `Enqueued ${fmt(ranges.length)} alpha backfill jobs for blocks ${fmt(from)}..${fmt(to)} (${fmt(tokens)} tokens known)`,
+  const stop = stopOnSignals(options, () =>
+    io.out('Stopping: running jobs stop after their current page (press Ctrl+C again to exit at once)'),
   );
-  if (values['enqueue-only']) {
-    await queues.close();
-    connection.disconnect();
-    return 0;
-  }
-
-  // 3. Work them here, with a progress line until all are done.
-  const concurrency = values.concurrency
-    ? Number(values.concurrency)
-    : Math.min(2, deps.config.workerConcurrency);
-  const workers = createBackfillWorker(deps, prefix, concurrency, options.lockDurationMs ?? 30_000);
-  const totalBlocks = to - from + 1;
-  const rangeOf = new Map(ids.map((id, i) => [id, ranges[i]!]));
-  const done = new Map<string, { logs: number; rows: number; quarantined: number }>();
-  let failed: string | undefined;
-  let lastLine = 0;
-  const progressEvery = options.progressEveryMs ?? 1000;
   try {
-    for (;;) {
-      let activeBlocks = 0;
-      let activeLogs = 0;
-      let activeRows = 0;
-      let examined = 0;
-      for (const id of ids) {
-        if (done.has(id)) continue;
-        // Jobs run roughly in order: looking at the first pending ones is enough for progress.
-        if (++examined > 64) break;
-        const job = await queue.getJob(id);
-        if (!job) continue;
-        const state = await job.getState();
-        if (state === 'completed') {
-          const rv = job.returnvalue as { logs?: number; rows?: number; quarantined?: number } | null;
-          done.set(id, { logs: rv?.logs ?? 0, rows: rv?.rows ?? 0, quarantined: rv?.quarantined ?? 0 });
-        } else if (state === 'failed') {
-          failed = `${id}: ${job.failedReason}`;
-        } else if (state === 'active' && job.progress && typeof job.progress === 'object') {
-          const p = job.progress as { blocksDone?: number; logs?: number; rows?: number };
-          activeBlocks += p.blocksDone ?? 0;
-          activeLogs += p.logs ?? 0;
-          activeRows += p.rows ?? 0;
-        }
-      }
-      let blocks = activeBlocks;
-      let logs = activeLogs;
-      for (const [id, d] of done) {
-        const r = rangeOf.get(id)!;
-        blocks += r.to - r.from + 1;
-        logs += d.logs;
-      }
-      const seconds = (performance.now() - started) / 1000;
-      const now = performance.now();
-      if (now - lastLine >= (io.isTTY ? progressEvery : progressEvery * 5) || done.size === ids.length) {
-        lastLine = now;
-        const bps = blocks / seconds;
-        const eps = logs / seconds;
-        const eta = bps > 0 ? (totalBlocks - blocks) / bps : Number.POSITIVE_INFINITY;
-        io.progress(
-          `alpha backfill ${fmt(blocks)}/${fmt(totalBlocks)} blocks (${((100 * blocks) / totalBlocks).toFixed(1)}%) ` +
-            `${fmt(bps)} blocks/s ${fmt(eps)} events/s ETA ${formatDuration(eta)} ` +
-            `jobs ${done.size}/${ids.length}${activeRows ? '' : ''}`,
-          io.isTTY,
+    // 1. Token pass over the whole range: every job then knows every token's condition.
+    let tokens: number;
+    try {
+      ({ tokens } = await chain.tokenPass(from, to, { signal: stop.signal }));
+    } catch (err) {
+      if (!stop.signal.aborted) throw err;
+      io.out(`alpha backfill stopped (${stop.reason()}) in the token pass; nothing was enqueued`);
+      return stop.exitCode;
+    }
+    const ranges = planBackfillRanges(from, to, settings.backfillJobBlocks);
+    if (values.force) {
+      for (const r of ranges) {
+        await deps.clickhouse.command(
+          'alpha.backfill.force',
+          'DELETE FROM alpha_checkpoints WHERE chain_id = {chain:UInt32} AND pipeline = {p:String}',
+          { chain: settings.chainId, p: backfillPipeline(r) },
         );
       }
-      if (failed || done.size === ids.length) break;
-      await new Promise((r) => setTimeout(r, Math.min(250, progressEvery)));
     }
+
+    // 2. One job per range.
+    const prefix = options.queuePrefix ?? DEFAULT_PREFIX;
+    const connection = createBullConnection(deps.config.redisUrl);
+    const queues = createQueues({ connection, prefix });
+    const queue = queues.get('chain');
+    const ids: string[] = [];
+    for (const r of ranges) {
+      const id = backfillJobId(settings.chainId, r);
+      ids.push(id);
+      if (values.force) {
+        const old = await queue.getJob(id);
+        if (old && ((await old.isCompleted()) || (await old.isFailed()))) await old.remove();
+      }
+    }
+    for (let i = 0; i < ranges.length; i += 500) {
+      await queue.addBulk(
+        ranges.slice(i, i + 500).map((r, k) => ({
+          name: alphaBackfillJob.name,
+          data: { chainId: settings.chainId, from: r.from, to: r.to },
+          opts: { jobId: ids[i + k], attempts: alphaBackfillJob.attempts },
+        })),
+      );
+    }
+    io.out(
+      `Enqueued ${fmt(ranges.length)} alpha backfill jobs for blocks ${fmt(from)}..${fmt(to)} (${fmt(tokens)} tokens known)`,
+    );
+    if (values['enqueue-only']) {
+      await queues.close();
+      connection.disconnect();
+      return 0;
+    }
+
+    // 3. Work them here, with a progress line until all are done.
+    const concurrency = values.concurrency
+      ? Number(values.concurrency)
+      : Math.min(2, deps.config.workerConcurrency);
+    // The range jobs of the `chain` queue, worked here; a restarted backfill takes over a killed run's
+    // jobs once their lock expired. On a stop signal, running jobs stop after their current page and go
+    // back to the wait list with their checkpoints: the same command resumes them.
+    const workers = createWorkers({
+      deps,
+      jobs: ALL_JOBS.filter((j) => j.queue === 'chain'),
+      prefix,
+      concurrency,
+      lockDurationMs: options.lockDurationMs ?? 30_000,
+    });
+    const totalBlocks = to - from + 1;
+    const rangeOf = new Map(ids.map((id, i) => [id, ranges[i]!]));
+    const done = new Map<string, { logs: number; rows: number; quarantined: number }>();
+    let failed: string | undefined;
+    let lastLine = 0;
+    /** Blocks and events done at the last look (finished jobs, and running ones' progress). */
+    let blocksSeen = 0;
+    let logsSeen = 0;
+    const progressEvery = options.progressEveryMs ?? 1000;
+    try {
+      for (;;) {
+        let activeBlocks = 0;
+        let activeLogs = 0;
+        let activeRows = 0;
+        let examined = 0;
+        for (const id of ids) {
+          if (done.has(id)) continue;
+          // Jobs run roughly in order: looking at the first pending ones is enough for progress.
+          if (++examined > 64) break;
+          const job = await queue.getJob(id);
+          if (!job) continue;
+          const state = await job.getState();
+          if (state === 'completed') {
+            const rv = job.returnvalue as { logs?: number; rows?: number; quarantined?: number } | null;
+            done.set(id, { logs: rv?.logs ?? 0, rows: rv?.rows ?? 0, quarantined: rv?.quarantined ?? 0 });
+          } else if (state === 'failed') {
+            failed = `${id}: ${job.failedReason}`;
+          } else if (state === 'active' && job.progress && typeof job.progress === 'object') {
+            const p = job.progress as { blocksDone?: number; logs?: number; rows?: number };
+            activeBlocks += p.blocksDone ?? 0;
+            activeLogs += p.logs ?? 0;
+            activeRows += p.rows ?? 0;
+          }
+        }
+        let blocks = activeBlocks;
+        let logs = activeLogs;
+        for (const [id, d] of done) {
+          const r = rangeOf.get(id)!;
+          blocks += r.to - r.from + 1;
+          logs += d.logs;
+        }
+        blocksSeen = blocks;
+        logsSeen = logs;
+        const seconds = (performance.now() - started) / 1000;
+        const now = performance.now();
+        if (now - lastLine >= (io.isTTY ? progressEvery : progressEvery * 5) || done.size === ids.length) {
+          lastLine = now;
+          const bps = blocks / seconds;
+          const eps = logs / seconds;
+          const eta = bps > 0 ? (totalBlocks - blocks) / bps : Number.POSITIVE_INFINITY;
+          io.progress(
+            `alpha backfill ${fmt(blocks)}/${fmt(totalBlocks)} blocks (${((100 * blocks) / totalBlocks).toFixed(1)}%) ` +
+              `${fmt(bps)} blocks/s ${fmt(eps)} events/s ETA ${formatDuration(eta)} ` +
+              `jobs ${done.size}/${ids.length}${activeRows ? '' : ''}`,
+            io.isTTY,
+          );
+        }
+        if (failed || done.size === ids.length || stop.signal.aborted) break;
+        await sleep(Math.min(250, progressEvery), undefined, { signal: stop.signal }).catch(() => {});
+      }
+    } finally {
+      if (io.isTTY) io.progress('', false);
+      await workers.close();
+      await queues.close();
+      connection.disconnect();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const summary: BackfillSummary = {
+      from,
+      to,
+      jobs: ids.length,
+      blocks: totalBlocks,
+      logs: [...done.values()].reduce((a, d) => a + d.logs, 0),
+      rows: [...done.values()].reduce((a, d) => a + d.rows, 0),
+      quarantined: [...done.values()].reduce((a, d) => a + d.quarantined, 0),
+      tokens,
+      seconds,
+    };
+    if (failed) {
+      io.out(`alpha backfill failed: ${failed}`);
+      return 1;
+    }
+    if (done.size < ids.length && stop.signal.aborted) {
+      io.out(
+        `alpha backfill stopped (${stop.reason()}) after ${summary.seconds.toFixed(1)} s: ` +
+          `${fmt(blocksSeen)} of ${fmt(totalBlocks)} blocks, ${fmt(logsSeen)} events, ` +
+          `${fmt(done.size)} of ${fmt(ids.length)} jobs done; ` +
+          'run the same command again to resume from the checkpoints',
+      );
+      return stop.exitCode;
+    }
+    io.out(
+      `alpha backfill done: blocks ${fmt(from)}..${fmt(to)} (${fmt(summary.blocks)}), ${fmt(summary.jobs)} jobs, ` +
+        `${fmt(summary.logs)} events read, ${fmt(summary.rows)} rows written, ${fmt(summary.quarantined)} quarantined, ` +
+        `${summary.seconds.toFixed(1)} s (${fmt(summary.blocks / seconds)} blocks/s, ${fmt(summary.logs / seconds)} events/s)`,
+    );
+    return 0;
   } finally {
-    if (io.isTTY) io.progress('', false);
-    await workers.close();
-    await queues.close();
-    connection.disconnect();
+    stop.dispose();
   }
-  const seconds = (performance.now() - started) / 1000;
-  const summary: BackfillSummary = {
-    from,
-    to,
-    jobs: ids.length,
-    blocks: totalBlocks,
-    logs: [...done.values()].reduce((a, d) => a + d.logs, 0),
-    rows: [...done.values()].reduce((a, d) => a + d.rows, 0),
-    quarantined: [...done.values()].reduce((a, d) => a + d.quarantined, 0),
-    tokens,
-    seconds,
-  };
-  if (failed) {
-    io.out(`alpha backfill failed: ${failed}`);
-    return 1;
-  }
-  io.out(
-    `alpha backfill done: blocks ${fmt(from)}..${fmt(to)} (${fmt(summary.blocks)}), ${fmt(summary.jobs)} jobs, ` +
-      `${fmt(summary.logs)} events read, ${fmt(summary.rows)} rows written, ${fmt(summary.quarantined)} quarantined, ` +
-      `${summary.seconds.toFixed(1)} s (${fmt(summary.blocks / seconds)} blocks/s, ${fmt(summary.logs / seconds)} events/s)`,
-  );
-  return 0;
 }
 
 /** `pmdata follow alpha`: the live follower, until SIGINT/SIGTERM (or `options.signal`). */
@@ -338,15 +388,10 @@ export async function runFollowCommand(
   }
   const venue = positionals[0] ?? 'alpha';
   if (venue !== 'alpha') throw new PermanentError(`follow: unknown source "${venue}" (expected alpha)`);
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  if (options.signal) options.signal.addEventListener('abort', onSignal);
-  else {
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-  }
+  const stop = stopOnSignals(options);
   const lease = await acquireLease(deps.redis, ALPHA_FOLLOW_LEASE, 30_000, () => stop.abort());
   if (!lease.held) {
+    stop.dispose();
     io.out('Another alpha follower is running (lease held); not starting a second one');
     return 1;
   }
@@ -372,8 +417,7 @@ export async function runFollowCommand(
     });
     return 0;
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    stop.dispose();
     await lease.release();
   }
 }

@@ -80,7 +80,7 @@ export interface AlphaChain {
    * The token pass: ConditionPreparation and TokenRegistered over [from, to] into alpha_tokens (and the
    * in-memory map), so backfill jobs running in any order know every token's condition.
    */
-  tokenPass(from: number, to: number): Promise<{ tokens: number }>;
+  tokenPass(from: number, to: number, opts?: { signal?: AbortSignal }): Promise<{ tokens: number }>;
   /** Maps one page of logs already in memory (headers given) and hands the rows to the writer. */
   writeLogs(
     logs: RpcLog[],
@@ -279,7 +279,7 @@ export function createAlphaChain(
     async writeLogs(logs, headers, opts) {
       return writeMapped(logs, headers, opts, undefined);
     },
-    async tokenPass(from, to) {
+    async tokenPass(from, to, opts = {}) {
       const tokenSources = [
         settings.roles.conditionalTokens.toLowerCase(),
         settings.roles.negRiskAdapter.toLowerCase(),
@@ -307,6 +307,7 @@ export function createAlphaChain(
         log,
       });
       for await (const page of pages) {
+        opts.signal?.throwIfAborted();
         if (page.logs.length === 0) continue;
         const headers = await headersFor(page.logs, page.to, undefined);
         const mapped = await mapper.mapPage(page.logs, headers, () => 'confirmed');

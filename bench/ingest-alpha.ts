@@ -19,9 +19,9 @@
  * in parts of about a page's target); `--rpc` uses a chain that already runs (contracts at alpha's
  * addresses).
  * ClickHouse is the embedded engine in a fresh temporary directory. The measured process is a child
- * started with a deployment worker's settings (WORKER_FLAGS, ENGINE_MALLOC_CONF) unless the parent
- * already runs with `--max-old-space-size`; the chain is built by the parent (its generator's memory is
- * not the pipeline's) and handed to the child with `--rpc`.
+ * started with the ingestion settings of core/launch.ts (the ones `pmdata backfill` starts its process
+ * with) unless the parent already runs with V8 heap flags; the chain is built by the parent (its
+ * generator's memory is not the pipeline's) and handed to the child with `--rpc`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,6 +30,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createClickHouse } from '../core/clickhouse.ts';
 import { loadConfig } from '../core/config.ts';
+import { hasHeapFlags, INGESTION_NODE_FLAGS, ingestionEnv } from '../core/launch.ts';
 import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';
 import { runBackfillRange } from '../ingest/chain/backfill.ts';
@@ -199,20 +200,10 @@ function fmt(n: number): string {
 }
 
 /**
- * V8 flags of the measured process, as a deployment's worker runs with them (NODE_OPTIONS): a capped
- * old space keeps the heap (and RSS) near the live set instead of letting garbage pile up; a 32 MB
- * young generation lets the mapper's short-lived rows die there instead of being promoted (16 MB:
- * decode + write ~20 % slower; 64 MB: ~40 MiB more RSS and no faster in our runs).
+ * The measured process runs with the settings `pmdata backfill` and `pmdata follow` start their process
+ * with (core/launch.ts): V8 flags that keep the heap near its live set with a 32 MB young generation,
+ * and the embedded engine's allocator setting.
  */
-const WORKER_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=32'];
-/**
- * The embedded engine's jemalloc: freed pages are kept for up to 10 s before they go back to the
- * system (muzzy pages at once). Returning them at once (`dirty_decay_ms:0`) was needed while merges of
- * alpha_fills rebuilt its projection (~650 MiB each, see 022_fill_projection_merges.sql) and cost
- * 10-20 % of decode + write in page faults. Read once, when the engine loads. chDB's jemalloc reads
- * JE_MALLOC_CONF (prefixed build); MALLOC_CONF is set too for an unprefixed one.
- */
-const ENGINE_MALLOC_CONF = 'dirty_decay_ms:10000,muzzy_decay_ms:0';
 
 /** A background merge of the embedded engine, as system.merges shows it. */
 interface EngineMerge {
@@ -222,23 +213,18 @@ interface EngineMerge {
   memory: number;
 }
 
-/** True when this process already runs with a deployment worker's V8 flags (it is the measured one). */
+/** True when this process already runs with V8 heap flags (it is the measured one). */
 function isWorkerProcess(): boolean {
-  const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-  return flags.includes('--max-old-space-size');
+  return hasHeapFlags(process.execArgv, process.env);
 }
 
-/** Runs the measured part in a child process with WORKER_FLAGS and the engine's allocator settings. */
+/** Runs the measured part in a child process with the ingestion settings (core/launch.ts). */
 async function runWorkerProcess(args: string[]): Promise<void> {
   const { spawn } = await import('node:child_process');
   const entry = path.resolve(import.meta.dirname, '../bin/bench.js');
-  const child = spawn(process.execPath, [...WORKER_FLAGS, entry, 'ingest-alpha', ...args], {
+  const child = spawn(process.execPath, [...INGESTION_NODE_FLAGS, entry, 'ingest-alpha', ...args], {
     stdio: 'inherit',
-    env: {
-      ...process.env,
-      JE_MALLOC_CONF: process.env.JE_MALLOC_CONF ?? ENGINE_MALLOC_CONF,
-      MALLOC_CONF: process.env.MALLOC_CONF ?? ENGINE_MALLOC_CONF,
-    },
+    env: ingestionEnv(process.env),
   });
   const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
   if (code !== 0) throw new Error(`ingest-alpha benchmark process exited with ${code}`);

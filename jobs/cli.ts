@@ -9,6 +9,13 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Deps } from '../core/deps.ts';
 import { PermanentError } from '../core/errors.ts';
+import {
+  attachToLauncher,
+  INGESTION_NODE_FLAGS,
+  ingestionEnv,
+  needsRelaunch,
+  relaunch,
+} from '../core/launch.ts';
 import { createRedis, ensureRedis } from '../core/redis.ts';
 import { bootConfig, closeOnSignals, exitWithError, openRuntime, type Runtime } from './runtime.ts';
 
@@ -20,6 +27,11 @@ interface Command {
   options?: Record<string, OptionSpec>;
   /** The command parses its own arguments (and answers its own --help). */
   passthrough?: boolean;
+  /**
+   * The command's process ingests: it is started again with the ingestion memory settings
+   * (core/launch.ts) unless the process already has its own V8 heap flags.
+   */
+  ingests?: boolean;
   run(args: {
     values: Record<string, unknown>;
     positionals: string[];
@@ -183,6 +195,7 @@ export const COMMANDS: Record<string, Command> = {
       'Backfill a source over a block or date range (pmdata backfill alpha --from-block N --to-block M)',
     usage: 'pmdata backfill alpha --from-block <N|YYYY-MM-DD> --to-block <M|YYYY-MM-DD>',
     passthrough: true,
+    ingests: true,
     async run({ argv, values }) {
       const { runBackfillCommand } = await import('../ingest/chain/cli.ts');
       if (values.help) return runBackfillCommand(argv, servicesNotOpened());
@@ -198,6 +211,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'Follow a source live, handling reorgs, until stopped (pmdata follow alpha)',
     usage: 'pmdata follow alpha',
     passthrough: true,
+    ingests: true,
     async run({ argv, values }) {
       const { runFollowCommand } = await import('../ingest/chain/cli.ts');
       if (values.help) return runFollowCommand(argv, servicesNotOpened());
@@ -269,6 +283,7 @@ function commandHelp(name: string, c: Command): string {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  attachToLauncher();
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     printLines([helpText()]);
@@ -284,6 +299,12 @@ export async function main(argv: string[]): Promise<void> {
       if (rest.includes('--help') || rest.includes('-h')) {
         // Help needs no services: the command answers it before touching its dependencies.
         process.exit((await command.run({ values: { help: true }, positionals: [], argv: rest })) ?? 0);
+      }
+      if (command.ingests && needsRelaunch() && process.argv[1]) {
+        await relaunch(process.argv[1], argv, {
+          flags: INGESTION_NODE_FLAGS,
+          env: ingestionEnv(process.env),
+        });
       }
       process.exit((await command.run({ values: {}, positionals: [], argv: rest })) ?? 0);
     } catch (err) {

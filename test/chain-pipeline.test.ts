@@ -53,13 +53,13 @@ describe('alpha chain pipeline on anvil', () => {
     await deps?.close();
   });
 
-  function chainFor() {
+  function chainFor(startBlock = 0) {
     const settings = alphaChainSettings(deps.config, {
       rpcUrls: [anvil.url],
       positionIds: 'simplified',
       finalityDepth: 1,
       logRange: 3,
-      startBlock: 0,
+      startBlock,
     });
     return createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings);
   }
@@ -224,7 +224,7 @@ describe('alpha chain pipeline on anvil', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it('a follower started after a backfill continues where the backfill stopped, deleting nothing', async () => {
+  it('a follower started after a backfill continues where the backfill stopped, deleting nothing (even below ALPHA_START_BLOCK)', async () => {
     const count = async () =>
       Number(
         (await deps.clickhouse.query<{ n: string }>('test.count', 'SELECT count() AS n FROM alpha_fills'))[0]
@@ -249,7 +249,13 @@ describe('alpha chain pipeline on anvil', () => {
         ],
       },
     ]);
-    const follower = createFollower({ chain: chainFor(), clickhouse: deps.clickhouse, log: deps.log });
+    // The backfill ran from block 0, below this start block (the Polygon default, far above this chain's
+    // head): the follower continues after the backfill all the same.
+    const follower = createFollower({
+      chain: chainFor(4_023_686),
+      clickhouse: deps.clickhouse,
+      log: deps.log,
+    });
     const first = await follower.tick();
     expect(first).toMatchObject({ kind: 'ingested', from: backfilledTo + 1 });
     expect(await count()).toBe(before + 1);

@@ -72,7 +72,14 @@ export function createFollower(o: FollowerOptions): Follower {
       const start = o.fromBlock ?? (await firstUnbackfilledBlock());
       if (start > 0) {
         const h = (await canonical([start - 1])).get(start - 1);
-        if (!h) throw new PermanentError(`Block ${start - 1} is not available from the node`);
+        if (!h) {
+          const head = await source.headNumber();
+          throw new PermanentError(
+            start - 1 > head
+              ? `The follower would start at block ${start} (${o.fromBlock !== undefined ? '--from-block' : 'ALPHA_START_BLOCK, no finished backfill'}), above the node's head ${head}: pass --from-block or set ALPHA_START_BLOCK`
+              : `Block ${start - 1} is not available from the node`,
+          );
+        }
         tipHeader = h;
         chainHeaders = [h];
       } else {
@@ -103,8 +110,8 @@ export function createFollower(o: FollowerOptions): Follower {
 
   /**
    * Where a follower without a checkpoint starts: after the last finished backfill range (so `pmdata
-   * backfill alpha` then `pmdata follow alpha` continues where the backfill stopped), else at
-   * ALPHA_START_BLOCK.
+   * backfill alpha` then `pmdata follow alpha` continues where the backfill stopped, also when the
+   * backfill was given blocks below ALPHA_START_BLOCK), else at ALPHA_START_BLOCK.
    */
   async function firstUnbackfilledBlock(): Promise<number> {
     const rows = await o.clickhouse.query<{ pipeline: string; block_number: string }>(
@@ -113,12 +120,12 @@ export function createFollower(o: FollowerOptions): Follower {
        WHERE chain_id = {chain:UInt32} AND startsWith(pipeline, 'backfill:') GROUP BY pipeline`,
       { chain: settings.chainId },
     );
-    let start = settings.startBlock;
+    let afterBackfill: number | undefined;
     for (const r of rows) {
       const to = Number(r.pipeline.split('-')[1]);
-      if (Number(r.block_number) >= to) start = Math.max(start, to + 1);
+      if (Number(r.block_number) >= to) afterBackfill = Math.max(afterBackfill ?? 0, to + 1);
     }
-    return start;
+    return afterBackfill ?? settings.startBlock;
   }
 
   /**

@@ -17,7 +17,9 @@ import os from 'node:os';
  * V8 flags of an ingesting process: a capped old space keeps the heap near its live set instead of
  * letting garbage pile up between major collections (with Node's default limit, ≈ 4 GiB on a 24 GiB
  * machine, a 1M-fill backfill peaked at 922–1,049 MiB); a 32 MB young generation lets the mapper's
- * short-lived rows die there instead of being promoted (16 MB: decode + write ~20 % slower).
+ * short-lived rows die there instead of being promoted (16 MB: decode + write ~20 % slower; 64 MB:
+ * ~40 MiB more RSS and no faster). A larger old-generation growing factor under the cap was ≈ 10 %
+ * faster but put the shipped backfill over 1 GiB (docs/chain-ingestion.md).
  */
 export const INGESTION_NODE_FLAGS: readonly string[] = [
   '--max-old-space-size=384',

@@ -273,4 +273,55 @@ describe('alpha chain pipeline on anvil', () => {
     }
     expect(await blockAtTime(chain, headers.get(head)!.timestampMs + 1000, head)).toBe(head + 1);
   });
+
+  it('pages mapped at the same time on one chain each count their own rows (range jobs share the writer)', async () => {
+    const chain = chainFor();
+    const usdc = '0x2791bca1f2de4661ed88a30c99a7a9449aa84174';
+    const page = (block: number, n: number) => {
+      const blockHash = pad(`0x${block.toString(16)}`, { size: 32 });
+      const logs = Array.from({ length: n }, (_, i) => ({
+        address: usdc,
+        ...encodeEvent('event Transfer(address indexed from, address indexed to, uint256 value)', {
+          from: MAKER,
+          to: TAKER,
+          value: BigInt(i + 1),
+        }),
+        blockNumber: `0x${block.toString(16)}`,
+        blockHash,
+        transactionHash: pad(`0x${(block * 10_000 + i).toString(16)}`, { size: 32 }),
+        transactionIndex: `0x${i.toString(16)}`,
+        logIndex: `0x${i.toString(16)}`,
+        removed: false,
+      }));
+      const headers = new Map([
+        [
+          block,
+          {
+            number: block,
+            hash: blockHash,
+            parentHash: pad('0x01', { size: 32 }),
+            timestampMs: 1_700_000_000_000,
+          },
+        ],
+      ]);
+      return { logs, headers };
+    };
+    // Blocks far above the chain's, removed afterwards. The mapper yields every 1,000 logs, so the two
+    // mappings interleave.
+    const a = page(900_000, 2_500);
+    const b = page(900_001, 3_000);
+    const opts = { statusOf: () => 'confirmed' as const, writeTokens: false };
+    const [ra, rb] = await Promise.all([
+      chain.writeLogs(a.logs, a.headers, opts),
+      chain.writeLogs(b.logs, b.headers, opts),
+    ]);
+    expect([ra.rows, rb.rows]).toEqual([2_500, 3_000]);
+    await chain.writer.flush();
+    const n = await deps.clickhouse.query<{ n: string }>(
+      'test.count',
+      'SELECT count() AS n FROM alpha_collateral WHERE block_number >= 900000',
+    );
+    expect(Number(n[0]!.n)).toBe(5_500);
+    await chain.writer.deleteRange(900_000);
+  });
 });

@@ -186,9 +186,8 @@ export function createAlphaChain(
     collected: RowSet | undefined,
   ): Promise<MapStats & { rows: number }> {
     const sink = writer.sink({ skip: opts.writeTokens ? [] : REFERENCE_TABLES, collect: collected });
-    const before = writer.accepted;
     const mapped = await mapper.mapPageTo(sink, logs, headers, opts.statusOf);
-    const rows = writer.accepted - before;
+    const rows = sink.accepted;
     await writer.drainFull();
     const blockRows: BlockHeader[] = [];
     for (const n of blocksOf(logs)) blockRows.push(headers.get(n)!);

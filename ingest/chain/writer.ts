@@ -42,7 +42,11 @@ export interface ChainWriter {
    * with `collect`, every row kept is also pushed there). A full batch is inserted at once when a slot
    * is free; call `drainFull` after a page to insert the rest, waiting for slots (backpressure).
    */
-  sink(options?: { skip?: readonly EventTable[]; collect?: RowSet }): RowSink;
+  /**
+   * A sink for one mapping call. Its `accepted` counts the rows pushed through it (skipped tables
+   * excluded): concurrent range jobs share one writer, so the writer's own count moves with theirs too.
+   */
+  sink(options?: { skip?: readonly EventTable[]; collect?: RowSet }): RowSink & { readonly accepted: number };
   /** Inserts every full batch, waiting while `maxInFlight` inserts run. */
   drainFull(): Promise<void>;
   addBlocks(headers: Iterable<BlockHeader>): Promise<void>;
@@ -65,8 +69,6 @@ export interface ChainWriter {
   confirmUpTo(block: number, tables?: readonly EventTable[]): Promise<void>;
   writeCheckpoint(cp: Checkpoint): Promise<void>;
   readCheckpoint(pipeline: string): Promise<Checkpoint | undefined>;
-  /** Rows accepted (buffered or inserted) since creation, all tables. */
-  readonly accepted: number;
   /** Rows inserted since creation, by table. */
   readonly written: Record<string, number>;
   /** Milliseconds producers spent waiting for a free insert slot (backpressure), since creation. */
@@ -127,11 +129,9 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     launch(table);
   }
 
-  let accepted = 0;
   async function append(table: SerializedTable, rows: Iterable<object>): Promise<void> {
     const batch = batches[table];
     for (const r of rows) {
-      accepted++;
       batch.append(r);
       if (batch.rows >= batchRows) await drain(table, false);
     }
@@ -139,7 +139,6 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
 
   /** Sync append: a full batch goes out now when a slot is free, else at the next drain. */
   function push(table: SerializedTable, row: object): void {
-    accepted++;
     const batch = batches[table];
     batch.append(row);
     if (batch.rows >= batchRows && inFlight.size < maxInFlight && !failure) launch(table);
@@ -147,12 +146,10 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
 
   return {
     written,
-    get accepted() {
-      return accepted;
-    },
     sink(options = {}) {
       const skip = new Set(options.skip ?? []);
       const collect = options.collect as Record<EventTable, object[]> | undefined;
+      let count = 0;
       const out = {} as Record<EventTable, { push(row: object): void }>;
       for (const t of EVENT_TABLES) {
         out[t] = skip.has(t)
@@ -160,13 +157,20 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
           : collect
             ? {
                 push: (row) => {
+                  count++;
                   push(t, row);
                   collect[t].push(row);
                 },
               }
-            : { push: (row) => push(t, row) };
+            : {
+                push: (row) => {
+                  count++;
+                  push(t, row);
+                },
+              };
       }
-      return out as unknown as RowSink;
+      Object.defineProperty(out, 'accepted', { get: () => count, enumerable: false });
+      return out as unknown as RowSink & { readonly accepted: number };
     },
     async drainFull() {
       for (const t of Object.keys(batches) as SerializedTable[]) await drain(t, false);

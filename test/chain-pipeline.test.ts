@@ -5,7 +5,7 @@
 import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, pad, parseAbiItem } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackfillRange } from '../ingest/chain/backfill.ts';
-import { blockAtTime } from '../ingest/chain/cli.ts';
+import { blockAtTime, runBackfillCommand } from '../ingest/chain/cli.ts';
 import { createFollower } from '../ingest/chain/follower.ts';
 import { createAlphaChain } from '../ingest/chain/pipeline.ts';
 import { emitInBlock, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
@@ -323,5 +323,13 @@ describe('alpha chain pipeline on anvil', () => {
     );
     expect(Number(n[0]!.n)).toBe(5_500);
     await chain.writer.deleteRange(900_000);
+  });
+
+  it('refuses a --concurrency that is not an integer from 1 to 64, before touching any service', async () => {
+    for (const bad of ['0', '65', '1.5', 'two', '']) {
+      await expect(runBackfillCommand(['alpha', '--concurrency', bad], {} as never)).rejects.toThrow(
+        `--concurrency must be an integer from 1 to 64, got "${bad}"`,
+      );
+    }
   });
 });

@@ -184,6 +184,15 @@ export async function runBackfillCommand(
   }
   const venue = positionals[0] ?? 'alpha';
   if (venue !== 'alpha') throw new PermanentError(`backfill: unknown source "${venue}" (expected alpha)`);
+  // Range jobs worked at once. One by default: a job already keeps several eth_getLogs requests in
+  // flight, and two dense ranges side by side ran slower on 2 cores and peaked near 1 GiB
+  // (docs/operations.md).
+  const concurrency = values.concurrency === undefined ? 1 : Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    throw new PermanentError(
+      `backfill: --concurrency must be an integer from 1 to 64, got "${values.concurrency}"`,
+    );
+  }
   const chain = alphaChainFor(deps);
   const { settings, source } = chain;
   const chainId = await source.chainId();
@@ -255,9 +264,6 @@ export async function runBackfillCommand(
     }
 
     // 3. Work them here, with a progress line until all are done.
-    const concurrency = values.concurrency
-      ? Number(values.concurrency)
-      : Math.min(2, deps.config.workerConcurrency);
     // The range jobs of the `chain` queue, worked here; a restarted backfill takes over a killed run's
     // jobs once their lock expired. On a stop signal, running jobs stop after their current page and go
     // back to the wait list with their checkpoints: the same command resumes them.

@@ -5,7 +5,7 @@
 import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, pad, parseAbiItem } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackfillRange } from '../ingest/chain/backfill.ts';
-import { blockAtTime, runBackfillCommand } from '../ingest/chain/cli.ts';
+import { blockAtTime, createEta, runBackfillCommand } from '../ingest/chain/cli.ts';
 import { createFollower } from '../ingest/chain/follower.ts';
 import { createAlphaChain } from '../ingest/chain/pipeline.ts';
 import { emitInBlock, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
@@ -331,5 +331,20 @@ describe('alpha chain pipeline on anvil', () => {
         `--concurrency must be an integer from 1 to 64, got "${bad}"`,
       );
     }
+  });
+
+  it("the backfill's ETA follows the rate of the last 30 s, and is unknown after a longer stall", () => {
+    const eta = createEta(1_000, 0);
+    // 60 s at 10 blocks/s, then 20 s at 1 block/s: the last 30 s did 10 × 10 + 20 × 1 = 120 blocks.
+    let blocks = 0;
+    let left = 0;
+    for (let t = 1; t <= 80; t++) {
+      blocks += t <= 60 ? 10 : 1;
+      left = eta.update(t * 1000, blocks);
+    }
+    expect(blocks).toBe(620);
+    expect(left).toBeCloseTo((1_000 - 620) / (120 / 30), 5);
+    // No block for 31 s: the window holds no progress.
+    expect(eta.update(111_000, blocks)).toBe(Number.POSITIVE_INFINITY);
   });
 });

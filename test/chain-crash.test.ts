@@ -126,24 +126,37 @@ describe('alpha backfill crash safety', () => {
     await anvil?.stop();
   });
 
-  it('SIGKILL mid-backfill then restart equals an uninterrupted run; the same backfill twice changes nothing', async () => {
-    let killedAt = '';
-    const crashed = await run('killed', ['backfill', '1', String(head)], (line, child) => {
-      const m = /backfill ([\d,]+)\/([\d,]+) blocks/.exec(line);
-      if (m && !killedAt) {
+  /** The tables each run of the child printed (one `DUMP <json>` line per backfill that succeeded). */
+  const dumps = (stdout: string) =>
+    stdout
+      .split('\n')
+      .filter((l) => l.startsWith('DUMP '))
+      .map((l) => JSON.parse(l.slice(5)) as Record<string, unknown[]>);
+
+  /**
+   * A stderr watcher that sends `signal` once the progress line shows the run mid-way (at least 10
+   * blocks done, at least 10 left); `at()` is the line it acted on.
+   */
+  function signalMidRun(signal: NodeJS.Signals) {
+    let sentAt = '';
+    return {
+      onStderr(line: string, child: ChildProcess) {
+        const m = /backfill ([\d,]+)\/([\d,]+) blocks/.exec(line);
+        if (!m || sentAt) return;
         const done = Number(m[1]!.replaceAll(',', ''));
         if (done >= 10 && done < head - 10) {
-          killedAt = line;
-          child.kill('SIGKILL');
+          sentAt = line;
+          child.kill(signal);
         }
-      }
-    });
+      },
+      at: () => sentAt,
+    };
+  }
+
+  it('SIGKILL mid-backfill then restart equals an uninterrupted run; the same backfill twice changes nothing', async () => {
+    const kill = signalMidRun('SIGKILL');
+    const crashed = await run('killed', ['backfill', '1', String(head)], kill.onStderr);
     expect(crashed.signal, crashed.stderr.slice(-2000)).toBe('SIGKILL');
-    const dumps = (stdout: string) =>
-      stdout
-        .split('\n')
-        .filter((l) => l.startsWith('DUMP '))
-        .map((l) => JSON.parse(l.slice(5)) as Record<string, unknown[]>);
     // The restart, and an uninterrupted run done twice, side by side.
     const [resumed, straight] = await Promise.all([
       run('killed', ['backfill', '1', String(head)]),
@@ -157,22 +170,13 @@ describe('alpha backfill crash safety', () => {
     expect(killedTables!.quarantine).toHaveLength(4);
     for (const t of Object.keys(once!)) expect(killedTables![t], t).toEqual(once![t]);
     for (const t of Object.keys(once!)) expect(twice![t], t).toEqual(once![t]);
-    expect(killedAt).not.toBe('');
+    expect(kill.at()).not.toBe('');
   }, 120_000);
 
   it('SIGINT mid-backfill: jobs stop after their page and wait with their attempts (exit 130); the rerun equals an uninterrupted run', async () => {
-    let interruptedAt = '';
-    const stopped = await run('interrupted', ['backfill', '1', String(head)], (line, child) => {
-      const m = /backfill ([\d,]+)\/([\d,]+) blocks/.exec(line);
-      if (m && !interruptedAt) {
-        const done = Number(m[1]!.replaceAll(',', ''));
-        if (done >= 10 && done < head - 10) {
-          interruptedAt = line;
-          child.kill('SIGINT');
-        }
-      }
-    });
-    expect(interruptedAt).not.toBe('');
+    const interrupt = signalMidRun('SIGINT');
+    const stopped = await run('interrupted', ['backfill', '1', String(head)], interrupt.onStderr);
+    expect(interrupt.at()).not.toBe('');
     expect(stopped.code, stopped.stderr.slice(-2000)).toBe(130);
     expect(stopped.stdout).toMatch(
       /alpha backfill stopped \(SIGINT\) after [\d.]+ s: [\d,]+ of [\d,]+ blocks/,
@@ -198,15 +202,9 @@ describe('alpha backfill crash safety', () => {
     ]);
     expect(resumed.code, resumed.stderr.slice(-2000)).toBe(0);
     expect(straight.code, straight.stderr.slice(-2000)).toBe(0);
-    const dump = (stdout: string) =>
-      JSON.parse(
-        stdout
-          .split('\n')
-          .find((l) => l.startsWith('DUMP '))!
-          .slice(5),
-      ) as Record<string, unknown[]>;
-    const [after, once] = [dump(resumed.stdout), dump(straight.stdout)];
-    expect(after.alpha_fills).toHaveLength(40 * 5);
-    for (const t of Object.keys(once)) expect(after[t], t).toEqual(once[t]);
+    const [after] = dumps(resumed.stdout);
+    const [once] = dumps(straight.stdout);
+    expect(after!.alpha_fills).toHaveLength(40 * 5);
+    for (const t of Object.keys(once!)) expect(after![t], t).toEqual(once![t]);
   }, 120_000);
 });

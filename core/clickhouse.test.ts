@@ -75,3 +75,58 @@ describe('clickhouse wrapper', () => {
     expect(p.version).toMatch(/^\d+\.\d+/);
   });
 });
+
+describe('raw inserts', () => {
+  /** RowBinary of (k UInt64, s String) rows (strings under 128 bytes: one length byte). */
+  const rowBinary = (rows: [number, string][]) =>
+    Buffer.concat(
+      rows.flatMap(([k, s]) => {
+        const key = Buffer.alloc(8);
+        key.writeBigUInt64LE(BigInt(k));
+        return [key, Buffer.from([Buffer.byteLength(s)]), Buffer.from(s)];
+      }),
+    );
+
+  it('lands RowBinary and text bodies in the database of the wrapper', async () => {
+    const ch = deps.clickhouse;
+    await ch.command('t.create', 'CREATE TABLE raw_in (k UInt64, s String) ENGINE = MergeTree ORDER BY k');
+    await ch.insertRaw(
+      't.bin',
+      'raw_in',
+      'RowBinary',
+      ['k', 's'],
+      rowBinary([
+        [1, 'a'],
+        [2, "b'\n\nc"],
+      ]),
+    );
+    await ch.insertRaw('t.text', 'raw_in', 'JSONEachRow', ['k', 's'], Buffer.from('{"k":3,"s":"d"}\n'));
+    const rows = await ch.query<{ k: string; s: string }>(
+      't.read',
+      'SELECT k, s FROM raw_in WHERE database() = {db:String} ORDER BY k',
+      { db: ch.database },
+    );
+    expect(rows).toEqual([
+      { k: '1', s: 'a' },
+      { k: '2', s: "b'\n\nc" },
+      { k: '3', s: 'd' },
+    ]);
+  });
+
+  it('an insert does not wait for a long statement already running', async () => {
+    const ch = deps.clickhouse;
+    await ch.command('t.create', 'CREATE TABLE raw_side (k UInt64, s String) ENGINE = MergeTree ORDER BY k');
+    const finished: string[] = [];
+    // ≈ 2 s on the engine: 4 blocks of one row, 0.5 s each.
+    const slow = ch
+      .query('t.slow', 'SELECT sleepEachRow(0.5) FROM numbers(4) SETTINGS max_block_size = 1')
+      .then(() => finished.push('slow'));
+    await new Promise((r) => setTimeout(r, 200));
+    await ch.insertRaw('t.bin', 'raw_side', 'RowBinary', ['k', 's'], rowBinary([[1, 'x']]));
+    finished.push('insert');
+    await slow;
+    expect(finished).toEqual(['insert', 'slow']);
+    const n = await ch.query<{ n: string }>('t.count', 'SELECT count() AS n FROM raw_side');
+    expect(n[0]?.n).toBe('1');
+  });
+});

@@ -122,7 +122,25 @@ function removeDeadInsertDirs(): void {
   }
 }
 
-let embeddedEngine: { path: string; connection: unknown; database?: string } | undefined;
+let embeddedEngine: { path: string; connection: unknown; database?: string; lanes: unknown[] } | undefined;
+
+/**
+ * Insert lanes of the embedded engine: further connections to the same directory. A chDB connection
+ * runs one statement at a time (a second one waits for the first), while connections of one process
+ * share the engine and run side by side: inserts spread over these lanes run in parallel instead of
+ * queueing behind each other and behind the main connection's reads.
+ */
+export const EMBEDDED_INSERT_LANES = 2;
+
+async function embeddedLane(index: number): Promise<unknown> {
+  const engine = embeddedEngine;
+  if (!engine) throw new Error('The embedded engine is not open');
+  while (engine.lanes.length <= index) {
+    const mod = await import('chdb/connection');
+    engine.lanes.push(mod.createChdbConnection({ path: engine.path }));
+  }
+  return engine.lanes[index];
+}
 
 async function embeddedConnection(enginePath: string, database: string): Promise<unknown> {
   if (embeddedEngine) {
@@ -161,7 +179,7 @@ async function embeddedConnection(enginePath: string, database: string): Promise
     if ((err as { code?: string })?.code === 'CHDB_CONNECTION') throw new EngineBusyError(enginePath, 0, err);
     throw err;
   }
-  embeddedEngine = { path: enginePath, connection, database };
+  embeddedEngine = { path: enginePath, connection, database, lanes: [] };
   return connection;
 }
 
@@ -275,10 +293,8 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
   }
 
   // chDB's documented raw insert (`connection.chdb.rawInsert`): bytes go to the engine's parser.
-  const chdbRawInsert = embedded
-    ? (client as unknown as { connection?: { chdb?: { rawInsert?: ChdbRawInsert } } }).connection?.chdb
-        ?.rawInsert
-    : undefined;
+  const chdbRawInsertOf = (c: ClickHouseClient) =>
+    (c as unknown as { connection?: { chdb?: { rawInsert?: ChdbRawInsert } } }).connection?.chdb?.rawInsert;
 
   /**
    * Embedded RowBinary: chDB's raw insert refuses binary formats (and its inline data path alters
@@ -287,6 +303,36 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
    * The file lives in a directory of this process under the OS temp dir and is removed after the insert.
    */
   let insertFiles: { dir: string; next: number } | undefined;
+
+  /** Embedded inserts go to the least busy lane (EMBEDDED_INSERT_LANES), each with its own client. */
+  const lanes: { client: ClickHouseClient; busy: number; rawInsert?: ChdbRawInsert }[] = [];
+  let lanesReady: Promise<void> | undefined;
+  async function openLanes(): Promise<void> {
+    for (let i = lanes.length; i < EMBEDDED_INSERT_LANES; i++) {
+      const laneClient = createClient({
+        // biome-ignore lint/suspicious/noExplicitAny: as for the main connection
+        connection: (await embeddedLane(i)) as any,
+        clickhouse_settings: settings,
+      });
+      await laneClient.command({ query: `USE ${database}` });
+      lanes.push({ client: laneClient, busy: 0, rawInsert: chdbRawInsertOf(laneClient) });
+    }
+  }
+  async function onLane<T>(fn: (lane: (typeof lanes)[number]) => Promise<T>): Promise<T> {
+    lanesReady ??= openLanes().catch((err) => {
+      lanesReady = undefined;
+      throw err;
+    });
+    await lanesReady;
+    let lane = lanes[0]!;
+    for (const l of lanes) if (l.busy < lane.busy) lane = l;
+    lane.busy++;
+    try {
+      return await fn(lane);
+    } finally {
+      lane.busy--;
+    }
+  }
   async function embeddedBinaryInsert(
     table: string,
     columns: readonly string[],
@@ -304,12 +350,14 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
     // through this thread: a busy mapper delayed every insert by its chunks' waits).
     await writeWhole(file, body);
     try {
-      await client.command({
-        // The path is inlined as a literal: chdb runs parameterized queries one at a time (a global
-        // chain), which would serialize every insert of the process.
-        query: `INSERT INTO ${identifier(table)} (${columns.map(identifier).join(', ')}) SELECT * FROM file(${stringLiteral(file)}, 'RowBinary')`,
-        clickhouse_settings: { ...settings, use_structure_from_insertion_table_in_table_functions: '1' },
-      });
+      await onLane((lane) =>
+        lane.client.command({
+          // The path is inlined as a literal: chdb runs parameterized queries one at a time (a global
+          // chain), which would serialize every insert of the process.
+          query: `INSERT INTO ${identifier(table)} (${columns.map(identifier).join(', ')}) SELECT * FROM file(${stringLiteral(file)}, 'RowBinary')`,
+          clickhouse_settings: { ...settings, use_structure_from_insertion_table_in_table_functions: '1' },
+        }),
+      );
     } finally {
       // A synchronous unlink (microseconds) frees the insert's slot without another round trip.
       fs.rmSync(file, { force: true });
@@ -386,17 +434,18 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
           else await serverBinaryInsert(table, columns, body, settings);
           return;
         }
-        if (chdbRawInsert) {
-          await chdbRawInsert({ table, values: body, format, columns, settings });
-          return;
-        }
-        await client.insert({
-          table,
-          values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.length)]),
-          format,
-          columns: columns as [string, ...string[]],
-          clickhouse_settings: settings,
-        });
+        const text = (c: ClickHouseClient, rawInsert?: ChdbRawInsert) =>
+          rawInsert
+            ? rawInsert({ table, values: body, format, columns, settings })
+            : c.insert({
+                table,
+                values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.length)]),
+                format,
+                columns: columns as [string, ...string[]],
+                clickhouse_settings: settings,
+              });
+        if (embedded) await onLane((lane) => text(lane.client, lane.rawInsert));
+        else await text(client);
       });
     },
     async ping() {

@@ -122,7 +122,9 @@ function removeDeadInsertDirs(): void {
   }
 }
 
-let embeddedEngine: { path: string; connection: unknown; database?: string; lanes: unknown[] } | undefined;
+let embeddedEngine:
+  | { path: string; connection: unknown; database?: string; lanes: unknown[]; connect: () => unknown }
+  | undefined;
 
 /**
  * Insert lanes of the embedded engine: further connections to the same directory. A chDB connection
@@ -132,13 +134,11 @@ let embeddedEngine: { path: string; connection: unknown; database?: string; lane
  */
 export const EMBEDDED_INSERT_LANES = 2;
 
-async function embeddedLane(index: number): Promise<unknown> {
+/** The process's `index`-th insert lane, opened on first use. */
+function embeddedLane(index: number): unknown {
   const engine = embeddedEngine;
   if (!engine) throw new Error('The embedded engine is not open');
-  while (engine.lanes.length <= index) {
-    const mod = await import('chdb/connection');
-    engine.lanes.push(mod.createChdbConnection({ path: engine.path }));
-  }
+  while (engine.lanes.length <= index) engine.lanes.push(engine.connect());
   return engine.lanes[index];
 }
 
@@ -179,7 +179,13 @@ async function embeddedConnection(enginePath: string, database: string): Promise
     if ((err as { code?: string })?.code === 'CHDB_CONNECTION') throw new EngineBusyError(enginePath, 0, err);
     throw err;
   }
-  embeddedEngine = { path: enginePath, connection, database, lanes: [] };
+  embeddedEngine = {
+    path: enginePath,
+    connection,
+    database,
+    lanes: [],
+    connect: () => mod.createChdbConnection({ path: enginePath }),
+  };
   return connection;
 }
 
@@ -305,20 +311,25 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
   let insertFiles: { dir: string; next: number } | undefined;
 
   /** Embedded inserts go to the least busy lane (EMBEDDED_INSERT_LANES), each with its own client. */
-  const lanes: { client: ClickHouseClient; busy: number; rawInsert?: ChdbRawInsert }[] = [];
+  interface Lane {
+    client: ClickHouseClient;
+    busy: number;
+    rawInsert?: ChdbRawInsert;
+  }
+  const lanes: Lane[] = [];
   let lanesReady: Promise<void> | undefined;
   async function openLanes(): Promise<void> {
     for (let i = lanes.length; i < EMBEDDED_INSERT_LANES; i++) {
       const laneClient = createClient({
         // biome-ignore lint/suspicious/noExplicitAny: as for the main connection
-        connection: (await embeddedLane(i)) as any,
+        connection: embeddedLane(i) as any,
         clickhouse_settings: settings,
       });
       await laneClient.command({ query: `USE ${database}` });
       lanes.push({ client: laneClient, busy: 0, rawInsert: chdbRawInsertOf(laneClient) });
     }
   }
-  async function onLane<T>(fn: (lane: (typeof lanes)[number]) => Promise<T>): Promise<T> {
+  async function onLane<T>(fn: (lane: Lane) => Promise<T>): Promise<T> {
     lanesReady ??= openLanes().catch((err) => {
       lanesReady = undefined;
       throw err;

@@ -211,6 +211,12 @@ export const VARIABLES = {
     form: 'an integer 1..100000000 (blocks per backfill job)',
     parse: integer(1, 100_000_000),
   },
+  alphaPipelineWorkers: {
+    env: 'ALPHA_PIPELINE_WORKERS',
+    default: '0',
+    form: 'an integer 0..16 (worker threads beside the calling thread per backfill range; 0 = none)',
+    parse: integer(0, 16),
+  },
   alphaPollIntervalMs: {
     env: 'ALPHA_POLL_INTERVAL_MS',
     default: '2000',

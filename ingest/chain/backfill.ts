@@ -9,8 +9,9 @@
  * checkpoint and goes on from there. A finished range is skipped.
  */
 
+import { ingestRangeOnWorkers, usesPageWorkers } from './page-workers.ts';
 import type { AlphaChain } from './pipeline.ts';
-import type { Status } from './types.ts';
+import type { BlockHeader, Status } from './types.ts';
 
 export interface BlockRange {
   from: number;
@@ -47,6 +48,8 @@ export interface RangeProgress {
 
 export interface BackfillRangeResult {
   skipped: boolean;
+  /** Logs handled by page workers (page-workers.ts), when the range was spread over them. */
+  workerLogs?: number;
   /** Where the time went (ms): waiting for log pages, for headers, for a free insert slot. */
   waits?: { fetchMs: number; headersMs: number; insertMs: number };
   resumedFrom: number;
@@ -95,22 +98,51 @@ export async function runBackfillRange(
   let logs = 0;
   let rows = 0;
   let quarantined = 0;
-  const result = await chain.ingestRange(resumeFrom, range.to, {
-    statusOf,
-    writeTokens: false,
-    onPage: async (page) => {
-      logs += page.logs;
-      rows += page.rows;
-      quarantined += page.stats.quarantined;
-      if (page.to - lastCheckpoint >= every && page.to < range.to) {
-        await writer.flush();
-        await writer.writeCheckpoint({ pipeline, blockNumber: page.to, blockHash: page.endHeader.hash });
-        lastCheckpoint = page.to;
-      }
-      opts.onProgress?.({ blocksDone: page.to - range.from + 1, logs, rows });
-      if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-    },
-  });
+  const checkpoint = async (to: number, endHeader: BlockHeader, handOver?: () => Promise<void>) => {
+    if (to - lastCheckpoint < every || to >= range.to) return;
+    await handOver?.();
+    await writer.flush();
+    await writer.writeCheckpoint({ pipeline, blockNumber: to, blockHash: endHeader.hash });
+    lastCheckpoint = to;
+  };
+  let result: {
+    endHeader: BlockHeader | undefined;
+    waitFetchMs: number;
+    waitHeadersMs: number;
+    workerLogs?: number;
+  };
+  if (usesPageWorkers(chain, resumeFrom, range.to)) {
+    // Chunks finish out of order: progress counts every page, checkpoints follow the frontier.
+    let frontier = resumeFrom - 1;
+    result = await ingestRangeOnWorkers(chain, resumeFrom, range.to, {
+      confirmedUpTo,
+      signal: opts.signal,
+      onPage: (p) => {
+        logs += p.logs;
+        rows += p.rows;
+        quarantined += p.stats.quarantined;
+        opts.onProgress?.({ blocksDone: frontier - range.from + 1, logs, rows });
+      },
+      onFrontier: async (f, handOver) => {
+        frontier = f.to;
+        await checkpoint(f.to, f.endHeader, handOver);
+        opts.onProgress?.({ blocksDone: f.to - range.from + 1, logs, rows });
+      },
+    });
+  } else {
+    result = await chain.ingestRange(resumeFrom, range.to, {
+      statusOf,
+      writeTokens: false,
+      onPage: async (page) => {
+        logs += page.logs;
+        rows += page.rows;
+        quarantined += page.stats.quarantined;
+        await checkpoint(page.to, page.endHeader);
+        opts.onProgress?.({ blocksDone: page.to - range.from + 1, logs, rows });
+        if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+      },
+    });
+  }
   await writer.flush();
   if (result.endHeader) {
     await writer.writeCheckpoint({ pipeline, blockNumber: range.to, blockHash: result.endHeader.hash });
@@ -121,6 +153,7 @@ export async function runBackfillRange(
     logs,
     rows,
     quarantined,
+    ...(result.workerLogs !== undefined ? { workerLogs: result.workerLogs } : {}),
     waits: {
       fetchMs: Math.round(result.waitFetchMs),
       headersMs: Math.round(result.waitHeadersMs),

@@ -40,6 +40,10 @@ export interface IngestOptions {
   collect?: boolean;
   /** Called after each page is handed to the writer (rows may still be in flight). */
   onPage?(page: PageResult): Promise<void>;
+  /** More ranges to walk after [from, to] (see `PageOptions.nextRange`): a page worker's next chunks. */
+  nextRange?: () => { from: number; to: number } | undefined;
+  /** getLogs requests in flight (default: the settings'). */
+  logConcurrency?: number;
 }
 
 export interface PageResult {
@@ -72,6 +76,9 @@ export interface AlphaChain {
   tokens: TokenMap;
   mapper: RowMapper;
   writer: ChainWriter;
+  log: Logger;
+  /** True when the log source was given by the caller (page workers then cannot build their own). */
+  readonly customSource: boolean;
   /** Tables a range job rewrites (all but alpha_tokens, which the token pass owns). */
   readonly rangeTables: readonly EventTable[];
   /** Fetches, maps and hands to the writer every log of [from, to]. The caller flushes. */
@@ -112,7 +119,14 @@ function addStats(a: MapStats, b: MapStats): MapStats {
 }
 
 export function createAlphaChain(
-  deps: { clickhouse: ClickHouse; log: Logger; source?: LogSource },
+  deps: {
+    clickhouse?: ClickHouse;
+    log: Logger;
+    source?: LogSource;
+    /** A page worker's: token lookups and rows go to the main thread (page-worker.ts). */
+    tokens?: TokenMap;
+    writer?: ChainWriter;
+  },
   settings: AlphaChainSettings,
 ): AlphaChain {
   const log = deps.log;
@@ -125,7 +139,7 @@ export function createAlphaChain(
       timeoutMs: 60_000,
     });
   const decoders = createDecoderRegistry(settings.sets);
-  const tokens = createTokenMap({ clickhouse: deps.clickhouse, chainId: settings.chainId });
+  const tokens = deps.tokens ?? createTokenMap({ clickhouse: deps.clickhouse, chainId: settings.chainId });
   const mapper = createRowMapper(decoders, {
     chainId: settings.chainId,
     sets: settings.sets,
@@ -133,13 +147,15 @@ export function createAlphaChain(
     positionIds: settings.positionIds,
     tokens,
   });
-  const writer = createChainWriter({
-    clickhouse: deps.clickhouse,
-    log,
-    chainId: settings.chainId,
-    batchRows: settings.batchRows,
-    maxInFlight: settings.maxInFlight,
-  });
+  const writer =
+    deps.writer ??
+    createChainWriter({
+      clickhouse: deps.clickhouse,
+      log,
+      chainId: settings.chainId,
+      batchRows: settings.batchRows,
+      maxInFlight: settings.maxInFlight,
+    });
   const rangeTables = EVENT_TABLES.filter((t) => !REFERENCE_TABLES.includes(t));
 
   async function headersFor(
@@ -213,6 +229,8 @@ export function createAlphaChain(
     tokens,
     mapper,
     writer,
+    log,
+    customSource: deps.source !== undefined,
     rangeTables,
     async ingestRange(from, to, opts) {
       const result: RangeResult = {
@@ -230,8 +248,9 @@ export function createAlphaChain(
         addresses: decoders.logAddresses,
         initialRange: settings.logRange,
         maxRange: settings.logRangeMax,
-        concurrency: settings.logConcurrency,
+        concurrency: opts.logConcurrency ?? settings.logConcurrency,
         targetLogsPerPage: settings.targetLogsPerPage,
+        nextRange: opts.nextRange,
         log,
         // Headers are fetched (and checked against the logs) as soon as a page's logs arrive.
         enrich: (logs, _from, to) => headersFor(logs, to, opts.knownHeaders),

@@ -148,6 +148,13 @@ export class ByteWriter {
     this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 
+  /** Bytes already encoded (another writer's rows). */
+  bytes(b: Uint8Array): void {
+    this.reserve(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
   /** Writes `n` as an unsigned LEB128 varint at `p` (room reserved by the caller); returns the end. */
   private varint(n: number, p: number): number {
     const b = this.buf;

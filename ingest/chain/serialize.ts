@@ -324,6 +324,13 @@ export class RowBatch {
     if (this.pending.length >= 65_536) this.copyPending();
   }
 
+  /** `rows` rows already serialized in this table's format (a page worker's batch). */
+  appendSerialized(rows: number, body: Uint8Array): void {
+    this.copyPending();
+    this.bytes.bytes(body);
+    this.rows += rows;
+  }
+
   private copyPending(): void {
     if (this.pending === '') return;
     this.bytes.raw(this.pending);

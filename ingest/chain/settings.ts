@@ -29,6 +29,8 @@ export interface AlphaChainSettings {
   maxInFlight: number;
   pollIntervalMs: number;
   backfillJobBlocks: number;
+  /** Worker threads beside the calling thread for a backfill range (page-workers.ts); 0: none. */
+  pipelineWorkers: number;
   /** Most blocks the follower ingests per tick (bounded work and memory per tick). */
   followMaxBlocksPerTick: number;
 }
@@ -73,6 +75,7 @@ export function alphaChainSettings(
     maxInFlight: 2,
     pollIntervalMs: config.alphaPollIntervalMs,
     backfillJobBlocks: config.alphaBackfillJobBlocks,
+    pipelineWorkers: config.alphaPipelineWorkers,
     followMaxBlocksPerTick: 500,
     ...overrides,
   };

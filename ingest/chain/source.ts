@@ -344,6 +344,12 @@ export interface PageOptions<E = undefined> {
   concurrency: number;
   /** Pages above this many logs make the next ranges smaller (bounded memory). */
   targetLogsPerPage: number;
+  /**
+   * The next range to walk once every block of the current one is requested (a page worker's next
+   * chunk): pages keep their order within a range, requests go on without a gap between ranges, and
+   * the range size learnt so far carries over. Called as the walk reaches each range's end.
+   */
+  nextRange?: () => { from: number; to: number } | undefined;
   log?: Logger;
 }
 
@@ -373,6 +379,7 @@ export async function* logPages<E = undefined>(
   // large results (anvil) would otherwise build one response of millions of logs for a wide first range.
   let size = Math.max(1, Math.min(o.initialRange, o.maxRange, PROBE_RANGE));
   let cursor = from;
+  let end = to;
   const queue: Pending[] = [];
   const settle = async (f: number, t: number, part: LogPart): Promise<Result> => ({
     ok: true,
@@ -417,10 +424,17 @@ export async function* logPages<E = undefined>(
   // `concurrency × targetLogsPerPage` logs (a page in flight holds at most its first part).
   let inFlight = 1;
   const refill = () => {
-    while (queue.length < (calibrated ? inFlight : 1) && cursor <= to) {
-      const end = Math.min(to, cursor + size - 1);
-      queue.push(launch(cursor, end));
-      cursor = end + 1;
+    while (queue.length < (calibrated ? inFlight : 1)) {
+      if (cursor > end) {
+        const next = o.nextRange?.();
+        if (!next) return;
+        cursor = next.from;
+        end = next.to;
+        if (cursor > end) continue;
+      }
+      const last = Math.min(end, cursor + size - 1);
+      queue.push(launch(cursor, last));
+      cursor = last + 1;
     }
   };
   try {

@@ -19,7 +19,13 @@ import {
 } from './types.ts';
 
 export interface ChainWriterOptions {
-  clickhouse: ClickHouse;
+  /** Where rows are inserted; optional only with `send`. */
+  clickhouse?: ClickHouse;
+  /**
+   * Takes each batch instead of a ClickHouse insert (a page worker hands its batches to the main
+   * thread, page-worker.ts); the returned promise holds the batch's slot like an insert would.
+   */
+  send?: (table: SerializedTable, rows: number, body: Buffer) => Promise<void>;
   log: Logger;
   chainId: number;
   /** Rows per insert. */
@@ -49,6 +55,11 @@ export interface ChainWriter {
   sink(options?: { skip?: readonly EventTable[]; collect?: RowSet }): RowSink & { readonly accepted: number };
   /** Inserts every full batch, waiting while `maxInFlight` inserts run. */
   drainFull(): Promise<void>;
+  /**
+   * Adds rows already serialized in `formatOf(table)` (a page worker's batch): inserted as they are
+   * when they fill a batch alone, else appended to the table's batch. Waits for a free slot like `add`.
+   */
+  addSerialized(table: SerializedTable, rows: number, body: Uint8Array): Promise<void>;
   addBlocks(headers: Iterable<BlockHeader>): Promise<void>;
   addQuarantine(rows: QuarantineRow[]): Promise<void>;
   /** Inserts everything buffered and waits for every insert to finish. */
@@ -83,7 +94,10 @@ export interface ChainWriter {
 const INSERT_SETTINGS = { optimize_on_insert: 0 };
 
 export function createChainWriter(o: ChainWriterOptions): ChainWriter {
-  const ch = o.clickhouse;
+  const db = (): ClickHouse => {
+    if (!o.clickhouse) throw new Error('This chain writer only hands batches over (no ClickHouse client)');
+    return o.clickhouse;
+  };
   const batchRows = o.batchRows ?? 15_000;
   const maxInFlight = o.maxInFlight ?? 2;
   // Rows are serialized as they arrive: a buffered or in-flight batch holds bytes, not row objects.
@@ -101,9 +115,23 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
 
   function launch(table: SerializedTable): void {
     const { rows, body } = batches[table].take();
+    launchBody(table, rows, body);
+  }
+
+  function launchBody(table: SerializedTable, rows: number, body: Buffer): void {
     written[table] = (written[table] ?? 0) + rows;
-    const p = ch
-      .insertRaw(`alpha.insert.${table}`, table, formatOf(table), COLUMNS[table], body, INSERT_SETTINGS)
+    const p = (
+      o.send
+        ? o.send(table, rows, body)
+        : db().insertRaw(
+            `alpha.insert.${table}`,
+            table,
+            formatOf(table),
+            COLUMNS[table],
+            body,
+            INSERT_SETTINGS,
+          )
+    )
       .catch((err) => {
         failure ??= err;
       })
@@ -179,6 +207,18 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     get waitedMs() {
       return waitedMs;
     },
+    async addSerialized(table, rows, body) {
+      if (rows === 0) return;
+      const batch = batches[table];
+      const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+      if (batch.rows === 0 && rows >= batchRows) {
+        await waitForSlot();
+        launchBody(table, rows, bytes);
+        return;
+      }
+      batch.appendSerialized(rows, bytes);
+      if (batch.rows >= batchRows) await drain(table, false);
+    },
     async add(rows) {
       for (const t of EVENT_TABLES) {
         const src = rows[t] as object[];
@@ -216,14 +256,14 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     async deleteRange(from, to, tables = EVENT_TABLES, includeBlocks = true) {
       const params = { chain: o.chainId, from, to: to ?? Number.MAX_SAFE_INTEGER };
       for (const t of tables) {
-        await ch.command(
+        await db().command(
           `alpha.delete.${t}`,
           `DELETE FROM ${t} WHERE chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64}`,
           params,
         );
       }
       if (!includeBlocks) return;
-      await ch.command(
+      await db().command(
         'alpha.delete.alpha_blocks',
         'DELETE FROM alpha_blocks WHERE chain_id = {chain:UInt32} AND number BETWEEN {from:UInt64} AND {to:UInt64}',
         params,
@@ -237,7 +277,7 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
         ),
         'SELECT 1 FROM alpha_blocks WHERE chain_id = {chain:UInt32} AND number BETWEEN {from:UInt64} AND {to:UInt64} LIMIT 1',
       ].join(' UNION ALL ');
-      const rows = await ch.query('alpha.has_rows', `SELECT count() AS n FROM (${union})`, {
+      const rows = await db().query('alpha.has_rows', `SELECT count() AS n FROM (${union})`, {
         chain: o.chainId,
         from,
         to,
@@ -246,7 +286,7 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     },
     async confirmUpTo(block, tables = STATUS_TABLES) {
       for (const t of tables) {
-        await ch.command(
+        await db().command(
           `alpha.confirm.${t}`,
           `ALTER TABLE ${t} UPDATE status = 'confirmed' WHERE chain_id = {chain:UInt32} AND block_number <= {block:UInt64} AND status = 'pending' SETTINGS mutations_sync = 1`,
           { chain: o.chainId, block },
@@ -255,7 +295,7 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     },
     async writeCheckpoint(cp) {
       lastCheckpointAt = Math.max(Date.now(), lastCheckpointAt + 1);
-      await ch.insert('alpha.checkpoint', 'alpha_checkpoints', [
+      await db().insert('alpha.checkpoint', 'alpha_checkpoints', [
         {
           chain_id: o.chainId,
           pipeline: cp.pipeline,
@@ -266,7 +306,7 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
       ]);
     },
     async readCheckpoint(pipeline) {
-      const rows = await ch.query<{ block_number: string; block_hash: string }>(
+      const rows = await db().query<{ block_number: string; block_hash: string }>(
         'alpha.checkpoint.read',
         `SELECT argMax(block_number, updated_at) AS block_number, argMax(block_hash, updated_at) AS block_hash
          FROM alpha_checkpoints WHERE chain_id = {chain:UInt32} AND pipeline = {pipeline:String}

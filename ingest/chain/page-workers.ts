@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PermanentError } from '../../core/errors.ts';
 import type { MapStats } from './mapper.ts';
-import type { AlphaChain } from './pipeline.ts';
+import type { AlphaChain, PageResult } from './pipeline.ts';
 import { ReorgDetectedError } from './rpc-errors.ts';
 import type { SerializedTable } from './serialize.ts';
 import type { AlphaChainSettings } from './settings.ts';
@@ -48,15 +48,7 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'batch'; id: number; table: SerializedTable; rows: number; body: Uint8Array }
   | { type: 'resolve'; id: number; tokens: string[]; markets: string[] }
-  | {
-      type: 'page';
-      from: number;
-      to: number;
-      endHeader: BlockHeader;
-      logs: number;
-      rows: number;
-      stats: MapStats;
-    }
+  | ({ type: 'page' } & PageResult)
   | { type: 'flushed'; id: number }
   | { type: 'done'; waitFetchMs: number; waitHeadersMs: number }
   | { type: 'error'; name: string; message: string; blockNumber?: number };
@@ -197,14 +189,7 @@ export async function ingestRangeOnWorkers(
     await batchTurn;
   }
 
-  function pageDone(m: {
-    from: number;
-    to: number;
-    endHeader: BlockHeader;
-    logs: number;
-    rows: number;
-    stats: MapStats;
-  }): void {
+  function pageDone(m: PageResult): void {
     result.logs += m.logs;
     result.rows += m.rows;
     result.quarantined += m.stats.quarantined;

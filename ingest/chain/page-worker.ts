@@ -8,7 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../../core/logger.ts';
 import type { FromWorker, PageWorkerData, ToWorker } from './page-workers.ts';
-import { chunkCount, chunkOf } from './page-workers.ts';
+import { chunkClaimer } from './page-workers.ts';
 import { createAlphaChain } from './pipeline.ts';
 import { createTokenMap, type TokenMap } from './token-map.ts';
 import { createChainWriter } from './writer.ts';
@@ -114,12 +114,7 @@ function report(err: unknown): void {
   });
 }
 
-const counter = new Int32Array(data.counter);
-const chunks = chunkCount(data.from, data.to, data.chunkBlocks);
-const claim = () => {
-  const i = Atomics.add(counter, 0, 1);
-  return i < chunks ? chunkOf(data.from, data.to, data.chunkBlocks, i) : undefined;
-};
+const claim = chunkClaimer(data);
 
 async function run(): Promise<void> {
   let waitFetchMs = 0;

@@ -63,6 +63,16 @@ export function chunkCount(from: number, to: number, size: number): number {
   return to < from ? 0 : Math.ceil((to - from + 1) / size);
 }
 
+/** Claims the next chunk of `data`'s range from its shared counter (any thread), until none is left. */
+export function chunkClaimer(data: PageWorkerData): () => { from: number; to: number } | undefined {
+  const counter = new Int32Array(data.counter);
+  const chunks = chunkCount(data.from, data.to, data.chunkBlocks);
+  return () => {
+    const i = Atomics.add(counter, 0, 1);
+    return i < chunks ? chunkOf(data.from, data.to, data.chunkBlocks, i) : undefined;
+  };
+}
+
 /** Blocks per chunk: whole log ranges, so a chunk is a few pages of the adaptive walk at most. */
 export function chunkBlocksOf(settings: AlphaChainSettings): number {
   return Math.max(1, settings.logRangeMax);
@@ -293,11 +303,7 @@ export async function ingestRangeOnWorkers(
     await Promise.race([started, outcome]);
     for (const w of workers) w.postMessage({ type: 'start' } satisfies ToWorker);
     // This thread takes chunks too; its rows go to the writer directly.
-    const counter = new Int32Array(data.counter);
-    const claim = () => {
-      const i = Atomics.add(counter, 0, 1);
-      return i < chunks ? chunkOf(from, to, chunkBlocks, i) : undefined;
-    };
+    const claim = chunkClaimer(data);
     const first = claim();
     const local = first
       ? chain.ingestRange(first.from, first.to, {

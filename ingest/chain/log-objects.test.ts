@@ -118,6 +118,22 @@ describe('readLogObjects (the fast path of the log reader)', () => {
     }
   });
 
+  it('declines a span where a fixed-size value would hide a quote the count does not allow', () => {
+    // A short blockHash followed by an unknown key whose value ends exactly where a 32-byte hash
+    // would: jumping to that quote alone would read `0xab","pad":"xxx…` as the hash.
+    const good = logJson(5, ANVIL_ORDER, { ts: true });
+    const forged = good.replace(/"blockHash":"0x[0-9a-f]+"/, `"blockHash":"0xab","pad":"${'x'.repeat(53)}"`);
+    expect(forged.indexOf('"pad"') - forged.indexOf('"blockHash":"') - 13).toBe(6);
+    expect(forged[forged.indexOf('"blockHash":"') + 13 + 66]).toBe('"');
+    const buf = Buffer.from(`${good},${forged}`, 'utf8');
+    expect(readLogObjects(buf, 0, buf.length)).toBeUndefined();
+    const body = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":[${good},${forged}]}`);
+    const reader = new LogArrayReader();
+    const out = [...reader.push(body), ...reader.end()];
+    expect(out).toEqual(JSON.parse(`[${good},${forged}]`));
+    expect(out[1]?.blockHash).toBe('0xab');
+  });
+
   it('through LogArrayReader: a batch the fast path declines comes out as JSON.parse reads it', () => {
     const logs = Array.from({ length: 1500 }, (_, i) =>
       JSON.parse(logJson(i, GETH_ORDER, { ts: i % 2 === 0 })),

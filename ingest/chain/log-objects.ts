@@ -10,6 +10,12 @@
  * log keys (in any order) with string values, a `topics` array of strings and a boolean `removed`.
  * Anything else (another key, a null, a number, malformed JSON) returns undefined and the caller parses
  * the span with JSON.parse, which yields the same objects (or the same SyntaxError).
+ *
+ * Fixed-size values (addresses, hashes, topics) are not scanned for their closing quote: where the
+ * character one value-length on is a quote, the value is taken to end there. What makes that exact is
+ * the span's quote count (the reader counts them as it scans the body): every delimiter the parse used
+ * is a quote, so when their number equals the span's count, every quote of the span is a delimiter the
+ * parse used and no value it jumped over holds one. Where the counts differ the span is declined.
  */
 import { isAscii } from 'node:buffer';
 import type { RpcLog } from './types.ts';
@@ -61,13 +67,23 @@ const KEYS: [string, Key][] = [
   ['logIndex', Key.LogIndex],
   ['removed', Key.Removed],
 ];
-/** Known keys by byte length (at most two share a length). */
-const KEYS_BY_LENGTH: { bytes: Buffer; key: Key }[][] = [];
+/** Known keys by first byte (at most three share one). */
+const KEYS_BY_FIRST: { bytes: Buffer; key: Key }[][] = [];
 for (const [name, key] of KEYS) {
-  const list = KEYS_BY_LENGTH[name.length] ?? [];
+  const first = name.charCodeAt(0);
+  const list = KEYS_BY_FIRST[first] ?? [];
   list.push({ bytes: Buffer.from(name, 'latin1'), key });
-  KEYS_BY_LENGTH[name.length] = list;
+  KEYS_BY_FIRST[first] = list;
 }
+/** Characters between the quotes of a fixed-size value by key (0: variable); topics are 66 too. */
+const FIXED_LENGTH = new Int32Array(STRING_KEYS);
+FIXED_LENGTH[Key.Address] = 42;
+FIXED_LENGTH[Key.BlockHash] = 66;
+FIXED_LENGTH[Key.TransactionHash] = 66;
+const TOPIC_LENGTH = 66;
+/** Name length by key. */
+const KEY_LENGTH = new Int32Array(Key.Removed + 1);
+for (const [name, key] of KEYS) KEY_LENGTH[key] = name.length;
 
 const TRUE = Buffer.from('true', 'latin1');
 const FALSE = Buffer.from('false', 'latin1');
@@ -84,12 +100,17 @@ function sameBytes(buf: Buffer, a: number, b: number, length: number): boolean {
   return true;
 }
 
-function keyAt(buf: Buffer, start: number, end: number): Key {
-  const list = KEYS_BY_LENGTH[end - start];
+/**
+ * The known key whose name starts at `start` and is closed by a quote right after it (exact without
+ * the quote count: a shorter key would put its closing quote where a name character is expected).
+ */
+function keyAt(buf: Buffer, start: number): Key {
+  const list = KEYS_BY_FIRST[buf[start]!];
   if (list === undefined) return Key.Unknown;
   outer: for (const k of list) {
     const bytes = k.bytes;
-    for (let i = 0; i < bytes.length; i++) if (buf[start + i] !== bytes[i]) continue outer;
+    if (buf[start + bytes.length] !== QUOTE) continue;
+    for (let i = 1; i < bytes.length; i++) if (buf[start + i] !== bytes[i]) continue outer;
     return k.key;
   }
   return Key.Unknown;
@@ -102,6 +123,18 @@ function closingQuote(buf: Buffer, i: number, end: number): number {
     i++;
   }
   return -1;
+}
+
+/** `closingQuote`, trying first the quote a value of `length` characters would end with. */
+function closingQuoteOf(buf: Buffer, i: number, end: number, length: number): number {
+  return i + length < end && buf[i + length] === QUOTE ? i + length : closingQuote(buf, i, end);
+}
+
+/** Number of quote characters in `buf[start, end)`. */
+export function countQuotes(buf: Buffer, start: number, end: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(QUOTE, start); i !== -1 && i < end; i = buf.indexOf(QUOTE, i + 1)) n++;
+  return n;
 }
 
 /** A field reused from the previous log while its bytes are equal. */
@@ -122,9 +155,15 @@ class Interned {
 
 /**
  * The log objects of `buf[start, end)`: complete JSON objects separated by commas and whitespace (the
- * body of a `result` array). Undefined when the span is not in the fast path's subset.
+ * body of a `result` array). Undefined when the span is not in the fast path's subset. `quotes` is the
+ * number of quote characters in the span (counted here when the caller has not).
  */
-export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[] | undefined {
+export function readLogObjects(
+  buf: Buffer,
+  start: number,
+  end: number,
+  quotes = countQuotes(buf, start, end),
+): RpcLog[] | undefined {
   if (buf.subarray(start, end).indexOf(BACKSLASH) !== -1 || !isAscii(buf.subarray(start, end)))
     return undefined;
   const b = buf as Latin1Slicer;
@@ -139,6 +178,8 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
   const topicBounds: number[] = [];
   const starts = new Int32Array(STRING_KEYS);
   const ends = new Int32Array(STRING_KEYS);
+  /** Quotes the parse used as delimiters. */
+  let delimiters = 0;
   let i = start;
   for (;;) {
     while (isSpace(b[i])) i++;
@@ -158,10 +199,10 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
     if (b[i] === CLOSE_OBJECT) return undefined;
     for (;;) {
       if (b[i] !== QUOTE) return undefined;
-      const keyEnd = closingQuote(b, i + 1, end);
-      if (keyEnd < 0) return undefined;
-      const key = keyAt(b, i + 1, keyEnd);
-      i = keyEnd + 1;
+      const key = keyAt(b, i + 1);
+      if (key === Key.Unknown) return undefined;
+      i += KEY_LENGTH[key]! + 2;
+      delimiters += 2;
       while (isSpace(b[i])) i++;
       if (b[i] !== COLON) return undefined;
       i++;
@@ -176,8 +217,9 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
         else {
           for (;;) {
             if (b[i] !== QUOTE) return undefined;
-            const q = closingQuote(b, i + 1, end);
+            const q = closingQuoteOf(b, i + 1, end, TOPIC_LENGTH);
             if (q < 0) return undefined;
+            delimiters += 2;
             topicBounds.push(i + 1, q);
             i = q + 1;
             while (isSpace(b[i])) i++;
@@ -198,15 +240,17 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
           removed = false;
           i += 5;
         } else return undefined;
-      } else if (key !== Key.Unknown) {
+      } else {
         if (b[i] !== QUOTE) return undefined;
-        // Data is long: the native search wins; the other values are short.
-        const q = key === Key.Data ? b.indexOf(QUOTE, i + 1) : closingQuote(b, i + 1, end);
+        // Data is long: the native search wins; the other values are short or of a fixed size.
+        const q =
+          key === Key.Data ? b.indexOf(QUOTE, i + 1) : closingQuoteOf(b, i + 1, end, FIXED_LENGTH[key]!);
         if (q < 0 || q >= end) return undefined;
+        delimiters += 2;
         starts[key] = i + 1;
         ends[key] = q;
         i = q + 1;
-      } else return undefined;
+      }
       while (isSpace(b[i])) i++;
       if (b[i] === CLOSE_OBJECT) {
         i++;
@@ -243,7 +287,8 @@ export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[
       removed,
     });
   }
-  return logs;
+  // Every quote of the span was a delimiter of the parse: no value jumped over holds one.
+  return delimiters === quotes ? logs : undefined;
 }
 
 function literalAt(buf: Buffer, at: number, literal: Buffer): boolean {

@@ -50,6 +50,10 @@ export class LogArrayReader {
   private firstStart = -1;
   private lastEnd = -1;
   private complete = 0;
+  /** Quote characters scanned so far, and their count at `firstStart` and at `lastEnd`. */
+  private quotes = 0;
+  private quotesAtFirst = 0;
+  private quotesAtLast = 0;
 
   /** `parseEvery`: complete objects that trigger a JSON.parse (1,000 logs ≈ 1 MB of text). */
   constructor(private readonly parseEvery = 1000) {}
@@ -110,26 +114,36 @@ export class LogArrayReader {
           const q = buf.indexOf(QUOTE, i);
           if (q === -1) return;
           this.inString = false;
+          this.quotes++;
           i = q + 1;
           continue;
         }
         const c = buf[i]!;
         if (c === BACKSLASH) this.escaped = true;
-        else if (c === QUOTE) this.inString = false;
+        else if (c === QUOTE) {
+          this.inString = false;
+          this.quotes++;
+        }
         i++;
         continue;
       }
       const c = buf[i]!;
-      if (c === QUOTE) this.inString = true;
-      else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (c === QUOTE) {
+        this.inString = true;
+        this.quotes++;
+      } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
         this.depth++;
         if (this.mode === 0 && c === OPEN_ARRAY && this.depth === 2) this.enterResult(base + i);
-        else if (this.mode === 1 && this.depth === 3 && this.firstStart < 0) this.firstStart = base + i;
+        else if (this.mode === 1 && this.depth === 3 && this.firstStart < 0) {
+          this.firstStart = base + i;
+          this.quotesAtFirst = this.quotes;
+        }
       } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
         this.depth--;
         if (this.mode === 1) {
           if (this.depth === 2 && c === CLOSE_OBJECT) {
             this.lastEnd = base + i + 1;
+            this.quotesAtLast = this.quotes;
             this.complete++;
           } else if (this.depth === 1) this.mode = 2;
         }
@@ -154,13 +168,19 @@ export class LogArrayReader {
     const from = this.firstStart - this.partsStart;
     const to = this.lastEnd - this.partsStart;
     // Between two complete objects there is only a comma and whitespace: the span is an array's body.
+    // Escaped quotes are not counted, but a span holding a backslash is JSON.parse's anyway.
     const logs =
-      readLogObjects(joined, from, to) ?? (JSON.parse(`[${joined.toString('utf8', from, to)}]`) as RpcLog[]);
+      readLogObjects(joined, from, to, this.quotesAtLast - this.quotesAtFirst) ??
+      (JSON.parse(`[${joined.toString('utf8', from, to)}]`) as RpcLog[]);
     this.dropBefore(this.lastEnd);
     this.firstStart = -1;
     this.complete = 0;
-    // An object begun after the last complete one (partially received) starts again in the kept bytes.
-    if (this.mode === 1 && this.depth >= 3) this.firstStart = this.findObjectStart();
+    // An object begun after the last complete one (partially received) starts again in the kept bytes
+    // (only a comma and whitespace lie between them: no quote).
+    if (this.mode === 1 && this.depth >= 3) {
+      this.firstStart = this.findObjectStart();
+      this.quotesAtFirst = this.quotesAtLast;
+    }
     return logs;
   }
 

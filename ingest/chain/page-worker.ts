@@ -8,7 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../../core/logger.ts';
 import type { FromWorker, PageWorkerData, ToWorker } from './page-workers.ts';
-import { chunkClaimer } from './page-workers.ts';
+import { chunkClaimer, ingestClaimedChunks } from './page-workers.ts';
 import { createAlphaChain } from './pipeline.ts';
 import { createTokenMap, type TokenMap } from './token-map.ts';
 import { createChainWriter } from './writer.ts';
@@ -117,31 +117,12 @@ function report(err: unknown): void {
 const claim = chunkClaimer(data);
 
 async function run(): Promise<void> {
-  let waitFetchMs = 0;
-  let waitHeadersMs = 0;
-  const first = claim();
-  if (first) {
-    const r = await chain.ingestRange(first.from, first.to, {
-      statusOf: (b) => (b <= data.confirmedUpTo ? 'confirmed' : 'pending'),
-      writeTokens: false,
-      nextRange: claim,
-      onPage: async (p) => {
-        post({
-          type: 'page',
-          from: p.from,
-          to: p.to,
-          endHeader: p.endHeader,
-          logs: p.logs,
-          rows: p.rows,
-          stats: p.stats,
-        });
-      },
-    });
-    waitFetchMs = r.waitFetchMs;
-    waitHeadersMs = r.waitHeadersMs;
-  }
+  // The worker's share of the requests in flight came with its settings.
+  const r = await ingestClaimedChunks(chain, claim, data.confirmedUpTo, async (p) => {
+    post({ type: 'page', ...p });
+  });
   await writer.flush();
-  post({ type: 'done', waitFetchMs, waitHeadersMs });
+  post({ type: 'done', waitFetchMs: r?.waitFetchMs ?? 0, waitHeadersMs: r?.waitHeadersMs ?? 0 });
 }
 
 // Loaded: the main thread starts every thread's claims at once.

@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PermanentError } from '../../core/errors.ts';
 import type { MapStats } from './mapper.ts';
-import type { AlphaChain, PageResult } from './pipeline.ts';
+import type { AlphaChain, PageResult, RangeResult } from './pipeline.ts';
 import { ReorgDetectedError } from './rpc-errors.ts';
 import type { SerializedTable } from './serialize.ts';
 import type { AlphaChainSettings } from './settings.ts';
@@ -71,6 +71,28 @@ export function chunkClaimer(data: PageWorkerData): () => { from: number; to: nu
     const i = Atomics.add(counter, 0, 1);
     return i < chunks ? chunkOf(data.from, data.to, data.chunkBlocks, i) : undefined;
   };
+}
+
+/**
+ * Runs `chain`'s pipeline over the chunks `claim` hands out, one walk from chunk to chunk (any thread:
+ * the job's and every page worker's). Undefined when no chunk was left to claim.
+ */
+export function ingestClaimedChunks(
+  chain: AlphaChain,
+  claim: () => { from: number; to: number } | undefined,
+  confirmedUpTo: number,
+  onPage: (p: PageResult) => Promise<void>,
+  logConcurrency?: number,
+): Promise<RangeResult> | undefined {
+  const first = claim();
+  if (!first) return undefined;
+  return chain.ingestRange(first.from, first.to, {
+    statusOf: (b) => (b <= confirmedUpTo ? 'confirmed' : 'pending'),
+    writeTokens: false,
+    nextRange: claim,
+    logConcurrency,
+    onPage,
+  });
 }
 
 /** Blocks per chunk: whole log ranges, so a chunk is a few pages of the adaptive walk at most. */
@@ -303,20 +325,16 @@ export async function ingestRangeOnWorkers(
     await Promise.race([started, outcome]);
     for (const w of workers) w.postMessage({ type: 'start' } satisfies ToWorker);
     // This thread takes chunks too; its rows go to the writer directly.
-    const claim = chunkClaimer(data);
-    const first = claim();
-    const local = first
-      ? chain.ingestRange(first.from, first.to, {
-          statusOf: (b) => (b <= o.confirmedUpTo ? 'confirmed' : 'pending'),
-          writeTokens: false,
-          nextRange: claim,
-          logConcurrency,
-          onPage: async (p) => {
-            if (failure) throw failure;
-            pageDone(p);
-          },
-        })
-      : undefined;
+    const local = ingestClaimedChunks(
+      chain,
+      chunkClaimer(data),
+      o.confirmedUpTo,
+      async (p) => {
+        if (failure) throw failure;
+        pageDone(p);
+      },
+      logConcurrency,
+    );
     local?.then((r) => {
       result.waitFetchMs += r.waitFetchMs;
       result.waitHeadersMs += r.waitHeadersMs;

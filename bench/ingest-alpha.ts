@@ -34,12 +34,12 @@ import { hasHeapFlags, INGESTION_NODE_FLAGS, ingestionEnv } from '../core/launch
 import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';
 import { runBackfillRange } from '../ingest/chain/backfill.ts';
-import { hexNumber } from '../ingest/chain/hex.ts';
+import type { PackedLogs } from '../ingest/chain/packed-logs.ts';
 import { createAlphaChain } from '../ingest/chain/pipeline.ts';
 import { emitLogsCalldata, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
 import { alphaChainSettings } from '../ingest/chain/settings.ts';
 import { logPages } from '../ingest/chain/source.ts';
-import { type BlockHeader, EVENT_TABLES, type RpcLog } from '../ingest/chain/types.ts';
+import { type BlockHeader, EVENT_TABLES } from '../ingest/chain/types.ts';
 import { ALPHA_ADDRESS_SETS, allContracts } from '../schemas/abi/alpha-addresses.ts';
 import { ALPHA_EVENT_TOPICS } from '../schemas/abi/alpha-events.ts';
 import { type Anvil, startAnvil } from '../sim/chain/anvil.ts';
@@ -425,7 +425,7 @@ export async function run(args: string[]): Promise<void> {
     // 3. Decode + write from pages in memory: a sample from the middle of the chain (its first blocks are
     //    setup: funding, market creation), written ROUNDS times into emptied tables.
     const limit = Number(values['memory-events']);
-    const pages: { logs: RpcLog[]; headers: Map<number, BlockHeader> }[] = [];
+    const pages: { logs: PackedLogs; headers: Map<number, BlockHeader> }[] = [];
     let inMemory = 0;
     const sampleFrom = Math.floor(head / 2);
     for await (const page of logPages(chain.source, sampleFrom, head, {
@@ -436,7 +436,7 @@ export async function run(args: string[]): Promise<void> {
       targetLogsPerPage: settings.targetLogsPerPage,
     })) {
       if (page.logs.length === 0) continue;
-      const blocks = [...new Set(page.logs.map((l) => hexNumber(l.blockNumber)))];
+      const blocks = [...page.logs.blocks()];
       pages.push({ logs: page.logs, headers: await chain.source.getHeaders(blocks) });
       inMemory += page.logs.length;
       if (inMemory >= limit) break;

@@ -139,14 +139,15 @@ describe('alpha log source', () => {
     expect(parts.map((p) => p.final)).toEqual([...parts.slice(1).map(() => false), true]);
     for (let i = 1; i < parts.length; i++) {
       if (parts[i]!.logs.length === 0) continue;
-      expect(parts[i]!.logs[0]!.transactionHash).not.toBe(parts[i - 1]!.logs.at(-1)!.transactionHash);
+      const prev = parts[i - 1]!.logs;
+      expect(parts[i]!.logs.transactionHash(0)).not.toBe(prev.transactionHash(prev.length - 1));
     }
     expect(seen.cut).toBeGreaterThan(1);
     const finals = pages.filter((p) => p.final);
     expect(finals[0]!.from).toBe(0);
     for (let i = 1; i < finals.length; i++) expect(finals[i]!.from).toBe(finals[i - 1]!.to + 1);
     expect(finals.at(-1)!.to).toBe(head);
-    const got = pages.flatMap((p) => p.logs);
+    const got = pages.flatMap((p) => p.logs.toArray());
     const direct = await anvil.rpc<unknown[]>('eth_getLogs', [
       { fromBlock: '0x0', toBlock: `0x${head.toString(16)}`, address: CTF },
     ]);

@@ -1,10 +1,8 @@
 /**
- * Log objects read straight from the bytes of an `eth_getLogs` response, without JSON.parse: the fast
- * path of `LogArrayReader`. JSON.parse makes a fresh string of every field of every log (≈ 800 bytes
- * of text per log), though a block's logs share their block hash and number, a transaction's logs share
- * its hash and index, and consecutive logs often share their emitter and event topic. Here each field is
- * located by a byte scan, a field equal to the same field of the previous log reuses that log's string,
- * and only the rest become new strings (each a copy of its own bytes, never a slice of a larger text).
+ * Logs read straight from the bytes of an `eth_getLogs` response, without JSON.parse: the fast path of
+ * `LogArrayReader`. JSON.parse makes a fresh string of every field of every log (≈ 800 bytes of text per
+ * log). Here each field is located by a byte scan and kept as offsets into the text (`PackedLogs`,
+ * packed-logs.ts): no string or object is made until a log is asked for as an object.
  *
  * The fast path takes only what it reads exactly: an ASCII span without escapes, objects of the known
  * log keys (in any order) with string values, a `topics` array of strings and a boolean `removed`.
@@ -18,6 +16,7 @@
  * parse used and no value it jumped over holds one. Where the counts differ the span is declined.
  */
 import { isAscii } from 'node:buffer';
+import { F, Field, MAX_TOPICS, PackedLogs } from './packed-logs.ts';
 import type { RpcLog } from './types.ts';
 
 export const QUOTE = 0x22;
@@ -44,15 +43,25 @@ enum Key {
 }
 /** Keys up to here have string values (their bounds are kept by key). */
 const STRING_KEYS = Key.LogIndex + 1;
+/** Start offset field of each string-valued key (its end is the next field). */
+const START_FIELD = new Int32Array(STRING_KEYS);
+START_FIELD[Key.Address] = Field.AddressStart;
+START_FIELD[Key.Data] = Field.DataStart;
+START_FIELD[Key.BlockHash] = Field.BlockHashStart;
+START_FIELD[Key.BlockNumber] = Field.BlockNumberStart;
+START_FIELD[Key.BlockTimestamp] = Field.BlockTimestampStart;
+START_FIELD[Key.TransactionHash] = Field.TxHashStart;
+START_FIELD[Key.TransactionIndex] = Field.TxIndexStart;
+START_FIELD[Key.LogIndex] = Field.LogIndexStart;
 /** Fields a log must have for the fast path (topics aside); `blockTimestamp` and `removed` are optional. */
-const REQUIRED: readonly Key[] = [
-  Key.Address,
-  Key.Data,
-  Key.BlockHash,
-  Key.BlockNumber,
-  Key.TransactionHash,
-  Key.TransactionIndex,
-  Key.LogIndex,
+const REQUIRED: readonly number[] = [
+  Field.AddressStart,
+  Field.DataStart,
+  Field.BlockHashStart,
+  Field.BlockNumberStart,
+  Field.TxHashStart,
+  Field.TxIndexStart,
+  Field.LogIndexStart,
 ];
 
 const KEYS: [string, Key][] = [
@@ -88,16 +97,8 @@ for (const [name, key] of KEYS) KEY_LENGTH[key] = name.length;
 const TRUE = Buffer.from('true', 'latin1');
 const FALSE = Buffer.from('false', 'latin1');
 
-/** `Buffer#latin1Slice`: one copy of the bytes into a new string (no encoding lookup). */
-type Latin1Slicer = Buffer & { latin1Slice(start: number, end: number): string };
-
 function isSpace(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-function sameBytes(buf: Buffer, a: number, b: number, length: number): boolean {
-  for (let i = length - 1; i >= 0; i--) if (buf[a + i] !== buf[b + i]) return false;
-  return true;
 }
 
 /**
@@ -137,64 +138,47 @@ export function countQuotes(buf: Buffer, start: number, end: number): number {
   return n;
 }
 
-/** A field reused from the previous log while its bytes are equal. */
-class Interned {
-  private at = -1;
-  private length = 0;
-  private value = '';
-
-  get(buf: Latin1Slicer, start: number, end: number): string {
-    const length = end - start;
-    if (this.at >= 0 && length === this.length && sameBytes(buf, this.at, start, length)) return this.value;
-    this.at = start;
-    this.length = length;
-    this.value = buf.latin1Slice(start, end);
-    return this.value;
-  }
-}
-
 /**
- * The log objects of `buf[start, end)`: complete JSON objects separated by commas and whitespace (the
- * body of a `result` array). Undefined when the span is not in the fast path's subset. `quotes` is the
- * number of quote characters in the span (counted here when the caller has not).
+ * The logs of `buf[start, end)`: complete JSON objects separated by commas and whitespace (the body of a
+ * `result` array), as offsets into `buf` (the result shares `buf`'s bytes). Undefined when the span is not
+ * in the fast path's subset. `quotes` is the number of quote characters in the span (counted here when
+ * the caller has not).
  */
-export function readLogObjects(
+export function readPackedLogs(
   buf: Buffer,
   start: number,
   end: number,
   quotes = countQuotes(buf, start, end),
-): RpcLog[] | undefined {
+): PackedLogs | undefined {
   if (buf.subarray(start, end).indexOf(BACKSLASH) !== -1 || !isAscii(buf.subarray(start, end)))
     return undefined;
-  const b = buf as Latin1Slicer;
-  const blockHashes = new Interned();
-  const blockNumbers = new Interned();
-  const blockTimestamps = new Interned();
-  const txHashes = new Interned();
-  const txIndexes = new Interned();
-  const addresses = new Interned();
-  const topic0s = new Interned();
-  const logs: RpcLog[] = [];
-  const topicBounds: number[] = [];
-  const starts = new Int32Array(STRING_KEYS);
-  const ends = new Int32Array(STRING_KEYS);
+  const b = buf;
+  let f = new Int32Array(F * 256);
+  let count = 0;
   /** Quotes the parse used as delimiters. */
   let delimiters = 0;
   let i = start;
   for (;;) {
     while (isSpace(b[i])) i++;
     if (i >= end) break;
-    if (logs.length > 0) {
+    if (count > 0) {
       if (b[i] !== COMMA) return undefined;
       i++;
       while (isSpace(b[i])) i++;
     }
     if (b[i] !== OPEN_OBJECT) return undefined;
+    if ((count + 1) * F > f.length) {
+      const grown = new Int32Array(f.length * 2);
+      grown.set(f);
+      f = grown;
+    }
+    const o = count * F;
+    // String fields absent until seen; `removed` absent (-1) unless given.
+    f.fill(-1, o, o + F);
+    f[o + Field.ObjectStart] = i;
+    f[o + Field.TopicCount] = 0;
     i++;
-    // Value bounds of the string fields by key (-1: absent), and the topics' bounds in topicBounds.
-    starts.fill(-1);
     let hasTopics = false;
-    let removed: boolean | undefined;
     while (isSpace(b[i])) i++;
     if (b[i] === CLOSE_OBJECT) return undefined;
     for (;;) {
@@ -210,17 +194,19 @@ export function readLogObjects(
       if (key === Key.Topics) {
         if (b[i] !== OPEN_ARRAY) return undefined;
         i++;
-        topicBounds.length = 0;
+        let n = 0;
         hasTopics = true;
         while (isSpace(b[i])) i++;
         if (b[i] === CLOSE_ARRAY) i++;
         else {
           for (;;) {
-            if (b[i] !== QUOTE) return undefined;
+            if (b[i] !== QUOTE || n === MAX_TOPICS) return undefined;
             const q = closingQuoteOf(b, i + 1, end, TOPIC_LENGTH);
             if (q < 0) return undefined;
             delimiters += 2;
-            topicBounds.push(i + 1, q);
+            f[o + Field.TopicStart + 2 * n] = i + 1;
+            f[o + Field.TopicStart + 2 * n + 1] = q;
+            n++;
             i = q + 1;
             while (isSpace(b[i])) i++;
             if (b[i] === CLOSE_ARRAY) {
@@ -232,12 +218,13 @@ export function readLogObjects(
             while (isSpace(b[i])) i++;
           }
         }
+        f[o + Field.TopicCount] = n;
       } else if (key === Key.Removed) {
         if (literalAt(b, i, TRUE)) {
-          removed = true;
+          f[o + Field.Removed] = 1;
           i += 4;
         } else if (literalAt(b, i, FALSE)) {
-          removed = false;
+          f[o + Field.Removed] = 0;
           i += 5;
         } else return undefined;
       } else {
@@ -247,8 +234,10 @@ export function readLogObjects(
           key === Key.Data ? b.indexOf(QUOTE, i + 1) : closingQuoteOf(b, i + 1, end, FIXED_LENGTH[key]!);
         if (q < 0 || q >= end) return undefined;
         delimiters += 2;
-        starts[key] = i + 1;
-        ends[key] = q;
+        const field = START_FIELD[key]!;
+        // A key given twice: JSON.parse keeps the last value, and so does this.
+        f[o + field] = i + 1;
+        f[o + field + 1] = q;
         i = q + 1;
       }
       while (isSpace(b[i])) i++;
@@ -262,33 +251,25 @@ export function readLogObjects(
     }
     if (i > end) return undefined;
     if (!hasTopics) return undefined;
-    for (const k of REQUIRED) if (starts[k]! < 0) return undefined;
-    const topics: string[] = new Array(topicBounds.length / 2);
-    for (let k = 0; k < topicBounds.length; k += 2) {
-      topics[k / 2] =
-        k === 0
-          ? topic0s.get(b, topicBounds[0]!, topicBounds[1]!)
-          : b.latin1Slice(topicBounds[k]!, topicBounds[k + 1]!);
-    }
-    // One shape for every log (absent optional fields are undefined, which JSON.stringify omits).
-    logs.push({
-      address: addresses.get(b, starts[Key.Address]!, ends[Key.Address]!),
-      topics,
-      data: b.latin1Slice(starts[Key.Data]!, ends[Key.Data]!),
-      blockHash: blockHashes.get(b, starts[Key.BlockHash]!, ends[Key.BlockHash]!),
-      blockNumber: blockNumbers.get(b, starts[Key.BlockNumber]!, ends[Key.BlockNumber]!),
-      blockTimestamp:
-        starts[Key.BlockTimestamp]! < 0
-          ? undefined
-          : blockTimestamps.get(b, starts[Key.BlockTimestamp]!, ends[Key.BlockTimestamp]!),
-      transactionHash: txHashes.get(b, starts[Key.TransactionHash]!, ends[Key.TransactionHash]!),
-      transactionIndex: txIndexes.get(b, starts[Key.TransactionIndex]!, ends[Key.TransactionIndex]!),
-      logIndex: b.latin1Slice(starts[Key.LogIndex]!, ends[Key.LogIndex]!),
-      removed,
-    });
+    for (const k of REQUIRED) if (f[o + k]! < 0) return undefined;
+    f[o + Field.ObjectEnd] = i;
+    f[o + Field.SameTxAsPrevious] = 0;
+    f[o + Field.SameBlockAsPrevious] = 0;
+    if (count > 0) PackedLogs.link(buf, f, count);
+    count++;
   }
   // Every quote of the span was a delimiter of the parse: no value jumped over holds one.
-  return delimiters === quotes ? logs : undefined;
+  return delimiters === quotes ? PackedLogs.packed(buf, f, count) : undefined;
+}
+
+/** `readPackedLogs` as log objects (tests and callers that want objects). */
+export function readLogObjects(
+  buf: Buffer,
+  start: number,
+  end: number,
+  quotes = countQuotes(buf, start, end),
+): RpcLog[] | undefined {
+  return readPackedLogs(buf, start, end, quotes)?.toArray();
 }
 
 function literalAt(buf: Buffer, at: number, literal: Buffer): boolean {

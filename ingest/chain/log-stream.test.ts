@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JsonRpcResponseError, LogArrayReader, TxChunker } from './log-stream.ts';
+import { PackedLogs } from './packed-logs.ts';
 import type { RpcLog } from './types.ts';
 
 function log(i: number, tx: number, extra: Partial<RpcLog> = {}): RpcLog {
@@ -98,8 +99,9 @@ describe('TxChunker', () => {
     for (const step of [1, 4, 100]) {
       const chunker = new TxChunker(10);
       const parts: RpcLog[][] = [];
-      for (let i = 0; i < all.length; i += step) parts.push(...chunker.add(all.slice(i, i + step)));
-      parts.push(chunker.flush());
+      for (let i = 0; i < all.length; i += step)
+        parts.push(...chunker.add(PackedLogs.of(all.slice(i, i + step))).map((p) => p.toArray()));
+      parts.push(chunker.flush().toArray());
       expect(parts.flat()).toEqual(all);
       for (let p = 1; p < parts.length; p++) {
         if (parts[p]!.length === 0) continue;

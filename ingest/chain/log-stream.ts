@@ -13,8 +13,9 @@ import {
   OPEN_ARRAY,
   OPEN_OBJECT,
   QUOTE,
-  readLogObjects,
+  readPackedLogs,
 } from './log-objects.ts';
+import { PackedLogs } from './packed-logs.ts';
 import type { RpcLog } from './types.ts';
 
 /** A JSON-RPC error object the node answered with (`{ code, message, data? }`). */
@@ -58,7 +59,7 @@ export class LogArrayReader {
   /** `parseEvery`: complete objects that trigger a JSON.parse (1,000 logs ≈ 1 MB of text). */
   constructor(private readonly parseEvery = 1000) {}
 
-  push(chunk: Uint8Array): RpcLog[] {
+  push(chunk: Uint8Array): PackedLogs {
     const buf = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -66,10 +67,10 @@ export class LogArrayReader {
     this.offset += buf.length;
     if (this.mode !== 2) this.parts.push(buf);
     this.scan(buf, base);
-    return this.complete >= this.parseEvery ? this.parseComplete() : [];
+    return this.complete >= this.parseEvery ? this.parseComplete() : PackedLogs.EMPTY;
   }
 
-  end(): RpcLog[] {
+  end(): PackedLogs {
     if (this.inString || this.mode === 1 || (this.mode === 2 && this.depth !== 0)) {
       throw new JsonRpcResponseError('eth_getLogs response ended before its JSON did', undefined, '');
     }
@@ -92,10 +93,10 @@ export class LogArrayReader {
       const data = e.data === undefined ? '' : typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
       throw new JsonRpcResponseError(e.message ?? 'JSON-RPC error', e.code, data);
     }
-    if (body?.result === null || body?.result === undefined) return [];
+    if (body?.result === null || body?.result === undefined) return PackedLogs.EMPTY;
     if (!Array.isArray(body.result))
       throw new JsonRpcResponseError('eth_getLogs result is not an array', undefined, '');
-    return body.result as RpcLog[];
+    return PackedLogs.of(body.result as RpcLog[]);
   }
 
   private scan(buf: Buffer, base: number): void {
@@ -161,17 +162,18 @@ export class LogArrayReader {
   }
 
   /** Parses every complete log object not parsed yet; keeps the bytes after the last one. */
-  private parseComplete(): RpcLog[] {
-    if (this.complete === 0) return [];
+  private parseComplete(): PackedLogs {
+    if (this.complete === 0) return PackedLogs.EMPTY;
     const joined = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
     this.parts = [joined];
     const from = this.firstStart - this.partsStart;
     const to = this.lastEnd - this.partsStart;
     // Between two complete objects there is only a comma and whitespace: the span is an array's body.
     // Escaped quotes are not counted, but a span holding a backslash is JSON.parse's anyway.
+    // The logs share `joined`'s bytes: later chunks go to a new buffer (dropBefore keeps a view).
     const logs =
-      readLogObjects(joined, from, to, this.quotesAtLast - this.quotesAtFirst) ??
-      (JSON.parse(`[${joined.toString('utf8', from, to)}]`) as RpcLog[]);
+      readPackedLogs(joined, from, to, this.quotesAtLast - this.quotesAtFirst) ??
+      PackedLogs.of(JSON.parse(`[${joined.toString('utf8', from, to)}]`) as RpcLog[]);
     this.dropBefore(this.lastEnd);
     this.firstStart = -1;
     this.complete = 0;
@@ -212,29 +214,82 @@ export class LogArrayReader {
  * stays whole. `flush` returns what is left.
  */
 export class TxChunker {
-  private pending: RpcLog[] = [];
+  /** Logs received and not yet handed out, in order (the first `used` logs of `pending[0]` went out). */
+  private pending: PackedLogs[] = [];
+  private count = 0;
   constructor(private readonly target: number) {}
 
-  add(logs: RpcLog[]): RpcLog[][] {
-    for (const l of logs) this.pending.push(l);
-    const parts: RpcLog[][] = [];
-    let start = 0;
-    const p = this.pending;
-    while (p.length - start > this.target) {
-      let cut = start + this.target;
-      const tx = p[cut - 1]!.transactionHash;
-      while (cut < p.length && p[cut]!.transactionHash === tx) cut++;
-      if (cut === p.length) break;
-      parts.push(p.slice(start, cut));
-      start = cut;
+  add(logs: PackedLogs): PackedLogs[] {
+    if (logs.length > 0) {
+      this.pending.push(logs);
+      this.count += logs.length;
     }
-    if (start > 0) this.pending = p.slice(start);
+    const parts: PackedLogs[] = [];
+    while (this.count > this.target) {
+      const cut = this.cutAfter(this.target);
+      if (cut === undefined) break;
+      parts.push(this.take(cut));
+    }
     return parts;
   }
 
-  flush(): RpcLog[] {
-    const out = this.pending;
+  /**
+   * The number of pending logs up to the end of the transaction of log `n - 1`, when a later log (of
+   * another transaction) has arrived; undefined while that transaction may go on.
+   */
+  private cutAfter(n: number): number | undefined {
+    // Find log n - 1, then walk on while the transaction goes on.
+    let seg = 0;
+    let i = n - 1;
+    while (i >= this.pending[seg]!.length) i -= this.pending[seg++]!.length;
+    let last = this.pending[seg]!;
+    let lastIndex = i;
+    let cut = n;
+    for (;;) {
+      let nextSeg = seg;
+      let next = lastIndex + 1;
+      if (next >= this.pending[nextSeg]!.length) {
+        nextSeg++;
+        next = 0;
+        if (nextSeg >= this.pending.length) return undefined;
+      }
+      const candidate = this.pending[nextSeg]!;
+      const same =
+        candidate === last
+          ? last.sameTxAsPrevious(next)
+          : last.transactionHash(lastIndex) === candidate.transactionHash(next);
+      if (!same) return cut;
+      seg = nextSeg;
+      last = candidate;
+      lastIndex = next;
+      cut++;
+    }
+  }
+
+  /** The first `n` pending logs, as one page. */
+  private take(n: number): PackedLogs {
+    const out: PackedLogs[] = [];
+    let left = n;
+    while (left > 0) {
+      const p = this.pending[0]!;
+      if (p.length <= left) {
+        out.push(p);
+        this.pending.shift();
+        left -= p.length;
+      } else {
+        out.push(p.slice(0, left));
+        this.pending[0] = p.slice(left);
+        left = 0;
+      }
+    }
+    this.count -= n;
+    return PackedLogs.concat(out);
+  }
+
+  flush(): PackedLogs {
+    const out = PackedLogs.concat(this.pending);
     this.pending = [];
+    this.count = 0;
     return out;
   }
 }

@@ -10,6 +10,7 @@ import type { AddressSets, AlphaContract } from '../../schemas/abi/alpha-address
 import { allContracts } from '../../schemas/abi/alpha-addresses.ts';
 import { ALPHA_EVENT_TOPICS } from '../../schemas/abi/alpha-events.ts';
 import type { Args, DecodeResult, DecoderRegistry } from './decoders.ts';
+import { createDirectLane, TopicClass } from './direct-lane.ts';
 import {
   AmountOverflowError,
   hexNumber,
@@ -20,6 +21,7 @@ import {
   ZERO_ADDRESS,
   ZERO_WORD,
 } from './hex.ts';
+import { PackedLogs } from './packed-logs.ts';
 import { type PositionIdScheme, positionIdOf } from './position-ids.ts';
 import type { TokenMap } from './token-map.ts';
 import {
@@ -135,7 +137,7 @@ export interface RowMapper {
    * a block is pending or confirmed. Token knowledge for fills is resolved before mapping.
    */
   mapPage(
-    logs: RpcLog[],
+    logs: RpcLog[] | PackedLogs,
     headers: Map<number, BlockHeader>,
     statusOf: (block: number) => Status,
   ): Promise<MappedPage>;
@@ -145,7 +147,7 @@ export interface RowMapper {
    */
   mapPageTo(
     sink: RowSink,
-    logs: RpcLog[],
+    logs: RpcLog[] | PackedLogs,
     headers: Map<number, BlockHeader>,
     statusOf: (block: number) => Status,
   ): Promise<Omit<MappedPage, 'rows'>>;
@@ -224,14 +226,30 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     return idString(makerAsset === ZERO_WORD ? word(d, 1) : makerAsset);
   }
 
+  // Hot events straight from the bytes of their response (direct-lane.ts); the rest as objects below.
+  const lane = createDirectLane({
+    chainId,
+    contracts,
+    addressOf,
+    symbolOf: (c) => symbols.get(addressOf(c)) ?? c.label,
+    tokens: opts.tokens,
+    fillV1Topic: T_FILLED_V1,
+    fillV2Topic: T_FILLED_V2,
+    tokenTopics: TOKEN_TOPICS,
+  });
+
   async function mapPageTo(
     sink: RowSink,
-    logs: RpcLog[],
+    input: RpcLog[] | PackedLogs,
     headers: Map<number, BlockHeader>,
     statusOf: (block: number) => Status,
   ): Promise<Omit<MappedPage, 'rows'>> {
+    const logs = Array.isArray(input) ? PackedLogs.of(input) : input;
     const quarantine: QuarantineRow[] = [];
     const stats: MapStats = { logs: logs.length, decoded: 0, ignored: 0, quarantined: 0, skipped: 0 };
+    // The lane needs the bytes, and a sink that takes rows written column by column.
+    const direct = logs.buf !== undefined ? sink.direct : undefined;
+    if (direct) lane.page({ headers, statusOf });
 
     const quarantineLog = (log: RpcLog, kind: string, reason: string) => {
       stats.quarantined++;
@@ -282,8 +300,20 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     //    below), the token ids its fills trade and the neg-risk markets it converts in, looked up at once.
     const fillTokens = new Set<string>();
     const convertMarkets = new Set<string>();
-    for (const log of logs) {
-      if (log.removed) continue;
+    for (let i = 0; i < logs.length; i++) {
+      if (logs.removed(i)) continue;
+      if (logs.buf !== undefined) {
+        const c = lane.topicClass(logs, i);
+        if (c === TopicClass.Other) continue;
+        if (c === TopicClass.FillV1 || c === TopicClass.FillV2) {
+          const v2 = c === TopicClass.FillV2;
+          let token = lane.fillToken(logs, i, v2);
+          if (token === null) token = fillTokenOf(logs.log(i), v2);
+          if (token !== undefined) fillTokens.add(token);
+          continue;
+        }
+      }
+      const log = logs.log(i);
       const raw0 = log.topics[0];
       const topic0 = raw0 === T_FILLED_V1 || raw0 === T_FILLED_V2 ? raw0 : raw0?.toLowerCase();
       if (topic0 === T_FILLED_V1 || topic0 === T_FILLED_V2) {
@@ -311,26 +341,55 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     await opts.tokens.resolve(fillTokens);
     await opts.tokens.resolveMarkets(convertMarkets);
 
-    // 2. Rows, transaction by transaction (logs of a tx are contiguous in a page), decoded as they are
-    //    mapped: a transaction's decoded logs die with it instead of living as long as the page.
+    // 2. Rows, transaction by transaction (logs of a tx are contiguous in a page). Hot logs go to their
+    //    rows at once (the lane); the others are decoded as they are mapped, and a transaction's decoded
+    //    logs die with it instead of living as long as the page. Attribution reads the transaction's
+    //    transfers, lane-written ones included (`readTransfers` reads them when first asked).
     //    Every YIELD_EVERY logs (at a transaction boundary) the event loop gets a turn, so inserts that
     //    finished meanwhile free their slots and the sink's next full batch goes out at once instead of
     //    after the page: the engine is not left idle while a dense page is mapped.
     let tx: Decoded[] = [];
-    let txHash = '';
+    let txStart = 0;
     let sinceYield = 0;
-    for (const log of logs) {
-      if (log.removed) continue;
-      if (log.transactionHash !== txHash) {
-        if (tx.length > 0) mapTransaction(tx, sink, stats, quarantineLog);
+    // The transfers of logs [from, to): ERC-1155 single transfers read from their bytes by the lane,
+    // the other logs of the CTF and pUSD (or of an emitter the bytes do not name) decoded.
+    const readTransfers = (from: number, to: number, into: TxTransfers, what: 1 | 2) => {
+      const wanted = what === 1 ? 'conditionalTokens' : 'collateralToken';
+      for (let j = from; j < to; j++) {
+        if (logs.removed(j)) continue;
+        const kind = lane.kindAt(logs, j);
+        if (kind !== undefined && kind !== wanted) continue;
+        if (what === 1 && kind === wanted && lane.readTransferSingle(logs, j, into)) continue;
+        const log = logs.log(j);
+        const r = decoders.decode(log);
+        if (r.status === 'decoded') addTransfer(into, decodedOf(log, r), what);
+      }
+    };
+    const endTx = (end: number) => {
+      if (tx.length === 0) return;
+      const from = txStart;
+      const read = direct
+        ? (into: TxTransfers, what: 1 | 2) => readTransfers(from, end, into, what)
+        : undefined;
+      mapTransaction(tx, read, sink, stats, quarantineLog);
+    };
+    for (let i = 0; i < logs.length; i++) {
+      if (logs.removed(i)) continue;
+      if (i === 0 || !logs.sameTxAsPrevious(i)) {
+        endTx(i);
         tx = [];
-        txHash = log.transactionHash;
+        txStart = i;
         if (sinceYield >= YIELD_EVERY) {
           sinceYield = 0;
           await yieldToLoop();
         }
       }
       sinceYield++;
+      if (direct && lane.write(logs, i, direct)) {
+        stats.decoded++;
+        continue;
+      }
+      const log = logs.log(i);
       const r = decoders.decode(log);
       if (r.status === 'ignored') {
         stats.ignored++;
@@ -343,7 +402,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
       tx.push(decodedOf(log, r));
       stats.decoded++;
     }
-    if (tx.length > 0) mapTransaction(tx, sink, stats, quarantineLog);
+    endTx(logs.length);
     return { quarantine, stats };
   }
 
@@ -404,11 +463,18 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
 
   function mapTransaction(
     txLogs: Decoded[],
+    /** Reads the transaction's transfers when some logs were written by the lane (not in `txLogs`). */
+    read: ((into: TxTransfers, what: 1 | 2) => void) | undefined,
     rows: RowSink,
     stats: MapStats,
     quarantineLog: (log: RpcLog, kind: string, reason: string) => void,
   ): void {
-    const tx = new TxContext(txLogs);
+    const tx = new TxContext(
+      read ??
+        ((into, what) => {
+          for (const d of txLogs) addTransfer(into, d, what);
+        }),
+    );
     for (const d of txLogs) {
       try {
         mapOne(d, d.key, tx, rows, stats);
@@ -970,43 +1036,49 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
 }
 
 /** The logs of one transaction, indexed for attribution. */
-class TxContext {
-  private readonly transfers: { logIndex: number; from: string; to: string; ids: string[]; values: U64[] }[] =
-    [];
-  private readonly pusd: { kind: string; from: string; to: string }[] = [];
+/** What attribution reads of a transaction: its CTF transfers and its pUSD movements, in log order. */
+export interface TxTransfers {
+  readonly transfers: { logIndex: number; from: string; to: string; ids: string[]; values: U64[] }[];
+  readonly pusd: { kind: string; from: string; to: string }[];
+}
+
+/** Adds decoded log `d` to `into` when attribution reads it (what 1: CTF transfers, 2: pUSD). */
+function addTransfer(into: TxTransfers, d: Decoded, what: 1 | 2): void {
+  const a = d.args;
+  if (
+    what === 1 &&
+    d.contract.kind === 'conditionalTokens' &&
+    (d.name === 'TransferSingle' || d.name === 'TransferBatch')
+  ) {
+    const ids = d.name === 'TransferSingle' ? [String(a.id)] : (a.ids as string[]);
+    const values = d.name === 'TransferSingle' ? [a.value as U64] : (a.values as U64[]);
+    into.transfers.push({ logIndex: d.key.log_index, from: String(a.from), to: String(a.to), ids, values });
+  } else if (what === 2 && d.contract.kind === 'collateralToken') {
+    if (d.name === 'Transfer') into.pusd.push({ kind: 'transfer', from: String(a.from), to: String(a.to) });
+    else into.pusd.push({ kind: d.name, from: '', to: String(a.to) });
+  }
+}
+
+class TxContext implements TxTransfers {
+  readonly transfers: TxTransfers['transfers'] = [];
+  readonly pusd: TxTransfers['pusd'] = [];
   private readonly used = new Set<number>();
   /** Per adapter and side: the transfers naming it there, with the user on the other side, in log order. */
   private readonly candidates = new Map<string, { index: number; user: string; logIndex: number }[]>();
 
-  private indexed = false;
+  private indexed = 0;
 
-  /** Indexing waits for the first question: most transactions (trades) never ask one. */
-  constructor(private readonly logs: readonly Decoded[]) {}
+  /**
+   * Reading the logs a question needs waits for the first such question: most transactions never ask
+   * one, and most that do ask only about ERC-1155 transfers. `read` adds the transfers (what 1) or the
+   * pUSD movements (what 2).
+   */
+  constructor(private readonly read: (into: TxTransfers, what: 1 | 2) => void) {}
 
-  private index(): void {
-    if (this.indexed) return;
-    this.indexed = true;
-    for (const d of this.logs) {
-      const a = d.args;
-      if (
-        d.contract.kind === 'conditionalTokens' &&
-        (d.name === 'TransferSingle' || d.name === 'TransferBatch')
-      ) {
-        const ids = d.name === 'TransferSingle' ? [String(a.id)] : (a.ids as string[]);
-        const values = d.name === 'TransferSingle' ? [a.value as U64] : (a.values as U64[]);
-        this.transfers.push({
-          logIndex: d.key.log_index,
-          from: String(a.from),
-          to: String(a.to),
-          ids,
-          values,
-        });
-      } else if (d.contract.kind === 'collateralToken') {
-        if (d.name === 'Transfer')
-          this.pusd.push({ kind: 'transfer', from: String(a.from), to: String(a.to) });
-        else this.pusd.push({ kind: d.name, from: '', to: String(a.to) });
-      }
-    }
+  private index(what: 1 | 2 = 1): void {
+    if (this.indexed & what) return;
+    this.indexed |= what;
+    this.read(this, what);
   }
 
   /**
@@ -1092,7 +1164,7 @@ class TxContext {
 
   /** The adapter's counterparty in pUSD: who paid pUSD in (split), or who got pUSD out (merge, redeem). */
   pUsdCounterparty(adapter: string, fromAdapter: boolean, _pUsd: string): string | undefined {
-    this.index();
+    this.index(2);
     for (const m of this.pusd) {
       if (fromAdapter && m.kind === 'transfer' && m.to === adapter && m.from !== ZERO_ADDRESS) return m.from;
       if (!fromAdapter && m.kind === 'Wrapped' && m.to !== adapter && m.to !== ZERO_ADDRESS) return m.to;

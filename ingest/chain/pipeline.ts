@@ -12,8 +12,8 @@ import type { ClickHouse } from '../../core/clickhouse.ts';
 import type { Logger } from '../../core/logger.ts';
 import { ALPHA_EVENT_TOPICS } from '../../schemas/abi/alpha-events.ts';
 import { createDecoderRegistry, type DecoderRegistry } from './decoders.ts';
-import { hexNumber } from './hex.ts';
 import { createRowMapper, type MapStats, type RowMapper } from './mapper.ts';
+import { PackedLogs } from './packed-logs.ts';
 import { ReorgDetectedError } from './rpc-errors.ts';
 import type { AlphaChainSettings } from './settings.ts';
 import { createLogSource, type LogSource, logPages } from './source.ts';
@@ -90,22 +90,10 @@ export interface AlphaChain {
   tokenPass(from: number, to: number, opts?: { signal?: AbortSignal }): Promise<{ tokens: number }>;
   /** Maps one page of logs already in memory (headers given) and hands the rows to the writer. */
   writeLogs(
-    logs: RpcLog[],
+    logs: RpcLog[] | PackedLogs,
     headers: Map<number, BlockHeader>,
     opts: IngestOptions,
   ): Promise<PageResult['stats'] & { rows: number }>;
-}
-
-/** The distinct block numbers of `logs`, in first-seen order (a block's logs are contiguous in a page). */
-function blocksOf(logs: readonly RpcLog[]): Set<number> {
-  const blocks = new Set<number>();
-  let last: string | undefined;
-  for (const l of logs) {
-    if (l.blockNumber === last) continue;
-    last = l.blockNumber;
-    blocks.add(hexNumber(last));
-  }
-  return blocks;
 }
 
 function addStats(a: MapStats, b: MapStats): MapStats {
@@ -159,12 +147,12 @@ export function createAlphaChain(
   const rangeTables = EVENT_TABLES.filter((t) => !REFERENCE_TABLES.includes(t));
 
   async function headersFor(
-    logs: RpcLog[],
+    logs: PackedLogs,
     extra: number,
     known: Map<number, BlockHeader> | undefined,
   ): Promise<Map<number, BlockHeader>> {
     const wanted = new Set<number>([extra]);
-    for (const n of blocksOf(logs)) wanted.add(n);
+    for (const n of logs.blocks()) wanted.add(n);
     const out = new Map<number, BlockHeader>();
     const missing: number[] = [];
     for (const n of wanted) {
@@ -177,26 +165,23 @@ export function createAlphaChain(
       for (const [n, h] of fetched) out.set(n, h);
     }
     // Logs come in block order: the hash is compared again only where the block (or its hash) changes.
-    let lastNumber: string | undefined;
-    let lastHash: string | undefined;
-    for (const l of logs) {
-      if (l.blockNumber === lastNumber && l.blockHash === lastHash) continue;
-      const n = hexNumber(l.blockNumber);
+    for (let i = 0; i < logs.length; i++) {
+      if (i > 0 && logs.sameBlockAsPrevious(i)) continue;
+      const n = logs.blockNumber(i);
       const h = out.get(n);
-      if (!h || h.hash !== l.blockHash.toLowerCase()) {
+      const hash = logs.blockHash(i);
+      if (!h || h.hash !== hash.toLowerCase()) {
         throw new ReorgDetectedError(
-          `Block ${n} changed while reading it: log block hash ${l.blockHash}, header ${h?.hash ?? 'missing'}`,
+          `Block ${n} changed while reading it: log block hash ${hash}, header ${h?.hash ?? 'missing'}`,
           n,
         );
       }
-      lastNumber = l.blockNumber;
-      lastHash = l.blockHash;
     }
     return out;
   }
 
   async function writeMapped(
-    logs: RpcLog[],
+    logs: PackedLogs,
     headers: Map<number, BlockHeader>,
     opts: IngestOptions,
     collected: RowSet | undefined,
@@ -206,7 +191,7 @@ export function createAlphaChain(
     const rows = sink.accepted;
     await writer.drainFull();
     const blockRows: BlockHeader[] = [];
-    for (const n of blocksOf(logs)) blockRows.push(headers.get(n)!);
+    for (const n of logs.blocks()) blockRows.push(headers.get(n)!);
     await writer.addBlocks(blockRows);
     await writer.addQuarantine(mapped.quarantine);
     if (mapped.quarantine.length > 0) {
@@ -295,7 +280,7 @@ export function createAlphaChain(
       return result;
     },
     async writeLogs(logs, headers, opts) {
-      return writeMapped(logs, headers, opts, undefined);
+      return writeMapped(Array.isArray(logs) ? PackedLogs.of(logs) : logs, headers, opts, undefined);
     },
     async tokenPass(from, to, opts = {}) {
       const tokenSources = [

@@ -107,6 +107,31 @@ export class ByteWriter {
     this.pos = p + latin1Write.call(this.buf, s, p);
   }
 
+  /**
+   * A String copied from ASCII bytes `src[start, end)`, letters lowercased (what `toLowerCase` makes
+   * of ASCII text): hashes and hex read straight from a response (direct-lane.ts).
+   */
+  lowerBytes(src: Buffer, start: number, end: number, prefix0x = false): void {
+    const n = end - start + (prefix0x ? 2 : 0);
+    this.reserve(n + 5);
+    const b = this.buf;
+    let p = this.varint(n, this.pos);
+    if (prefix0x) {
+      b[p++] = 0x30;
+      b[p++] = 0x78;
+    }
+    for (let i = start; i < end; i++) {
+      const c = src[i]!;
+      b[p++] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+    }
+    this.pos = p;
+  }
+
+  /** A UInt64 given as its low and high 32 bits. */
+  u64Parts(low: number, high: number): void {
+    this.lowHigh(low, high);
+  }
+
   /** A Nullable(String) of single-byte characters: the null flag, then the string unless null. */
   nullableAscii(s: string | null | undefined): void {
     if (s === null || s === undefined) {

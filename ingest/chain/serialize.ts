@@ -155,12 +155,21 @@ export const COLUMNS: Record<EventTable | 'alpha_blocks' | 'quarantine', readonl
   quarantine: ['source', 'kind', 'record_id', 'reason', 'payload'],
 };
 
-const STATUS = enum8('status', { pending: 0, confirmed: 1 });
-const ROLE = enum8('role', { maker: 1, taker: 2 });
-const SIDE = enum8('side', { BUY: 1, SELL: 2 });
-const FEE_ASSET = enum8('fee_asset', { shares: 1, collateral: 2 });
+/** Enum8 codes of the columns the direct lane writes itself (direct-lane.ts). */
+export const CODES = {
+  status: { pending: 0, confirmed: 1 },
+  role: { maker: 1, taker: 2 },
+  side: { BUY: 1, SELL: 2 },
+  feeAsset: { shares: 1, collateral: 2 },
+  collateralKind: { transfer: 1, wrap: 2, unwrap: 3 },
+} as const;
+
+const STATUS = enum8('status', CODES.status);
+const ROLE = enum8('role', CODES.role);
+const SIDE = enum8('side', CODES.side);
+const FEE_ASSET = enum8('fee_asset', CODES.feeAsset);
 const ACTIVITY_TYPE = enum8('type', { SPLIT: 1, MERGE: 2, REDEEM: 3, CONVERT: 4 });
-const COLLATERAL_KIND = enum8('kind', { transfer: 1, wrap: 2, unwrap: 3 });
+const COLLATERAL_KIND = enum8('kind', CODES.collateralKind);
 
 /** The event key columns (EVENT_KEY), in order. */
 function eventKey(w: ByteWriter, r: AnyRow): void {
@@ -322,6 +331,18 @@ export class RowBatch {
     }
     this.pending += jsonLine(this.table, row);
     if (this.pending.length >= 65_536) this.copyPending();
+  }
+
+  /**
+   * The RowBinary writer of a hot table, for a row written column by column by its caller (the direct
+   * lane); `rowWritten` counts it once complete.
+   */
+  get binaryWriter(): ByteWriter | undefined {
+    return this.binary ? this.bytes : undefined;
+  }
+
+  rowWritten(): void {
+    this.rows++;
   }
 
   /** `rows` rows already serialized in this table's format (a page worker's batch). */

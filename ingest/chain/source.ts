@@ -16,6 +16,7 @@ import { isRetryable, PermanentError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { hexNumber } from './hex.ts';
 import { LogArrayReader, TxChunker } from './log-stream.ts';
+import { PackedLogs } from './packed-logs.ts';
 import { classifyRpcError, RangeTooLargeError } from './rpc-errors.ts';
 import type { BlockHeader, RpcLog } from './types.ts';
 
@@ -65,7 +66,7 @@ export interface LogSource {
 }
 
 export interface LogPart {
-  logs: RpcLog[];
+  logs: PackedLogs;
   /** True on the range's final part. */
   last: boolean;
 }
@@ -158,7 +159,7 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
     url: string,
     filter: Record<string, unknown>,
     parseEvery: number,
-  ): AsyncGenerator<RpcLog[]> {
+  ): AsyncGenerator<PackedLogs> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const arm = () => {
@@ -317,7 +318,7 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
 export interface LogPage<E = undefined> {
   from: number;
   to: number;
-  logs: RpcLog[];
+  logs: PackedLogs;
   /**
    * False on every part of a page but its last: a range denser than `targetLogsPerPage` arrives in
    * parts (each ending on a transaction boundary, each with its own `extra`); a range is done once its
@@ -333,7 +334,7 @@ export interface PageOptions<E = undefined> {
    * Work to run on a page (or part) as soon as its logs arrive, inside the page's slot (e.g. fetching
    * its block headers), so it overlaps with the consumer instead of stalling it.
    */
-  enrich?: (logs: RpcLog[], from: number, to: number) => Promise<E>;
+  enrich?: (logs: PackedLogs, from: number, to: number) => Promise<E>;
   addresses: readonly string[];
   /** Optional topic filter (eth_getLogs `topics`). */
   topics?: readonly (string[] | null)[];
@@ -366,7 +367,7 @@ export async function* logPages<E = undefined>(
   to: number,
   o: PageOptions<E>,
 ): AsyncGenerator<LogPage<E>> {
-  type Result = { ok: true; logs: RpcLog[]; last: boolean; extra: E } | { ok: false; err: unknown };
+  type Result = { ok: true; logs: PackedLogs; last: boolean; extra: E } | { ok: false; err: unknown };
   interface Pending {
     from: number;
     to: number;
@@ -396,7 +397,7 @@ export async function* logPages<E = undefined>(
         parts,
         result: parts
           .next()
-          .then((r) => settle(f, t, r.done ? { logs: [], last: true } : r.value))
+          .then((r) => settle(f, t, r.done ? { logs: PackedLogs.EMPTY, last: true } : r.value))
           .catch((err): Result => ({ ok: false, err })),
       };
     }
@@ -405,7 +406,7 @@ export async function* logPages<E = undefined>(
       to: t,
       result: source
         .getLogs(f, t, o.addresses, o.topics)
-        .then((logs) => settle(f, t, { logs, last: true }))
+        .then((logs) => settle(f, t, { logs: PackedLogs.of(logs), last: true }))
         .catch((err): Result => ({ ok: false, err })),
     };
   };
@@ -454,7 +455,7 @@ export async function* logPages<E = undefined>(
           r = (await settle(
             head.from,
             head.to,
-            next.done ? { logs: [], last: true } : next.value,
+            next.done ? { logs: PackedLogs.EMPTY, last: true } : next.value,
           )) as typeof r;
           n += r.logs.length;
         }

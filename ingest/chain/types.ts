@@ -202,8 +202,23 @@ export interface RowSet {
 
 export type EventTable = keyof RowSet;
 
-/** Where mapped rows go: a RowSet (arrays collect them) or a writer's sink that serializes each at once. */
-export type RowSink = { [T in EventTable]: { push(row: RowSet[T][number]): unknown } };
+/**
+ * Where mapped rows go: a RowSet (arrays collect them) or a writer's sink that serializes each at once.
+ * A writer's sink that does not collect rows also takes rows written column by column (`direct`).
+ */
+export type RowSink = { [T in EventTable]: { push(row: RowSet[T][number]): unknown } } & {
+  readonly direct?: DirectSink;
+};
+
+/**
+ * A table's RowBinary writer, for rows written column by column in COLUMNS order (direct-lane.ts):
+ * `writer` is undefined for a table whose rows are dropped; `written` counts a complete row (and
+ * starts the insert of a full batch).
+ */
+export interface DirectSink {
+  writer(table: EventTable): import('./row-binary.ts').ByteWriter | undefined;
+  written(table: EventTable): void;
+}
 
 /** Tables that hold rows keyed by block (deleted on reorg / rewritten on re-ingest). */
 export const EVENT_TABLES: readonly EventTable[] = [

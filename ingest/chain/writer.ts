@@ -10,6 +10,7 @@ import type { Logger } from '../../core/logger.ts';
 import { COLUMNS, formatOf, RowBatch, type SerializedTable } from './serialize.ts';
 import {
   type BlockHeader,
+  type DirectSink,
   EVENT_TABLES,
   type EventTable,
   type QuarantineRow,
@@ -198,6 +199,19 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
               };
       }
       Object.defineProperty(out, 'accepted', { get: () => count, enumerable: false });
+      // Rows written column by column into a batch (the direct lane); not while rows are collected.
+      if (!collect) {
+        const direct: DirectSink = {
+          writer: (t) => (skip.has(t) ? undefined : batches[t].binaryWriter),
+          written: (t) => {
+            count++;
+            const batch = batches[t];
+            batch.rowWritten();
+            if (batch.rows >= batchRows && inFlight.size < maxInFlight && !failure) launch(t);
+          },
+        };
+        Object.defineProperty(out, 'direct', { value: direct, enumerable: false });
+      }
       return out as unknown as RowSink & { readonly accepted: number };
     },
     async drainFull() {

@@ -1,0 +1,545 @@
+/**
+ * The direct lane: the hot events (OrderFilled of both exchange generations, the CTF's TransferSingle,
+ * collateral ERC-20 Transfers: three logs in four of the benchmark world) read from the bytes of their
+ * `eth_getLogs` response (packed-logs.ts) straight into their tables' RowBinary batches. No log object,
+ * no hex strings, no decoded arguments and no row object are made for them: on the object path each
+ * such log made a dozen strings and four objects that lived as long as their page.
+ *
+ * The lane takes a log only when everything about it is exactly as the event's layout says, and
+ * checks all of it before it writes a byte: the emitter and topic0 are known (lowercase, as nodes
+ * send them), the topic count and data length are the event's, every word it reads is hex, every
+ * amount fits UInt64, a V2 side is 0 or 1, exactly one V1 asset id is 0, block number and log index
+ * are hex quantities, the block's header is held. Anything else goes back to the object path
+ * (decoders.ts and mapper.ts), which decodes, maps or quarantines it as before. The rows are the
+ * object path's rows, byte for byte: test/chain-direct-lane.test.ts compares both paths' batches on
+ * every log of the simulated chain.
+ */
+import { toEventSelector } from 'viem';
+import type { AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
+import { type ContractKind, eventAbi } from '../../schemas/abi/alpha-events.ts';
+import { uintString } from './hex.ts';
+import type { TxTransfers } from './mapper.ts';
+import { Field, type PackedLogs } from './packed-logs.ts';
+import type { ByteWriter } from './row-binary.ts';
+import { CODES } from './serialize.ts';
+import type { TokenMap } from './token-map.ts';
+import type { BlockHeader, DirectSink, Status, U64 } from './types.ts';
+
+/** What the lane does with a log. */
+export enum Hot {
+  None = 0,
+  FillV1,
+  FillV2,
+  TransferSingle,
+  Erc20Transfer,
+}
+
+const HOT_EVENTS: readonly [ContractKind, string, Hot][] = [
+  ['exchangeV1', 'OrderFilled', Hot.FillV1],
+  ['exchangeV2', 'OrderFilled', Hot.FillV2],
+  ['conditionalTokens', 'TransferSingle', Hot.TransferSingle],
+  ['erc20Collateral', 'Transfer', Hot.Erc20Transfer],
+  ['collateralToken', 'Transfer', Hot.Erc20Transfer],
+];
+
+/** Hex digit values by byte (-1: not a hex digit). */
+const HEX = new Int8Array(256).fill(-1);
+for (let i = 0; i < 10; i++) HEX[0x30 + i] = i;
+for (let i = 0; i < 6; i++) {
+  HEX[0x41 + i] = 10 + i;
+  HEX[0x61 + i] = 10 + i;
+}
+const ZERO = 0x30;
+const TWO_32 = 4_294_967_296;
+
+/** The value of 8 hex digits at `at`, or -1 when one is not a hex digit. */
+function hex8(buf: Buffer, at: number): number {
+  let v = 0;
+  for (let k = 0; k < 8; k++) {
+    const d = HEX[buf[at + k]!]!;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+function allHex(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (HEX[buf[i]!]! < 0) return false;
+  return true;
+}
+
+function allZero(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (buf[i] !== ZERO) return false;
+  return true;
+}
+
+function hasUpper(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    if (c >= 0x41 && c <= 0x5a) return true;
+  }
+  return false;
+}
+
+/**
+ * A hex quantity ("0x1a": the prefix, then 1 to 13 hex digits) as a number; -1 when it is not one
+ * (the object path then reads it as it always has).
+ */
+function quantity(buf: Buffer, start: number, end: number): number {
+  const n = end - start - 2;
+  if (n < 1 || n > 13 || buf[start] !== ZERO || buf[start + 1] !== 0x78) return -1;
+  let v = 0;
+  for (let i = start + 2; i < end; i++) {
+    const d = HEX[buf[i]!]!;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/** Values keyed by fixed-length lowercase hex text, looked up by the bytes of a log. */
+class HexKeys<V> {
+  private readonly map = new Map<number, { key: Buffer; value: V }[]>();
+  size = 0;
+
+  private static hash(buf: Buffer, end: number): number {
+    let h = 0;
+    for (let k = end - 8; k < end; k++) h = (Math.imul(h, 31) + buf[k]!) | 0;
+    return h;
+  }
+
+  set(key: string, value: V): void {
+    const bytes = Buffer.from(key, 'latin1');
+    const h = HexKeys.hash(bytes, bytes.length);
+    const list = this.map.get(h) ?? [];
+    list.push({ key: bytes, value });
+    this.map.set(h, list);
+    this.size++;
+  }
+
+  /** The value of the key whose text is `buf[start, end)` exactly. */
+  get(buf: Buffer, start: number, end: number): V | undefined {
+    if (end - start < 8) return undefined;
+    const list = this.map.get(HexKeys.hash(buf, end));
+    if (list === undefined) return undefined;
+    const n = end - start;
+    outer: for (const e of list) {
+      const key = e.key;
+      if (key.length !== n) continue;
+      for (let i = n - 1; i >= 0; i--) if (key[i] !== buf[start + i]) continue outer;
+      return e.value;
+    }
+    return undefined;
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.size = 0;
+  }
+}
+
+/** What step 1 of the mapper (token knowledge) needs to know of a log's topic0. */
+export enum TopicClass {
+  /** Neither a fill nor an event that teaches tokens. */
+  Other,
+  FillV1,
+  FillV2,
+  /** A token-teaching event, or a topic0 the bytes cannot rule out (uppercase): read the object. */
+  Object,
+}
+
+export interface DirectLaneOptions {
+  chainId: number;
+  contracts: readonly AlphaContract[];
+  /** The row value of a contract's address (lowercase). */
+  addressOf(c: AlphaContract): string;
+  /** The `symbol` of a collateral contract's transfer rows. */
+  symbolOf(c: AlphaContract): string;
+  tokens: TokenMap;
+  fillV1Topic: string;
+  fillV2Topic: string;
+  /** Topics whose events teach the mapper tokens or market fees (read as objects in step 1). */
+  tokenTopics: Iterable<string>;
+}
+
+/** A page's block context: headers and status, with the last block's values kept. */
+export interface PageBlocks {
+  headers: Map<number, BlockHeader>;
+  statusOf(block: number): Status;
+}
+
+export interface DirectLane {
+  /** How step 1 treats log `i` (buffer-backed logs). */
+  topicClass(logs: PackedLogs, i: number): TopicClass;
+  /**
+   * The token a fill trades, read as the object path's `fillTokenOf` reads it: undefined when data is
+   * shorter than two words; `null` when the bytes are not plain hex (ask the object path).
+   */
+  fillToken(logs: PackedLogs, i: number, v2: boolean): string | undefined | null;
+  /** Starts a page (block values are cached per page). */
+  page(blocks: PageBlocks): void;
+  /** The kind of contract that emitted log `i`, when its address bytes name one (lowercase). */
+  kindAt(logs: PackedLogs, i: number): ContractKind | undefined;
+  /**
+   * Adds log `i` to `into.transfers` as the decoder would read it, when it is a CTF TransferSingle the
+   * lane reads exactly; false when it is not (the caller decodes it).
+   */
+  readTransferSingle(logs: PackedLogs, i: number, into: TxTransfers): boolean;
+  /** Writes log `i`'s row when the lane takes it; false leaves the log to the object path. */
+  write(logs: PackedLogs, i: number, sink: DirectSink): boolean;
+}
+
+interface Contract {
+  c: AlphaContract;
+  /** Lowercase address bytes without 0x (40), the row value's. */
+  address: string;
+  addressBytes: Buffer;
+  symbol: string;
+  negRisk: boolean;
+}
+
+/** A checked block: what every row of it carries. */
+interface BlockValues {
+  number: number;
+  timeMs: number;
+  status: number;
+}
+
+const TOKEN_CACHE_MAX = 100_000;
+
+export function createDirectLane(o: DirectLaneOptions): DirectLane {
+  const contracts = new HexKeys<Contract>();
+  for (const c of o.contracts) {
+    const address = o.addressOf(c);
+    contracts.set(address, {
+      c,
+      address,
+      addressBytes: Buffer.from(address.slice(2), 'latin1'),
+      symbol: o.symbolOf(c),
+      negRisk: c.negRisk,
+    });
+  }
+  // topic0 → the hot event it is for each contract kind (an event name the kind's ABI has once).
+  const hotTopics = new HexKeys<Map<ContractKind, Hot>>();
+  const byTopic = new Map<string, Map<ContractKind, Hot>>();
+  for (const [kind, name, hot] of HOT_EVENTS) {
+    const items = eventAbi(kind).filter((e) => e.name === name);
+    if (items.length !== 1) continue;
+    const topic = toEventSelector(items[0]!);
+    const m = byTopic.get(topic) ?? new Map<ContractKind, Hot>();
+    m.set(kind, hot);
+    byTopic.set(topic, m);
+  }
+  for (const [topic, m] of byTopic) hotTopics.set(topic, m);
+  const classes = new HexKeys<TopicClass>();
+  for (const t of o.tokenTopics) classes.set(t, TopicClass.Object);
+  classes.set(o.fillV1Topic, TopicClass.FillV1);
+  classes.set(o.fillV2Topic, TopicClass.FillV2);
+
+  // Decimal token ids by the 64 hex digits of their word (a few thousand distinct ids carry most logs).
+  const tokenIds = new HexKeys<string>();
+  function tokenId(buf: Buffer, at: number): string | null {
+    const known = tokenIds.get(buf, at, at + 64);
+    if (known !== undefined) return known;
+    if (!allHex(buf, at, at + 64)) return null;
+    const word = buf.toString('latin1', at, at + 64);
+    const id = uintString(word);
+    if (tokenIds.size >= TOKEN_CACHE_MAX) tokenIds.clear();
+    tokenIds.set(word, id);
+    return id;
+  }
+
+  let blocks: PageBlocks | undefined;
+  let lastBlock: BlockValues | undefined;
+  let lastBlockLog = -1;
+  let lastLogs: PackedLogs | undefined;
+
+  /** The block values of log `i`, undefined when the object path must read it. */
+  function blockOf(logs: PackedLogs, i: number): BlockValues | undefined {
+    if (logs === lastLogs && lastBlockLog === i - 1 && logs.sameBlockAsPrevious(i)) {
+      lastBlockLog = i;
+      return lastBlock;
+    }
+    if (logs === lastLogs && lastBlockLog >= 0 && logs.sameBlock(i, lastBlockLog)) {
+      lastBlockLog = i;
+      return lastBlock;
+    }
+    const buf = logs.buf!;
+    const number = quantity(buf, logs.at(i, Field.BlockNumberStart), logs.at(i, Field.BlockNumberEnd));
+    const header = number < 0 ? undefined : blocks!.headers.get(number);
+    if (header === undefined || !(header.timestampMs >= 0 && Number.isSafeInteger(header.timestampMs)))
+      return undefined;
+    const status = blocks!.statusOf(number);
+    lastLogs = logs;
+    lastBlockLog = i;
+    lastBlock = { number, timeMs: header.timestampMs, status: CODES.status[status] };
+    return lastBlock;
+  }
+
+  /** A data word's low 64 bits as [low, high] 32-bit halves when it is a hex UInt64, else undefined. */
+  const low = new Float64Array(2);
+  function u64Word(buf: Buffer, at: number): boolean {
+    if (!allZero(buf, at, at + 48)) return false;
+    const hi = hex8(buf, at + 48);
+    const lo = hex8(buf, at + 56);
+    if (hi < 0 || lo < 0) return false;
+    low[0] = lo;
+    low[1] = hi;
+    return true;
+  }
+
+  /** The event key columns (EVENT_KEY) of log `i`. */
+  function eventKey(w: ByteWriter, logs: PackedLogs, i: number, block: BlockValues, logIndex: number): void {
+    const buf = logs.buf!;
+    w.u32(o.chainId);
+    w.u64Parts(block.number >>> 0, Math.floor(block.number / TWO_32));
+    w.lowerBytes(buf, logs.at(i, Field.BlockHashStart), logs.at(i, Field.BlockHashEnd));
+    w.dateTime64ms(block.timeMs);
+    w.lowerBytes(buf, logs.at(i, Field.TxHashStart), logs.at(i, Field.TxHashEnd));
+    w.u32(logIndex);
+  }
+
+  /** A topic's address (its last 20 bytes) as the object path's `addressOf` writes it. */
+  function address(w: ByteWriter, buf: Buffer, topicStart: number): void {
+    w.lowerBytes(buf, topicStart + 26, topicStart + 66, true);
+  }
+
+  function topicsOk(logs: PackedLogs, i: number, n: number): boolean {
+    if (logs.at(i, Field.TopicCount) !== n) return false;
+    for (let k = 1; k < n; k++)
+      if (logs.at(i, Field.TopicStart + 2 * k + 1) - logs.at(i, Field.TopicStart + 2 * k) !== 66)
+        return false;
+    return true;
+  }
+
+  /** The data start (its `0x`) when data is exactly `words` words, else -1. */
+  function dataOf(logs: PackedLogs, i: number, words: number): number {
+    const s = logs.at(i, Field.DataStart);
+    const buf = logs.buf!;
+    if (logs.at(i, Field.DataEnd) - s !== 2 + 64 * words || buf[s] !== ZERO || buf[s + 1] !== 0x78) return -1;
+    return s + 2;
+  }
+
+  // Amount halves read before any byte is written (the order the row wants them in differs).
+  const amounts = new Float64Array(6);
+
+  function writeFill(logs: PackedLogs, i: number, sink: DirectSink, ct: Contract, v2: boolean): boolean {
+    const buf = logs.buf!;
+    if (!topicsOk(logs, i, 4)) return false;
+    const d = dataOf(logs, i, v2 ? 7 : 5);
+    if (d < 0) return false;
+    const logIndex = quantity(buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
+    if (logIndex < 0 || logIndex >= TWO_32) return false;
+    let buy: boolean;
+    let token: string | null;
+    if (v2) {
+      const s = buf[d + 63]!;
+      if (!allZero(buf, d, d + 63) || (s !== 0x30 && s !== 0x31)) return false;
+      buy = s === 0x30;
+      token = tokenId(buf, d + 64);
+    } else {
+      const makerZero = allZero(buf, d, d + 64);
+      const takerZero = allZero(buf, d + 64, d + 128);
+      if (makerZero === takerZero) return false;
+      if (!makerZero && !allHex(buf, d, d + 64)) return false;
+      if (!takerZero && !allHex(buf, d + 64, d + 128)) return false;
+      buy = makerZero;
+      token = tokenId(buf, buy ? d + 64 : d);
+    }
+    if (token === null) return false;
+    // maker amount, taker amount, fee: words 2, 3, 4.
+    for (let k = 0; k < 3; k++) {
+      if (!u64Word(buf, d + 64 * (2 + k))) return false;
+      amounts[2 * k] = low[0]!;
+      amounts[2 * k + 1] = low[1]!;
+    }
+    if (v2 && !allHex(buf, d + 320, d + 448)) return false;
+    const block = blockOf(logs, i);
+    if (block === undefined) return false;
+    const w = sink.writer('alpha_fills');
+    if (w === undefined) return true;
+    const t1 = logs.at(i, Field.TopicStart + 2);
+    const t2 = logs.at(i, Field.TopicStart + 4);
+    const t3 = logs.at(i, Field.TopicStart + 6);
+    // role: the taker is the exchange itself (the taker order's aggregate fill).
+    let taker = true;
+    const exchange = ct.addressBytes;
+    for (let k = 0; k < 40; k++) {
+      const c = buf[t3 + 26 + k]!;
+      if ((c >= 0x41 && c <= 0x5a ? c | 0x20 : c) !== exchange[k]) {
+        taker = false;
+        break;
+      }
+    }
+    const known = o.tokens.get(token);
+    eventKey(w, logs, i, block, logIndex);
+    w.ascii(ct.address);
+    w.u8(v2 ? 2 : 1);
+    w.bool(ct.negRisk);
+    w.lowerBytes(buf, t1, t1 + 66);
+    address(w, buf, t2);
+    address(w, buf, t3);
+    w.i8(taker ? CODES.role.taker : CODES.role.maker);
+    w.i8(buy ? CODES.side.BUY : CODES.side.SELL);
+    w.ascii(token);
+    w.ascii(known?.condition_id ?? '');
+    w.i8(known?.outcome_index ?? -1);
+    w.u64Parts(amounts[0]!, amounts[1]!);
+    w.u64Parts(amounts[2]!, amounts[3]!);
+    // shares and usd: the token side and the collateral side of the order.
+    if (buy) {
+      w.u64Parts(amounts[2]!, amounts[3]!);
+      w.u64Parts(amounts[0]!, amounts[1]!);
+    } else {
+      w.u64Parts(amounts[0]!, amounts[1]!);
+      w.u64Parts(amounts[2]!, amounts[3]!);
+    }
+    w.u64Parts(amounts[4]!, amounts[5]!);
+    w.i8(!v2 && buy ? CODES.feeAsset.shares : CODES.feeAsset.collateral);
+    if (v2) {
+      for (const at of [d + 320, d + 384]) {
+        if (allZero(buf, at, at + 64)) w.ascii('');
+        else w.lowerBytes(buf, at, at + 64, true);
+      }
+    } else {
+      w.ascii('');
+      w.ascii('');
+    }
+    w.i8(block.status);
+    sink.written('alpha_fills');
+    return true;
+  }
+
+  function writeTransferSingle(logs: PackedLogs, i: number, sink: DirectSink): boolean {
+    const buf = logs.buf!;
+    if (!topicsOk(logs, i, 4)) return false;
+    const d = dataOf(logs, i, 2);
+    if (d < 0) return false;
+    const logIndex = quantity(buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
+    if (logIndex < 0 || logIndex >= TWO_32) return false;
+    const token = tokenId(buf, d);
+    if (token === null || !u64Word(buf, d + 64)) return false;
+    const block = blockOf(logs, i);
+    if (block === undefined) return false;
+    const w = sink.writer('alpha_token_transfers');
+    if (w === undefined) return true;
+    eventKey(w, logs, i, block, logIndex);
+    w.u32(0);
+    address(w, buf, logs.at(i, Field.TopicStart + 2));
+    address(w, buf, logs.at(i, Field.TopicStart + 4));
+    address(w, buf, logs.at(i, Field.TopicStart + 6));
+    w.ascii(token);
+    w.u64Parts(low[0]!, low[1]!);
+    w.i8(block.status);
+    sink.written('alpha_token_transfers');
+    return true;
+  }
+
+  function writeErc20Transfer(logs: PackedLogs, i: number, sink: DirectSink, ct: Contract): boolean {
+    const buf = logs.buf!;
+    if (!topicsOk(logs, i, 3)) return false;
+    const d = dataOf(logs, i, 1);
+    if (d < 0) return false;
+    const logIndex = quantity(buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
+    if (logIndex < 0 || logIndex >= TWO_32) return false;
+    if (!u64Word(buf, d)) return false;
+    const block = blockOf(logs, i);
+    if (block === undefined) return false;
+    const w = sink.writer('alpha_collateral');
+    if (w === undefined) return true;
+    eventKey(w, logs, i, block, logIndex);
+    w.i8(CODES.collateralKind.transfer);
+    w.ascii(ct.address);
+    w.str(ct.symbol);
+    address(w, buf, logs.at(i, Field.TopicStart + 2));
+    address(w, buf, logs.at(i, Field.TopicStart + 4));
+    w.ascii('');
+    w.ascii('');
+    w.u64Parts(low[0]!, low[1]!);
+    w.i8(block.status);
+    sink.written('alpha_collateral');
+    return true;
+  }
+
+  /** The hot event log `i` is, with its contract (Hot.None when the lane cannot name it). */
+  function hotOf(logs: PackedLogs, i: number): { ct: Contract | undefined; hot: Hot } {
+    const buf = logs.buf!;
+    const ct = contracts.get(buf, logs.at(i, Field.AddressStart), logs.at(i, Field.AddressEnd));
+    if (ct === undefined || logs.at(i, Field.TopicCount) === 0) return { ct, hot: Hot.None };
+    const hot = hotTopics
+      .get(buf, logs.at(i, Field.TopicStart), logs.at(i, Field.TopicStart + 1))
+      ?.get(ct.c.kind);
+    return { ct, hot: hot ?? Hot.None };
+  }
+
+  return {
+    kindAt(logs, i) {
+      const buf = logs.buf!;
+      return contracts.get(buf, logs.at(i, Field.AddressStart), logs.at(i, Field.AddressEnd))?.c.kind;
+    },
+    readTransferSingle(logs, i, into) {
+      if (hotOf(logs, i).hot !== Hot.TransferSingle) return false;
+      const buf = logs.buf!;
+      if (!topicsOk(logs, i, 4)) return false;
+      const d = dataOf(logs, i, 2);
+      if (d < 0) return false;
+      const logIndex = quantity(buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
+      if (logIndex < 0) return false;
+      const token = tokenId(buf, d);
+      if (token === null || !u64Word(buf, d + 64)) return false;
+      const v = low[1]! * TWO_32 + low[0]!;
+      const value: U64 =
+        v <= Number.MAX_SAFE_INTEGER ? v : ((BigInt(low[1]!) << 32n) | BigInt(low[0]!)).toString();
+      const topicAddress = (k: number) => {
+        const s = logs.at(i, Field.TopicStart + 2 * k);
+        return `0x${buf.toString('latin1', s + 26, s + 66).toLowerCase()}`;
+      };
+      into.transfers.push({
+        logIndex,
+        from: topicAddress(2),
+        to: topicAddress(3),
+        ids: [token],
+        values: [value],
+      });
+      return true;
+    },
+    topicClass(logs, i) {
+      if (logs.at(i, Field.TopicCount) === 0) return TopicClass.Other;
+      const buf = logs.buf!;
+      const s = logs.at(i, Field.TopicStart);
+      const e = logs.at(i, Field.TopicStart + 1);
+      const c = classes.get(buf, s, e);
+      if (c !== undefined) return c;
+      return hasUpper(buf, s, e) ? TopicClass.Object : TopicClass.Other;
+    },
+    fillToken(logs, i, v2) {
+      const buf = logs.buf!;
+      const s = logs.at(i, Field.DataStart);
+      if (logs.at(i, Field.DataEnd) - s < 2 + 128) return undefined;
+      const d = s + 2;
+      if (v2) return tokenId(buf, d + 64);
+      return allZero(buf, d, d + 64) ? tokenId(buf, d + 64) : tokenId(buf, d);
+    },
+    page(b) {
+      blocks = b;
+      lastLogs = undefined;
+      lastBlockLog = -1;
+    },
+    write(logs, i, sink) {
+      const { ct, hot } = hotOf(logs, i);
+      if (ct === undefined) return false;
+      switch (hot) {
+        case Hot.FillV1:
+          return writeFill(logs, i, sink, ct, false);
+        case Hot.FillV2:
+          return writeFill(logs, i, sink, ct, true);
+        case Hot.TransferSingle:
+          return writeTransferSingle(logs, i, sink);
+        case Hot.Erc20Transfer:
+          return writeErc20Transfer(logs, i, sink, ct);
+        default:
+          return false;
+      }
+    },
+  };
+}

@@ -320,16 +320,27 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return s + 2;
   }
 
+  /** Log index of the last `layout` that held. */
+  let logIndex = 0;
+  /**
+   * The data start when log `i` has the event's layout (`topics` topics, data of `words` words) and a
+   * log index that fits UInt32; -1 when not. Sets `logIndex`.
+   */
+  function layout(logs: PackedLogs, i: number, topics: number, words: number): number {
+    if (!topicsOk(logs, i, topics)) return -1;
+    const d = dataOf(logs, i, words);
+    if (d < 0) return -1;
+    logIndex = quantity(logs.buf!, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
+    return logIndex < 0 || logIndex >= TWO_32 ? -1 : d;
+  }
+
   // Amount halves read before any byte is written (the order the row wants them in differs).
   const amounts = new Float64Array(6);
 
   function writeFill(logs: PackedLogs, i: number, sink: DirectSink, ct: Contract, v2: boolean): boolean {
     const buf = logs.buf!;
-    if (!topicsOk(logs, i, 4)) return false;
-    const d = dataOf(logs, i, v2 ? 7 : 5);
+    const d = layout(logs, i, 4, v2 ? 7 : 5);
     if (d < 0) return false;
-    const logIndex = quantity(buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
-    if (logIndex < 0 || logIndex >= TWO_32) return false;
     let buy: boolean;
     let token: string | null;
     if (v2) {
@@ -412,11 +423,8 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
 
   function writeTransferSingle(logs: PackedLogs, i: number, sink: DirectSink): boolean {
     const buf = logs.buf!;
-    if (!topicsOk(logs, i, 4)) return false;
-    const d = dataOf(logs, i, 2);
+    const d = layout(logs, i, 4, 2);
     if (d < 0) return false;
-    const logIndex = quantity(buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
-    if (logIndex < 0 || logIndex >= TWO_32) return false;
     const token = tokenId(buf, d);
     if (token === null || !u64Word(buf, d + 64)) return false;
     const block = blockOf(logs, i);
@@ -437,11 +445,8 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
 
   function writeErc20Transfer(logs: PackedLogs, i: number, sink: DirectSink, ct: Contract): boolean {
     const buf = logs.buf!;
-    if (!topicsOk(logs, i, 3)) return false;
-    const d = dataOf(logs, i, 1);
+    const d = layout(logs, i, 3, 1);
     if (d < 0) return false;
-    const logIndex = quantity(buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
-    if (logIndex < 0 || logIndex >= TWO_32) return false;
     if (!u64Word(buf, d)) return false;
     const block = blockOf(logs, i);
     if (block === undefined) return false;
@@ -480,11 +485,8 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     readTransferSingle(logs, i, into) {
       if (hotOf(logs, i).hot !== Hot.TransferSingle) return false;
       const buf = logs.buf!;
-      if (!topicsOk(logs, i, 4)) return false;
-      const d = dataOf(logs, i, 2);
+      const d = layout(logs, i, 4, 2);
       if (d < 0) return false;
-      const logIndex = quantity(buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
-      if (logIndex < 0) return false;
       const token = tokenId(buf, d);
       if (token === null || !u64Word(buf, d + 64)) return false;
       const v = low[1]! * TWO_32 + low[0]!;

@@ -255,12 +255,6 @@ export class PackedLogs {
     return this.at(i, Field.SameBlockAsPrevious) === 1;
   }
 
-  /** Logs i and j belong to one transaction (equal transaction hashes). */
-  sameTx(i: number, j: number): boolean {
-    if (this.objects) return this.log(i).transactionHash === this.log(j).transactionHash;
-    return this.sameField(i, j, Field.TxHashStart);
-  }
-
   /** Logs i and j carry the same block number and block hash. */
   sameBlock(i: number, j: number): boolean {
     if (this.objects) {

@@ -293,3 +293,81 @@ export class TxChunker {
     return out;
   }
 }
+
+/**
+ * Pulls `body`'s chunks into memory ahead of the consumer, up to about `capBytes` unconsumed bytes, so
+ * the sender (a node writing a large response) is not held up while the consumer parses and maps what
+ * came first. Chunks come out in order; a read error comes out after the chunks read before it. Ending
+ * the iteration early stops the pulling once the caller closes the request. `capBytes` 0 passes the
+ * body through.
+ */
+export async function* readAhead(
+  body: AsyncIterable<Uint8Array>,
+  capBytes: number,
+): AsyncGenerator<Uint8Array> {
+  if (capBytes <= 0) {
+    yield* body;
+    return;
+  }
+  const chunks: Uint8Array[] = [];
+  let head = 0;
+  let held = 0;
+  let done = false;
+  let failure: { err: unknown } | undefined;
+  let stopped = false;
+  /** Wakes the consumer (a chunk, the end or an error arrived). */
+  let wake: (() => void) | undefined;
+  /** Wakes the pump (the consumer drained below the cap, or stopped). */
+  let resume: (() => void) | undefined;
+  const signal = (which: 'wake' | 'resume') => {
+    const f = which === 'wake' ? wake : resume;
+    if (which === 'wake') wake = undefined;
+    else resume = undefined;
+    f?.();
+  };
+  // The pump ends by itself: at the body's end or error, when stopped while it waits below the cap, or
+  // when the caller's abort of the request fails its pending read (never awaited here: that read may
+  // only end with the abort, which the caller does after this generator returns).
+  void (async () => {
+    try {
+      for await (const chunk of body) {
+        chunks.push(chunk);
+        held += chunk.length;
+        signal('wake');
+        while (held > capBytes && !stopped) await new Promise<void>((r) => (resume = r));
+        if (stopped) return;
+      }
+    } catch (err) {
+      failure = { err };
+    } finally {
+      done = true;
+      signal('wake');
+    }
+  })();
+  try {
+    for (;;) {
+      if (head < chunks.length) {
+        const chunk = chunks[head]!;
+        chunks[head++] = EMPTY;
+        if (head > 1024 && head * 2 > chunks.length) {
+          chunks.splice(0, head);
+          head = 0;
+        }
+        held -= chunk.length;
+        if (held <= capBytes) signal('resume');
+        yield chunk;
+        continue;
+      }
+      if (done) {
+        if (failure) throw failure.err;
+        return;
+      }
+      await new Promise<void>((r) => (wake = r));
+    }
+  } finally {
+    stopped = true;
+    signal('resume');
+  }
+}
+
+const EMPTY = new Uint8Array(0);

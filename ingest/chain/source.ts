@@ -15,7 +15,7 @@ import { createPublicClient, fallback, http, type PublicClient, type Transport, 
 import { isRetryable, PermanentError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { hexNumber } from './hex.ts';
-import { LogArrayReader, TxChunker } from './log-stream.ts';
+import { LogArrayReader, readAhead, TxChunker } from './log-stream.ts';
 import { PackedLogs } from './packed-logs.ts';
 import { classifyRpcError, RangeTooLargeError } from './rpc-errors.ts';
 import type { BlockHeader, RpcLog } from './types.ts';
@@ -34,6 +34,12 @@ export interface LogSourceOptions {
   maxBackoffMs?: number;
   /** Headers per JSON-RPC batch. */
   headerBatchSize?: number;
+  /**
+   * Bytes of a streamed eth_getLogs body pulled from the socket ahead of the parser (default 64 MiB;
+   * 0: read as parsed). The node writes a large response while this side parses and maps its start,
+   * instead of each side waiting on the other.
+   */
+  readAheadBytes?: number;
 }
 
 export interface LogSource {
@@ -58,7 +64,7 @@ export interface LogSource {
     addresses: readonly string[],
     topics: readonly (string[] | null)[] | undefined,
     partLogs: number,
-  ): AsyncGenerator<LogPart>;
+  ): LogStream;
   /** Headers of `numbers`, fetched in JSON-RPC batches; a block the node does not have is absent. */
   getHeaders(numbers: readonly number[]): Promise<Map<number, BlockHeader>>;
   /** Counters since creation: requests, retries, range splits. */
@@ -69,6 +75,19 @@ export interface LogPart {
   logs: PackedLogs;
   /** True on the range's final part. */
   last: boolean;
+}
+
+/**
+ * A streamed eth_getLogs: the request is sent when the stream is made, its body is read (and parsed)
+ * only as parts are pulled, so a node can prepare several ranges while the caller holds none of them.
+ * `return()` cancels the request even when no part was pulled.
+ */
+export interface LogStream extends AsyncGenerator<LogPart> {
+  /**
+   * Settles when the node has answered the first attempt's request (its response head arrived, or it
+   * failed): a node that answers with a length (anvil) has then built the whole response.
+   */
+  readonly answered: Promise<{ bytes: number | undefined }>;
 }
 
 interface RpcBlock {
@@ -149,17 +168,19 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
   /** The URL that answered last: streams start there and move on after a failure (like viem's fallback). */
   let preferred = 0;
   const timeoutMs = opts.timeoutMs ?? 60_000;
+  const readAheadBytes = opts.readAheadBytes ?? 64 * 2 ** 20;
   let requestId = 0;
 
-  /**
-   * One streamed eth_getLogs: yields arrays of logs as the body arrives. The timeout is an idle timeout
-   * (no byte for `timeoutMs`), so a large body that keeps arriving is never cut.
-   */
-  async function* streamOnce(
-    url: string,
-    filter: Record<string, unknown>,
-    parseEvery: number,
-  ): AsyncGenerator<PackedLogs> {
+  /** An eth_getLogs request on its way: the response head, and the idle timer that guards it. */
+  interface OpenRequest {
+    response: Promise<Response>;
+    signal: AbortSignal;
+    /** (Re)starts the idle timer: no byte (or no response head) for `timeoutMs` aborts the request. */
+    arm(): void;
+    close(): void;
+  }
+
+  function openRequest(url: string, filter: Record<string, unknown>): OpenRequest {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const arm = () => {
@@ -171,20 +192,45 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
       );
     };
     arm();
-    try {
-      let response: Response;
-      try {
-        response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: ++requestId, method: 'eth_getLogs', params: [filter] }),
-          signal: controller.signal,
-        });
-      } catch (err) {
+    const response = fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++requestId, method: 'eth_getLogs', params: [filter] }),
+      signal: controller.signal,
+    }).then(
+      (r) => {
+        clearTimeout(timer);
+        return r;
+      },
+      (err) => {
+        clearTimeout(timer);
         throw controller.signal.aborted
           ? controller.signal.reason
           : httpError(`eth_getLogs: ${(err as Error).message}`, { name: 'HttpRequestError', cause: err });
-      }
+      },
+    );
+    // Observed by whoever reads the stream; a stream closed unread must not leave a rejection unhandled.
+    response.catch(() => {});
+    return {
+      response,
+      signal: controller.signal,
+      arm,
+      close() {
+        clearTimeout(timer);
+        controller.abort();
+      },
+    };
+  }
+
+  /**
+   * Reads one opened eth_getLogs: yields arrays of logs as the body arrives. The timeout is an idle
+   * timeout (no byte for `timeoutMs` while reading), so a large body that keeps arriving is never cut.
+   */
+  async function* readStream(req: OpenRequest, parseEvery: number): AsyncGenerator<PackedLogs> {
+    try {
+      req.arm();
+      const response = await req.response;
+      req.arm();
       if (!response.ok || !response.body) {
         const text = await response.text().catch(() => '');
         throw httpError(`eth_getLogs: HTTP ${response.status} ${text.slice(0, 200)}`, {
@@ -194,76 +240,104 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
       }
       const reader = new LogArrayReader(parseEvery);
       try {
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          arm();
+        for await (const chunk of readAhead(
+          response.body as unknown as AsyncIterable<Uint8Array>,
+          readAheadBytes,
+        )) {
+          req.arm();
           const logs = reader.push(chunk);
           if (logs.length > 0) yield logs;
         }
       } catch (err) {
-        if (controller.signal.aborted) throw controller.signal.reason;
+        if (req.signal.aborted) throw req.signal.reason;
         if ((err as Error).name === 'JsonRpcResponseError' || err instanceof SyntaxError) throw err;
         throw httpError(`eth_getLogs: ${(err as Error).message}`, { name: 'HttpRequestError', cause: err });
       }
       const rest = reader.end();
       if (rest.length > 0) yield rest;
     } finally {
-      clearTimeout(timer);
-      controller.abort();
+      req.close();
     }
   }
 
-  async function* streamLogs(
+  function streamLogs(
     from: number,
     to: number,
     addresses: readonly string[],
     topics: readonly (string[] | null)[] | undefined,
     partLogs: number,
-  ): AsyncGenerator<LogPart> {
+  ): LogStream {
     const filter: Record<string, unknown> = {
       fromBlock: `0x${from.toString(16)}`,
       toBlock: `0x${to.toString(16)}`,
       address: addresses,
     };
     if (topics) filter.topics = topics;
-    // Logs already handed over: a retry reads the range again and skips them (a changed chain is caught
-    // by the block hash check against the headers).
-    let delivered = 0;
-    for (let attempt = 1; ; attempt++) {
-      const url = httpUrls[preferred % httpUrls.length]!;
-      const chunker = new TxChunker(partLogs);
-      let seen = 0;
-      try {
-        counters.requests++;
-        for await (const logs of streamOnce(url, filter, Math.min(1000, partLogs))) {
-          let fresh = logs;
-          if (seen < delivered) fresh = logs.slice(Math.min(logs.length, delivered - seen));
-          seen += logs.length;
-          if (fresh.length === 0) continue;
-          for (const part of chunker.add(fresh)) {
-            delivered += part.length;
-            counters.logs += part.length;
-            yield { logs: part, last: false };
+    // The first attempt goes out now; its body waits (in the node and the socket) until it is pulled.
+    const firstUrl = httpUrls[preferred % httpUrls.length]!;
+    const first = openRequest(firstUrl, filter);
+    counters.requests++;
+    // (The idle timer stops at the response head and restarts when the body is read: a response
+    // waiting its turn is not idle.)
+    const answered = first.response.then(
+      (r) => {
+        const length = Number(r.headers.get('content-length') ?? Number.NaN);
+        return { bytes: Number.isFinite(length) ? length : undefined };
+      },
+      () => ({ bytes: undefined }),
+    );
+    async function* parts(): AsyncGenerator<LogPart> {
+      // Logs already handed over: a retry reads the range again and skips them (a changed chain is
+      // caught by the block hash check against the headers).
+      let delivered = 0;
+      for (let attempt = 1; ; attempt++) {
+        const url = attempt === 1 ? firstUrl : httpUrls[preferred % httpUrls.length]!;
+        const req = attempt === 1 ? first : openRequest(url, filter);
+        if (attempt > 1) counters.requests++;
+        const chunker = new TxChunker(partLogs);
+        let seen = 0;
+        try {
+          for await (const logs of readStream(req, Math.min(1000, partLogs))) {
+            let fresh = logs;
+            if (seen < delivered) fresh = logs.slice(Math.min(logs.length, delivered - seen));
+            seen += logs.length;
+            if (fresh.length === 0) continue;
+            for (const part of chunker.add(fresh)) {
+              delivered += part.length;
+              counters.logs += part.length;
+              yield { logs: part, last: false };
+            }
           }
+          const rest = chunker.flush();
+          delivered += rest.length;
+          counters.logs += rest.length;
+          yield { logs: rest, last: true };
+          return;
+        } catch (raw) {
+          const err = classifyRpcError(raw, delivered === 0);
+          // A range the node refuses is the caller's to shrink (only possible before any part).
+          if (err instanceof RangeTooLargeError || !isRetryable(err) || attempt >= maxAttempts) throw err;
+          preferred++;
+          const delay = Math.random() * Math.min(maxBackoff, backoff * 2 ** (attempt - 1));
+          counters.retries++;
+          opts.log.warn(
+            { rpc: 'eth_getLogs', url, attempt, delay_ms: Math.round(delay), delivered, err: err.message },
+            'Retrying RPC request',
+          );
+          await sleep(delay);
         }
-        const rest = chunker.flush();
-        delivered += rest.length;
-        counters.logs += rest.length;
-        yield { logs: rest, last: true };
-        return;
-      } catch (raw) {
-        const err = classifyRpcError(raw, delivered === 0);
-        // A range the node refuses is the caller's to shrink (only possible before any part).
-        if (err instanceof RangeTooLargeError || !isRetryable(err) || attempt >= maxAttempts) throw err;
-        preferred++;
-        const delay = Math.random() * Math.min(maxBackoff, backoff * 2 ** (attempt - 1));
-        counters.retries++;
-        opts.log.warn(
-          { rpc: 'eth_getLogs', url, attempt, delay_ms: Math.round(delay), delivered, err: err.message },
-          'Retrying RPC request',
-        );
-        await sleep(delay);
       }
     }
+    const gen = parts();
+    // A generator never pulled skips its finally blocks: close the first request here as well.
+    const close = gen.return.bind(gen);
+    return Object.assign(gen, {
+      answered,
+      return(value: undefined) {
+        first.close();
+        return close(value);
+      },
+    }) as LogStream;
   }
 
   const request = <T>(client: PublicClient, method: string, params: unknown[]) =>
@@ -341,8 +415,15 @@ export interface PageOptions<E = undefined> {
   /** First range size (blocks). */
   initialRange: number;
   maxRange: number;
-  /** getLogs requests in flight at once. */
+  /** getLogs requests in flight at once (streamed: requests the node prepares at once). */
   concurrency: number;
+  /** Streamed pages requested ahead of the one being read (at least `concurrency`; default 32). */
+  lookahead?: number;
+  /**
+   * Most logs the answered, unread streamed pages may announce (default 50 × `targetLogsPerPage`):
+   * what the node holds for this walk.
+   */
+  aheadLogs?: number;
   /** Pages above this many logs make the next ranges smaller (bounded memory). */
   targetLogsPerPage: number;
   /**
@@ -360,6 +441,12 @@ export interface PageOptions<E = undefined> {
  */
 const PROBE_RANGE = 1;
 
+/** Bytes of JSON per log in an eth_getLogs response (≈ 800 for a log with three topics and 7 words). */
+const BYTES_PER_LOG = 800;
+/** Default streamed pages requested ahead, and logs they may announce (in pages of the target). */
+const LOOKAHEAD_PAGES = 32;
+const AHEAD_TARGETS = 50;
+
 /** Walks [from, to] in adaptive pages, in block order. */
 export async function* logPages<E = undefined>(
   source: LogSource,
@@ -371,10 +458,18 @@ export async function* logPages<E = undefined>(
   interface Pending {
     from: number;
     to: number;
-    /** The first part (the whole page unless it is denser than the target). */
-    result: Promise<Result>;
-    /** The parts after the first of a streamed page. */
-    parts?: AsyncGenerator<LogPart>;
+    /**
+     * The first part (the whole page unless it is denser than the target). Streamed pages start it
+     * when their turn comes near (a page waiting in the queue holds no logs here).
+     */
+    result?: Promise<Result>;
+    /** A streamed page: the parts, read as they are pulled. */
+    stream?: LogStream;
+    /**
+     * Logs the page holds, as estimated from its response's length once the node answered (streamed
+     * pages); undefined while the node prepares it.
+     */
+    estimate?: number;
   }
   // The first request probes with a small range and sizes grow from there: a node that does not refuse
   // large results (anvil) would otherwise build one response of millions of logs for a wide first range.
@@ -382,6 +477,7 @@ export async function* logPages<E = undefined>(
   let cursor = from;
   let end = to;
   const queue: Pending[] = [];
+  let open = true;
   const settle = async (f: number, t: number, part: LogPart): Promise<Result> => ({
     ok: true,
     logs: part.logs,
@@ -390,16 +486,21 @@ export async function* logPages<E = undefined>(
   });
   const launch = (f: number, t: number): Pending => {
     if (source.streamLogs) {
-      const parts = source.streamLogs(f, t, o.addresses, o.topics, o.targetLogsPerPage);
-      return {
-        from: f,
-        to: t,
-        parts,
-        result: parts
-          .next()
-          .then((r) => settle(f, t, r.done ? { logs: PackedLogs.EMPTY, last: true } : r.value))
-          .catch((err): Result => ({ ok: false, err })),
-      };
+      const stream = source.streamLogs(f, t, o.addresses, o.topics, o.targetLogsPerPage);
+      const p: Pending = { from: f, to: t, stream };
+      // An answer frees the node for the next range.
+      void stream.answered.then(({ bytes }) => {
+        // The response's length tells the range's density before it is read: a dense range shrinks
+        // the next ranges now rather than after it is handled, while pages requested earlier still
+        // wait their turn.
+        if (bytes !== undefined) {
+          p.estimate = bytes / BYTES_PER_LOG;
+          // (A range narrower than the current size, sent before a growth, says nothing of the new size.)
+          if (p.estimate > o.targetLogsPerPage || t - f + 1 >= size) resize(t - f + 1, p.estimate);
+        }
+        if (open) refill();
+      });
+      return p;
     }
     return {
       from: f,
@@ -410,22 +511,57 @@ export async function* logPages<E = undefined>(
         .catch((err): Result => ({ ok: false, err })),
     };
   };
+  /**
+   * The next ranges' size after a page of `blocks` blocks held `logs` logs: scaled to the target in one
+   * step when too dense (halving took several oversized pages), doubled when sparse.
+   */
+  const resize = (blocks: number, logs: number) => {
+    if (logs > o.targetLogsPerPage)
+      size = Math.max(1, Math.min(size, Math.floor((blocks * o.targetLogsPerPage) / logs)));
+    else if (logs < o.targetLogsPerPage / 4) size = Math.min(o.maxRange, size * 2);
+  };
+  /** Starts reading a streamed page's first part (and its `enrich`). */
+  const prime = (p: Pending): Promise<Result> => {
+    p.result ??= p
+      .stream!.next()
+      .then((r) => settle(p.from, p.to, r.done ? { logs: PackedLogs.EMPTY, last: true } : r.value))
+      .catch((err): Result => ({ ok: false, err }));
+    return p.result;
+  };
   // Stops the streams of pages still in flight (an early exit or a failure) without unobserved errors.
   let current: Pending | undefined;
   const abandon = async () => {
+    open = false;
     const left = current ? [current, ...queue] : queue;
     await Promise.all(left.map((p) => p.result));
-    await Promise.all(left.map((p) => p.parts?.return(undefined)));
+    await Promise.all(left.map((p) => p.stream?.return(undefined)));
   };
   // Until one page has come back, the range size is a guess: one request probes the chain's density
-  // before `concurrency` pages of that size are in flight (bounded memory whatever the density).
+  // before more pages of that size are requested (bounded memory whatever the density).
   let calibrated = false;
-  // Requests in flight are also bounded by logs: when even one block holds more than the target (the
-  // range cannot shrink below a block), fewer pages are fetched at once so memory stays about
-  // `concurrency × targetLogsPerPage` logs (a page in flight holds at most its first part).
+  // getLogs pages (held whole once they arrive) are also bounded by logs: when even one block holds
+  // more than the target (the range cannot shrink below a block), fewer pages are fetched at once so
+  // memory stays about `concurrency × targetLogsPerPage` logs.
   let inFlight = 1;
+  // Streamed pages hold nothing here until their turn: up to `lookahead` of them are requested ahead,
+  // while the logs their responses announce stay under `aheadLogs` and the node prepares at most
+  // `concurrency` of them at a time. The node works on the next ranges while this side maps and writes
+  // the current one, whatever their density. A response without a length (a node that streams as it
+  // builds) counts as in preparation until it is read.
+  const lookahead = Math.max(o.concurrency, o.lookahead ?? LOOKAHEAD_PAGES);
+  const aheadLogs = o.aheadLogs ?? AHEAD_TARGETS * o.targetLogsPerPage;
   const refill = () => {
-    while (queue.length < (calibrated ? inFlight : 1)) {
+    for (;;) {
+      if (source.streamLogs) {
+        if (queue.length >= (calibrated ? lookahead : 1)) return;
+        let preparing = 0;
+        let ahead = 0;
+        for (const p of queue) {
+          if (p.estimate === undefined) preparing++;
+          else ahead += p.estimate;
+        }
+        if (preparing >= o.concurrency || ahead >= aheadLogs) return;
+      } else if (queue.length >= (calibrated ? inFlight : 1)) return;
       if (cursor > end) {
         const next = o.nextRange?.();
         if (!next) return;
@@ -442,16 +578,16 @@ export async function* logPages<E = undefined>(
     refill();
     while (queue.length > 0) {
       const head = queue[0]!;
-      let r = await head.result;
+      let r = head.result ? await head.result : await prime(head);
       if (r.ok) {
         current = queue.shift();
         // A dense page: its parts are handed over as they arrive, and the next pages are requested now
-        // (each holds at most its first part until its turn) so the node prepares them meanwhile.
+        // so the node prepares them meanwhile.
         let n = r.logs.length;
         if (!r.last) refill();
         while (!r.last) {
           yield { from: head.from, to: head.to, logs: r.logs, final: false, extra: r.extra };
-          const next = await head.parts!.next();
+          const next = await head.stream!.next();
           r = (await settle(
             head.from,
             head.to,
@@ -460,10 +596,9 @@ export async function* logPages<E = undefined>(
           n += r.logs.length;
         }
         const pageBlocks = head.to - head.from + 1;
-        // Too dense: scale the range to the target in one step (halving took several oversized pages).
-        if (n > o.targetLogsPerPage)
-          size = Math.max(1, Math.min(size, Math.floor((pageBlocks * o.targetLogsPerPage) / n)));
-        else if (n < o.targetLogsPerPage / 4) size = Math.min(o.maxRange, size * 2);
+        // A page whose answer announced its length resized the ranges then (pages answered since
+        // may have resized them again): only the others resize them now.
+        if (head.estimate === undefined) resize(pageBlocks, n);
         const expected = (n / pageBlocks) * size;
         inFlight = Math.max(
           1,
@@ -472,6 +607,8 @@ export async function* logPages<E = undefined>(
         calibrated = true;
         current = undefined;
         refill();
+        // The next page's first part (and its headers) comes in while the consumer handles this one.
+        if (queue[0]?.stream) prime(queue[0]);
         yield { from: head.from, to: head.to, logs: r.logs, final: true, extra: r.extra };
         continue;
       }

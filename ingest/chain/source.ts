@@ -463,6 +463,8 @@ export async function* logPages<E = undefined>(
      * when their turn comes near (a page waiting in the queue holds no logs here).
      */
     result?: Promise<Result>;
+    /** Launch order. */
+    seq: number;
     /** A streamed page: the parts, read as they are pulled. */
     stream?: LogStream;
     /**
@@ -478,6 +480,9 @@ export async function* logPages<E = undefined>(
   let end = to;
   const queue: Pending[] = [];
   let open = true;
+  /** Ranges requested so far, and how many had been when an answer last shrank the size. */
+  let launched = 0;
+  let sizedAt = 0;
   const settle = async (f: number, t: number, part: LogPart): Promise<Result> => ({
     ok: true,
     logs: part.logs,
@@ -487,16 +492,18 @@ export async function* logPages<E = undefined>(
   const launch = (f: number, t: number): Pending => {
     if (source.streamLogs) {
       const stream = source.streamLogs(f, t, o.addresses, o.topics, o.targetLogsPerPage);
-      const p: Pending = { from: f, to: t, stream };
+      const p: Pending = { from: f, to: t, seq: ++launched, stream };
       // An answer frees the node for the next range.
       void stream.answered.then(({ bytes }) => {
         // The response's length tells the range's density before it is read: a dense range shrinks
-        // the next ranges now rather than after it is handled, while pages requested earlier still
-        // wait their turn.
+        // the next ranges now rather than after it is handled, and the sparse pages requested before
+        // it no longer grow them back when they are handled. (Only a shrink: an error answer is short.)
         if (bytes !== undefined) {
           p.estimate = bytes / BYTES_PER_LOG;
-          // (A range narrower than the current size, sent before a growth, says nothing of the new size.)
-          if (p.estimate > o.targetLogsPerPage || t - f + 1 >= size) resize(t - f + 1, p.estimate);
+          if (p.estimate > o.targetLogsPerPage) {
+            resize(t - f + 1, p.estimate);
+            sizedAt = launched;
+          }
         }
         if (open) refill();
       });
@@ -505,6 +512,7 @@ export async function* logPages<E = undefined>(
     return {
       from: f,
       to: t,
+      seq: ++launched,
       result: source
         .getLogs(f, t, o.addresses, o.topics)
         .then((logs) => settle(f, t, { logs: PackedLogs.of(logs), last: true }))
@@ -518,7 +526,8 @@ export async function* logPages<E = undefined>(
   const resize = (blocks: number, logs: number) => {
     if (logs > o.targetLogsPerPage)
       size = Math.max(1, Math.min(size, Math.floor((blocks * o.targetLogsPerPage) / logs)));
-    else if (logs < o.targetLogsPerPage / 4) size = Math.min(o.maxRange, size * 2);
+    // (A page narrower than the size was requested before it grew: it says nothing of the new size.)
+    else if (logs < o.targetLogsPerPage / 4 && blocks >= size) size = Math.min(o.maxRange, size * 2);
   };
   /** Starts reading a streamed page's first part (and its `enrich`). */
   const prime = (p: Pending): Promise<Result> => {
@@ -596,9 +605,8 @@ export async function* logPages<E = undefined>(
           n += r.logs.length;
         }
         const pageBlocks = head.to - head.from + 1;
-        // A page whose answer announced its length resized the ranges then (pages answered since
-        // may have resized them again): only the others resize them now.
-        if (head.estimate === undefined) resize(pageBlocks, n);
+        // A page requested before an answer shrank the size tells nothing of the ranges after it.
+        if (head.seq > sizedAt) resize(pageBlocks, n);
         const expected = (n / pageBlocks) * size;
         inFlight = Math.max(
           1,

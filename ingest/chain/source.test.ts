@@ -4,6 +4,7 @@ import { PackedLogs } from './packed-logs.ts';
 import { type LogPart, type LogSource, type LogStream, logPages } from './source.ts';
 import type { RpcLog } from './types.ts';
 
+/** `perBlock(b)` logs in each block b of [from, to], one transaction per log. */
 function blockLogs(from: number, to: number, perBlock: (b: number) => number): RpcLog[] {
   const logs: RpcLog[] = [];
   for (let b = from; b <= to; b++) {
@@ -104,21 +105,7 @@ function memorySource(perBlock: (b: number) => number) {
       stats.inFlight++;
       stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
       await sleep(2);
-      const logs: RpcLog[] = [];
-      for (let b = from; b <= to; b++) {
-        for (let i = 0; i < perBlock(b); i++) {
-          logs.push({
-            address: '0x01',
-            topics: [],
-            data: '0x',
-            blockNumber: `0x${b.toString(16)}`,
-            blockHash: '0x02',
-            transactionHash: '0x03',
-            transactionIndex: '0x0',
-            logIndex: `0x${i.toString(16)}`,
-          });
-        }
-      }
+      const logs = blockLogs(from, to, perBlock);
       stats.inFlight--;
       return logs;
     },

@@ -469,7 +469,7 @@ export async function* logPages<E = undefined>(
     stream?: LogStream;
     /**
      * Logs the page holds, as estimated from its response's length once the node answered (streamed
-     * pages); undefined while the node prepares it.
+     * pages); undefined while the node prepares it, and for an answer without a length.
      */
     estimate?: number;
   }

@@ -319,10 +319,14 @@ export async function* readAhead(
   let wake: (() => void) | undefined;
   /** Wakes the pump (the consumer drained below the cap, or stopped). */
   let resume: (() => void) | undefined;
-  const signal = (which: 'wake' | 'resume') => {
-    const f = which === 'wake' ? wake : resume;
-    if (which === 'wake') wake = undefined;
-    else resume = undefined;
+  const wakeConsumer = () => {
+    const f = wake;
+    wake = undefined;
+    f?.();
+  };
+  const resumePump = () => {
+    const f = resume;
+    resume = undefined;
     f?.();
   };
   // The pump ends by itself: at the body's end or error, when stopped while it waits below the cap, or
@@ -333,7 +337,7 @@ export async function* readAhead(
       for await (const chunk of body) {
         chunks.push(chunk);
         held += chunk.length;
-        signal('wake');
+        wakeConsumer();
         while (held > capBytes && !stopped) await new Promise<void>((r) => (resume = r));
         if (stopped) return;
       }
@@ -341,7 +345,7 @@ export async function* readAhead(
       failure = { err };
     } finally {
       done = true;
-      signal('wake');
+      wakeConsumer();
     }
   })();
   try {
@@ -354,7 +358,7 @@ export async function* readAhead(
           head = 0;
         }
         held -= chunk.length;
-        if (held <= capBytes) signal('resume');
+        if (held <= capBytes) resumePump();
         yield chunk;
         continue;
       }
@@ -366,7 +370,7 @@ export async function* readAhead(
     }
   } finally {
     stopped = true;
-    signal('resume');
+    resumePump();
   }
 }
 

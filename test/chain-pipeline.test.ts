@@ -10,6 +10,8 @@ import { createFollower } from '../ingest/chain/follower.ts';
 import { createAlphaChain } from '../ingest/chain/pipeline.ts';
 import { emitInBlock, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
 import { alphaChainSettings } from '../ingest/chain/settings.ts';
+import { createLogSource, type LogSource } from '../ingest/chain/source.ts';
+import { createChainWriter } from '../ingest/chain/writer.ts';
 import { ALPHA_ADDRESS_SETS, allContracts } from '../schemas/abi/alpha-addresses.ts';
 import { type Anvil, startTestChain } from './support/chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -259,6 +261,57 @@ describe('alpha chain pipeline on anvil', () => {
     const first = await follower.tick();
     expect(first).toMatchObject({ kind: 'ingested', from: backfilledTo + 1 });
     expect(await count()).toBe(before + 1);
+  });
+
+  it("requests a short range's headers before its logs, each block's once", async () => {
+    // anvil answers nothing while it builds a large log response: a header asked for once the logs
+    // arrive would wait behind the next ranges' logs.
+    const real = createLogSource({ urls: [anvil.url], log: deps.log });
+    const calls: ({ kind: 'headers'; numbers: number[] } | { kind: 'logs'; from: number; to: number })[] = [];
+    const source: LogSource = {
+      ...real,
+      getHeaders(numbers) {
+        calls.push({ kind: 'headers', numbers: [...numbers] });
+        return real.getHeaders(numbers);
+      },
+      streamLogs(from, to, addresses, topics, partLogs) {
+        calls.push({ kind: 'logs', from, to });
+        return real.streamLogs!(from, to, addresses, topics, partLogs);
+      },
+    };
+    const settings = alphaChainSettings(deps.config, {
+      rpcUrls: [anvil.url],
+      positionIds: 'simplified',
+      finalityDepth: 1,
+      logRange: 2,
+      logRangeMax: 2,
+    });
+    const batches: number[] = [];
+    const writer = createChainWriter({
+      log: deps.log,
+      chainId: settings.chainId,
+      send: async (_t, rows) => void batches.push(rows),
+    });
+    const chain = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log, source, writer }, settings);
+    const head = Number(await anvil.rpc<string>('eth_blockNumber'));
+    const result = await chain.ingestRange(0, head, { statusOf: () => 'confirmed', writeTokens: false });
+    await writer.flush();
+    expect(result.logs).toBeGreaterThan(0);
+    expect(batches.length).toBeGreaterThan(0);
+    const asked = new Set<number>();
+    let ranges = 0;
+    for (const call of calls) {
+      if (call.kind === 'headers') {
+        for (const n of call.numbers) {
+          expect(asked.has(n), `header of block ${n} requested twice`).toBe(false);
+          asked.add(n);
+        }
+        continue;
+      }
+      ranges++;
+      for (let n = call.from; n <= call.to; n++) expect(asked.has(n), `header of block ${n}`).toBe(true);
+    }
+    expect(ranges).toBeGreaterThan(2);
   });
 
   it('turns a date into the first block at or after it', async () => {

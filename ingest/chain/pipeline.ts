@@ -96,6 +96,56 @@ export interface AlphaChain {
   ): Promise<PageResult['stats'] & { rows: number }>;
 }
 
+/**
+ * Ranges of at most this many blocks have their blocks' headers requested with their logs, together
+ * with the headers of as many blocks after them: on a busy chain nearly every block of a short range
+ * has logs, and a node building large log responses (anvil) answers nothing else until they are built,
+ * so a header asked for once its logs arrive, or just as they are requested, waits behind the next
+ * ranges' logs.
+ */
+const HEADER_REQUEST_BLOCKS = 100;
+
+/** Headers requested ahead of the logs that need them, by block. */
+class HeaderRequests {
+  readonly #byBlock = new Map<number, Promise<BlockHeader | undefined>>();
+  /** Highest block whose header is requested. */
+  #upTo = -1;
+  constructor(
+    private readonly source: LogSource,
+    private readonly known: Map<number, BlockHeader> | undefined,
+    /** The walk's last block (headers are not requested past it, but for a range beyond it). */
+    private readonly last: number,
+  ) {}
+
+  /** A range [from, to] is requested: requests the headers of its blocks and the next ones if short. */
+  request(from: number, to: number): void {
+    if (to - from + 1 > HEADER_REQUEST_BLOCKS) return;
+    const lo = Math.max(from, this.#upTo + 1);
+    const hi = Math.max(to, Math.min(this.last, to + HEADER_REQUEST_BLOCKS));
+    if (lo > hi) return;
+    this.#upTo = hi;
+    const numbers: number[] = [];
+    for (let n = lo; n <= hi; n++) if (!this.known?.has(n) && !this.#byBlock.has(n)) numbers.push(n);
+    if (numbers.length === 0) return;
+    // A failed request leaves its blocks to the fetch made when their logs arrive.
+    const all = this.source.getHeaders(numbers).catch(() => new Map<number, BlockHeader>());
+    for (const n of numbers)
+      this.#byBlock.set(
+        n,
+        all.then((m) => m.get(n)),
+      );
+  }
+
+  get(n: number): Promise<BlockHeader | undefined> | undefined {
+    return this.#byBlock.get(n);
+  }
+
+  /** Drops the requests of blocks up to `to` (their pages are handled). */
+  forget(to: number): void {
+    for (const n of this.#byBlock.keys()) if (n <= to) this.#byBlock.delete(n);
+  }
+}
+
 function addStats(a: MapStats, b: MapStats): MapStats {
   return {
     logs: a.logs + b.logs,
@@ -150,13 +200,14 @@ export function createAlphaChain(
     logs: PackedLogs,
     extra: number,
     known: Map<number, BlockHeader> | undefined,
+    requested?: HeaderRequests,
   ): Promise<Map<number, BlockHeader>> {
     const wanted = new Set<number>([extra]);
     for (const n of logs.blocks()) wanted.add(n);
     const out = new Map<number, BlockHeader>();
     const missing: number[] = [];
     for (const n of wanted) {
-      const h = known?.get(n);
+      const h = known?.get(n) ?? (await requested?.get(n));
       if (h) out.set(n, h);
       else missing.push(n);
     }
@@ -229,6 +280,7 @@ export function createAlphaChain(
         waitFetchMs: 0,
         waitHeadersMs: 0,
       };
+      const requested = new HeaderRequests(source, opts.knownHeaders, to);
       const pages = logPages(source, from, to, {
         addresses: decoders.logAddresses,
         initialRange: settings.logRange,
@@ -237,8 +289,10 @@ export function createAlphaChain(
         targetLogsPerPage: settings.targetLogsPerPage,
         nextRange: opts.nextRange,
         log,
-        // Headers are fetched (and checked against the logs) as soon as a page's logs arrive.
-        enrich: (logs, _from, to) => headersFor(logs, to, opts.knownHeaders),
+        // The headers of short ranges are requested ahead of their logs (HeaderRequests), the others'
+        // once their logs arrive; all are checked against the logs as soon as the logs arrive.
+        onRequest: (from, to) => requested.request(from, to),
+        enrich: (logs, _from, to) => headersFor(logs, to, opts.knownHeaders, requested),
       });
       let t = performance.now();
       // A page denser than the target arrives in parts: each is written as it comes, and the page
@@ -262,6 +316,7 @@ export function createAlphaChain(
         pageRows += stats.rows;
         pageStats = pageStats ? addStats(pageStats, stats) : stats;
         if (page.final) {
+          requested.forget(page.to);
           result.endHeader = endHeader;
           await opts.onPage?.({
             from: page.from,

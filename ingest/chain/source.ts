@@ -409,6 +409,11 @@ export interface PageOptions<E = undefined> {
    * its block headers), so it overlaps with the consumer instead of stalling it.
    */
   enrich?: (logs: PackedLogs, from: number, to: number) => Promise<E>;
+  /**
+   * Called as a range is requested, just before its logs (e.g. to fetch its blocks' headers before the
+   * node is busy building this and the next ranges' logs: anvil answers nothing else meanwhile).
+   */
+  onRequest?: (from: number, to: number) => void;
   addresses: readonly string[];
   /** Optional topic filter (eth_getLogs `topics`). */
   topics?: readonly (string[] | null)[];
@@ -490,6 +495,7 @@ export async function* logPages<E = undefined>(
     extra: (o.enrich ? await o.enrich(part.logs, f, t) : undefined) as E,
   });
   const launch = (f: number, t: number): Pending => {
+    o.onRequest?.(f, t);
     if (source.streamLogs) {
       const stream = source.streamLogs(f, t, o.addresses, o.topics, o.targetLogsPerPage);
       const p: Pending = { from: f, to: t, seq: ++launched, stream };

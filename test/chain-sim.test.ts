@@ -329,6 +329,10 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     const lane = await readBack(batches.lane);
     const objects = await readBack(batches.objects);
     expect(lane.alpha_fills!.length).toBe(ledger.fills.length);
+    // Every ERC-1155 transfer the sim emits, single or batch, is in the ABI's canonical layout: the lane
+    // writes them all.
+    expect(lane.alpha_token_transfers!.some((r) => Number(r.batch_index) > 0)).toBe(true);
+    expect(laneRows.alpha_token_transfers).toBe(lane.alpha_token_transfers!.length);
     expect(lane).toEqual(objects);
   }, 120_000);
 });

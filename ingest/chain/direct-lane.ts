@@ -31,6 +31,7 @@ export enum Hot {
   FillV1,
   FillV2,
   TransferSingle,
+  TransferBatch,
   Erc20Transfer,
 }
 
@@ -38,6 +39,7 @@ const HOT_EVENTS: readonly [ContractKind, string, Hot][] = [
   ['exchangeV1', 'OrderFilled', Hot.FillV1],
   ['exchangeV2', 'OrderFilled', Hot.FillV2],
   ['conditionalTokens', 'TransferSingle', Hot.TransferSingle],
+  ['conditionalTokens', 'TransferBatch', Hot.TransferBatch],
   ['erc20Collateral', 'Transfer', Hot.Erc20Transfer],
   ['collateralToken', 'Transfer', Hot.Erc20Transfer],
 ];
@@ -181,13 +183,29 @@ export interface DirectLane {
   /** The kind of contract that emitted log `i`, when its address bytes name one (lowercase). */
   kindAt(logs: PackedLogs, i: number): ContractKind | undefined;
   /**
-   * Adds log `i` to `into.transfers` as the decoder would read it, when it is a CTF TransferSingle the
-   * lane reads exactly; false when it is not (the caller decodes it).
+   * What attribution reads of CTF log `i`: its transfer added to `into.transfers` as the decoder would
+   * read it (a TransferSingle or TransferBatch the lane reads exactly), `Other` when its topic0 is
+   * another event's (it adds nothing), `Unknown` when the caller must decode it to know.
    */
-  readTransferSingle(logs: PackedLogs, i: number, into: TxTransfers): boolean;
+  readTransfer(logs: PackedLogs, i: number, into: TxTransfers): TransferRead;
   /** Writes log `i`'s row when the lane takes it; false leaves the log to the object path. */
   write(logs: PackedLogs, i: number, sink: DirectSink): boolean;
 }
+
+export enum TransferRead {
+  Added,
+  Other,
+  Unknown,
+}
+
+/** A UInt64 from its 32-bit halves, as the decoder reads it (a decimal string above 2^53 - 1). */
+function u64Value(lo: number, hi: number): U64 {
+  const v = hi * TWO_32 + lo;
+  return v <= Number.MAX_SAFE_INTEGER ? v : ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+}
+
+/** Ids of the largest TransferBatch the lane reads (a larger one goes to the object path). */
+const MAX_BATCH = 256;
 
 interface Contract {
   c: AlphaContract;
@@ -443,6 +461,68 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return true;
   }
 
+  // A TransferBatch's ids (decimal) and values (32-bit halves), as `batchOf` read them.
+  const batchIds: string[] = [];
+  const batchValues = new Float64Array(2 * MAX_BATCH);
+
+  /**
+   * Reads TransferBatch log `i` in its canonical ABI layout (the ids array right after the two offsets,
+   * the values array right after it, as many values as ids, at most MAX_BATCH, every value a UInt64)
+   * into `batchIds` and `batchValues`; returns how many ids, or -1 when the object path must read it.
+   * Sets `logIndex`.
+   */
+  function batchOf(logs: PackedLogs, i: number): number {
+    if (!topicsOk(logs, i, 4)) return -1;
+    const buf = logs.buf!;
+    const s = logs.at(i, Field.DataStart);
+    const words = (logs.at(i, Field.DataEnd) - s - 2) / 64;
+    if (buf[s] !== ZERO || buf[s + 1] !== 0x78 || !Number.isInteger(words) || words < 6 || words % 2 !== 0)
+      return -1;
+    const n = (words - 4) / 2;
+    if (n > MAX_BATCH) return -1;
+    const d = s + 2;
+    const values = d + 64 * (3 + n);
+    if (!smallWord(buf, d, 64) || !smallWord(buf, d + 64, 32 * (3 + n))) return -1;
+    if (!smallWord(buf, d + 128, n) || !smallWord(buf, values, n)) return -1;
+    for (let k = 0; k < n; k++) {
+      const id = tokenId(buf, d + 64 * (3 + k));
+      if (id === null || !u64Word(buf, values + 64 * (1 + k))) return -1;
+      batchIds[k] = id;
+      batchValues[2 * k] = low[0]!;
+      batchValues[2 * k + 1] = low[1]!;
+    }
+    logIndex = quantity(buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
+    return logIndex < 0 || logIndex >= TWO_32 ? -1 : n;
+  }
+
+  /** True when the data word at `at` is the number `v` (< 2^32). */
+  function smallWord(buf: Buffer, at: number, v: number): boolean {
+    return u64Word(buf, at) && low[1] === 0 && low[0] === v;
+  }
+
+  function writeTransferBatch(logs: PackedLogs, i: number, sink: DirectSink): boolean {
+    const n = batchOf(logs, i);
+    if (n < 0) return false;
+    const block = blockOf(logs, i);
+    if (block === undefined) return false;
+    const w = sink.writer('alpha_token_transfers');
+    if (w === undefined) return true;
+    const buf = logs.buf!;
+    // A row per id, as the object path writes them.
+    for (let k = 0; k < n; k++) {
+      eventKey(w, logs, i, block, logIndex);
+      w.u32(k);
+      address(w, buf, logs.at(i, Field.TopicStart + 2));
+      address(w, buf, logs.at(i, Field.TopicStart + 4));
+      address(w, buf, logs.at(i, Field.TopicStart + 6));
+      w.ascii(batchIds[k]!);
+      w.u64Parts(batchValues[2 * k]!, batchValues[2 * k + 1]!);
+      w.i8(block.status);
+      sink.written('alpha_token_transfers');
+    }
+    return true;
+  }
+
   function writeErc20Transfer(logs: PackedLogs, i: number, sink: DirectSink, ct: Contract): boolean {
     const buf = logs.buf!;
     const d = layout(logs, i, 3, 1);
@@ -466,6 +546,12 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return true;
   }
 
+  /** Topic `k`'s address as the decoder reads it (lowercase, 0x-prefixed). */
+  function topicAddress(logs: PackedLogs, i: number, k: number): string {
+    const s = logs.at(i, Field.TopicStart + 2 * k);
+    return `0x${logs.buf!.toString('latin1', s + 26, s + 66).toLowerCase()}`;
+  }
+
   /** The hot event log `i` is, with its contract (Hot.None when the lane cannot name it). */
   function hotOf(logs: PackedLogs, i: number): { ct: Contract | undefined; hot: Hot } {
     const buf = logs.buf!;
@@ -482,28 +568,47 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
       const buf = logs.buf!;
       return contracts.get(buf, logs.at(i, Field.AddressStart), logs.at(i, Field.AddressEnd))?.c.kind;
     },
-    readTransferSingle(logs, i, into) {
-      if (hotOf(logs, i).hot !== Hot.TransferSingle) return false;
+    readTransfer(logs, i, into) {
+      const { hot } = hotOf(logs, i);
       const buf = logs.buf!;
-      const d = layout(logs, i, 4, 2);
-      if (d < 0) return false;
-      const token = tokenId(buf, d);
-      if (token === null || !u64Word(buf, d + 64)) return false;
-      const v = low[1]! * TWO_32 + low[0]!;
-      const value: U64 =
-        v <= Number.MAX_SAFE_INTEGER ? v : ((BigInt(low[1]!) << 32n) | BigInt(low[0]!)).toString();
-      const topicAddress = (k: number) => {
-        const s = logs.at(i, Field.TopicStart + 2 * k);
-        return `0x${buf.toString('latin1', s + 26, s + 66).toLowerCase()}`;
-      };
+      if (hot === Hot.None) {
+        // Another event's topic0, unless its bytes are not the lowercase hex the topics are keyed by.
+        const t = logs.at(i, Field.TopicStart);
+        const e = logs.at(i, Field.TopicStart + 1);
+        return logs.at(i, Field.TopicCount) > 0 &&
+          e - t === 66 &&
+          allHex(buf, t + 2, e) &&
+          !hasUpper(buf, t, e)
+          ? TransferRead.Other
+          : TransferRead.Unknown;
+      }
+      if (hot === Hot.TransferSingle) {
+        const d = layout(logs, i, 4, 2);
+        if (d < 0) return TransferRead.Unknown;
+        const token = tokenId(buf, d);
+        if (token === null || !u64Word(buf, d + 64)) return TransferRead.Unknown;
+        into.transfers.push({
+          logIndex,
+          from: topicAddress(logs, i, 2),
+          to: topicAddress(logs, i, 3),
+          ids: [token],
+          values: [u64Value(low[0]!, low[1]!)],
+        });
+        return TransferRead.Added;
+      }
+      if (hot !== Hot.TransferBatch) return TransferRead.Unknown;
+      const n = batchOf(logs, i);
+      if (n < 0) return TransferRead.Unknown;
+      const values: U64[] = [];
+      for (let k = 0; k < n; k++) values.push(u64Value(batchValues[2 * k]!, batchValues[2 * k + 1]!));
       into.transfers.push({
         logIndex,
-        from: topicAddress(2),
-        to: topicAddress(3),
-        ids: [token],
-        values: [value],
+        from: topicAddress(logs, i, 2),
+        to: topicAddress(logs, i, 3),
+        ids: batchIds.slice(0, n),
+        values,
       });
-      return true;
+      return TransferRead.Added;
     },
     topicClass(logs, i) {
       if (logs.at(i, Field.TopicCount) === 0) return TopicClass.Other;
@@ -537,6 +642,8 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
           return writeFill(logs, i, sink, ct, true);
         case Hot.TransferSingle:
           return writeTransferSingle(logs, i, sink);
+        case Hot.TransferBatch:
+          return writeTransferBatch(logs, i, sink);
         case Hot.Erc20Transfer:
           return writeErc20Transfer(logs, i, sink, ct);
         default:

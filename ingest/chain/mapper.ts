@@ -10,7 +10,7 @@ import type { AddressSets, AlphaContract } from '../../schemas/abi/alpha-address
 import { allContracts } from '../../schemas/abi/alpha-addresses.ts';
 import { ALPHA_EVENT_TOPICS } from '../../schemas/abi/alpha-events.ts';
 import type { Args, DecodeResult, DecoderRegistry } from './decoders.ts';
-import { createDirectLane, TopicClass } from './direct-lane.ts';
+import { createDirectLane, TopicClass, TransferRead } from './direct-lane.ts';
 import {
   AmountOverflowError,
   hexNumber,
@@ -359,7 +359,8 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         if (logs.removed(j)) continue;
         const kind = lane.kindAt(logs, j);
         if (kind !== undefined && kind !== wanted) continue;
-        if (what === 1 && kind === wanted && lane.readTransferSingle(logs, j, into)) continue;
+        if (what === 1 && kind === wanted && lane.readTransfer(logs, j, into) !== TransferRead.Unknown)
+          continue;
         const log = logs.log(j);
         const r = decoders.decode(log);
         if (r.status === 'decoded') addTransfer(into, decodedOf(log, r), what);

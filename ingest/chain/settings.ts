@@ -72,7 +72,7 @@ export function alphaChainSettings(
     logConcurrency: 4,
     targetLogsPerPage: 10_000,
     batchRows: 15_000,
-    maxInFlight: 2,
+    maxInFlight: 4,
     pollIntervalMs: config.alphaPollIntervalMs,
     backfillJobBlocks: config.alphaBackfillJobBlocks,
     pipelineWorkers: config.alphaPipelineWorkers,

@@ -1,7 +1,8 @@
 /**
- * alpha_fills' `by_token` projection across merges (022_fill_projection_merges.sql): merges merge the
- * projection's parts instead of rebuilding it, and what the API reads through the projection must still
- * equal the table after parts of distinct fills are merged.
+ * Merges of the hot alpha tables. alpha_fills' `by_token` projection across merges
+ * (022_fill_projection_merges.sql): merges merge the projection's parts instead of rebuilding it, and what
+ * the API reads through the projection must still equal the table after parts of distinct fills are
+ * merged. Their merge fan-in (024_merge_fan_in.sql).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -69,5 +70,24 @@ describe('alpha_fills projection merges', () => {
       expect(viaProjection.length).toBeGreaterThan(0);
       expect(viaProjection).toEqual(viaTable);
     }
+  });
+
+  it('merges the hot tables about 20 parts at a time (merge_selector_base)', async () => {
+    const hot = [
+      'alpha_fills',
+      'alpha_fill_hashes',
+      'alpha_token_transfers',
+      'alpha_collateral',
+      'alpha_activity',
+      'alpha_exchange_events',
+    ];
+    const rows = await deps.clickhouse.query<{ name: string; create: string }>(
+      'test.tables',
+      `SELECT name, create_table_query AS create FROM system.tables
+       WHERE database = currentDatabase() AND name IN {hot:Array(String)} ORDER BY name`,
+      { hot },
+    );
+    expect(rows.map((r) => r.name)).toEqual([...hot].sort());
+    for (const r of rows) expect(r.create, r.name).toMatch(/merge_selector_base = 20\b/);
   });
 });

@@ -21,6 +21,12 @@ const latin1Write: Latin1Writer =
         return this.write(s, offset, 'latin1');
       };
 const TWO_32 = 4_294_967_296;
+/**
+ * ASCII lowercase by byte. A lookup, not a comparison: hex digits and letters alternate at random, so a
+ * branch on the byte's range mispredicts often (measured ~4x slower over hashes).
+ */
+const LOWER = new Uint8Array(256);
+for (let c = 0; c < 256; c++) LOWER[c] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
 
 export class ByteWriter {
   private buf: Buffer = EMPTY;
@@ -120,10 +126,7 @@ export class ByteWriter {
       b[p++] = 0x30;
       b[p++] = 0x78;
     }
-    for (let i = start; i < end; i++) {
-      const c = src[i]!;
-      b[p++] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
-    }
+    for (let i = start; i < end; i++) b[p++] = LOWER[src[i]!]!;
     this.pos = p;
   }
 

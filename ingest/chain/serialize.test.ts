@@ -70,6 +70,19 @@ describe('RowBinary writer', () => {
     expect(hex(b.subarray(145, 147))).toBe('ac02');
     expect(b.length).toBe(147 + 300);
   });
+  it('copies ASCII bytes as a String with letters lowercased, optionally after 0x', () => {
+    // Every byte value 0x20..0x7e, so the table's boundaries (@ A Z [ ` a z {) are all covered.
+    const text = Array.from({ length: 0x5f }, (_, k) => String.fromCharCode(0x20 + k)).join('');
+    const src = Buffer.from(`..${text}..`, 'latin1');
+    const w = new ByteWriter(4);
+    w.lowerBytes(src, 2, 2 + text.length);
+    w.lowerBytes(Buffer.from('AbCdEf09', 'latin1'), 0, 8, true);
+    const out = w.take();
+    expect(out[0]).toBe(text.length);
+    expect(out.toString('latin1', 1, 1 + text.length)).toBe(text.toLowerCase());
+    expect(hex(out.subarray(1 + text.length, 2 + text.length))).toBe('0a');
+    expect(out.toString('latin1', 2 + text.length)).toBe('0xabcdef09');
+  });
 });
 
 describe('row batches', () => {

@@ -553,14 +553,18 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
   }
 
   /** The hot event log `i` is, with its contract (Hot.None when the lane cannot name it). */
-  function hotOf(logs: PackedLogs, i: number): { ct: Contract | undefined; hot: Hot } {
+  /** The emitter `hotOf` last found (a variable, not a returned pair: no object per log). */
+  let hotContract: Contract | undefined;
+  /** What the lane does with log `i`; sets `hotContract`. */
+  function hotOf(logs: PackedLogs, i: number): Hot {
     const buf = logs.buf!;
     const ct = contracts.get(buf, logs.at(i, Field.AddressStart), logs.at(i, Field.AddressEnd));
-    if (ct === undefined || logs.at(i, Field.TopicCount) === 0) return { ct, hot: Hot.None };
+    hotContract = ct;
+    if (ct === undefined || logs.at(i, Field.TopicCount) === 0) return Hot.None;
     const hot = hotTopics
       .get(buf, logs.at(i, Field.TopicStart), logs.at(i, Field.TopicStart + 1))
       ?.get(ct.c.kind);
-    return { ct, hot: hot ?? Hot.None };
+    return hot ?? Hot.None;
   }
 
   return {
@@ -569,7 +573,7 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
       return contracts.get(buf, logs.at(i, Field.AddressStart), logs.at(i, Field.AddressEnd))?.c.kind;
     },
     readTransfer(logs, i, into) {
-      const { hot } = hotOf(logs, i);
+      const hot = hotOf(logs, i);
       const buf = logs.buf!;
       if (hot === Hot.None) {
         // Another event's topic0, unless its bytes are not the lowercase hex the topics are keyed by.
@@ -633,7 +637,8 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
       lastBlockLog = -1;
     },
     write(logs, i, sink) {
-      const { ct, hot } = hotOf(logs, i);
+      const hot = hotOf(logs, i);
+      const ct = hotContract;
       if (ct === undefined) return false;
       switch (hot) {
         case Hot.FillV1:

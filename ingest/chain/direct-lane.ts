@@ -552,10 +552,9 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return `0x${logs.buf!.toString('latin1', s + 26, s + 66).toLowerCase()}`;
   }
 
-  /** The hot event log `i` is, with its contract (Hot.None when the lane cannot name it). */
   /** The emitter `hotOf` last found (a variable, not a returned pair: no object per log). */
   let hotContract: Contract | undefined;
-  /** What the lane does with log `i`; sets `hotContract`. */
+  /** The hot event log `i` is (Hot.None when the lane cannot name it); sets `hotContract`. */
   function hotOf(logs: PackedLogs, i: number): Hot {
     const buf = logs.buf!;
     const ct = contracts.get(buf, logs.at(i, Field.AddressStart), logs.at(i, Field.AddressEnd));

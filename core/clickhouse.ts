@@ -108,17 +108,41 @@ export function stringLiteral(value: string): string {
 /** Temporary directories of embedded RowBinary inserts: `<tmp>/pmdata-insert-<pid>-XXXXXX`. */
 const INSERT_DIR_PREFIX = 'pmdata-insert-';
 
-/** Removes insert directories left by processes that died before their exit hook ran. */
-function removeDeadInsertDirs(): void {
+/**
+ * Where embedded inserts put their files, in order of preference: a memory file system (`/dev/shm`
+ * on Linux) when it is a writable directory, then the OS temp dir. Each file lives for one insert, so
+ * a disk adds nothing but the cost of creating, writing and unlinking it: a backfill writes ~2.5 GB
+ * through ~500 such files, and on an ext4 without a journal every file created scans the inodes
+ * unlinked in the last minute (`recently_deleted`), which the engine's own part files already crowd.
+ */
+function insertDirCandidates(): string[] {
+  const out: string[] = [];
+  const shm = '/dev/shm';
   try {
-    for (const name of fs.readdirSync(os.tmpdir())) {
-      if (!name.startsWith(INSERT_DIR_PREFIX)) continue;
-      const owner = Number(name.slice(INSERT_DIR_PREFIX.length).split('-')[0]);
-      if (owner > 0 && owner !== process.pid && !processAlive(owner))
-        fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+    if (process.platform === 'linux' && fs.statSync(shm).isDirectory()) {
+      fs.accessSync(shm, fs.constants.W_OK);
+      out.push(shm);
     }
   } catch {
-    // Best effort: a leftover directory holds at most the batch its process was inserting.
+    // No memory file system: the OS temp dir only.
+  }
+  if (!out.includes(os.tmpdir())) out.push(os.tmpdir());
+  return out;
+}
+
+/** Removes insert directories left by processes that died before their exit hook ran. */
+function removeDeadInsertDirs(): void {
+  for (const parent of insertDirCandidates()) {
+    try {
+      for (const name of fs.readdirSync(parent)) {
+        if (!name.startsWith(INSERT_DIR_PREFIX)) continue;
+        const owner = Number(name.slice(INSERT_DIR_PREFIX.length).split('-')[0]);
+        if (owner > 0 && owner !== process.pid && !processAlive(owner))
+          fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+      }
+    } catch {
+      // Best effort: a leftover directory holds at most the batch its process was inserting.
+    }
   }
 }
 
@@ -306,9 +330,48 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
    * Embedded RowBinary: chDB's raw insert refuses binary formats (and its inline data path alters
    * payloads holding two consecutive newline bytes), so the bytes go to a file the engine reads, with
    * the target table's own column types (use_structure_from_insertion_table_in_table_functions).
-   * The file lives in a directory of this process under the OS temp dir and is removed after the insert.
+   * The file lives in a directory of this process (in memory when it can: insertDirCandidates) and is
+   * removed after the insert. A memory file system that is full (a small container /dev/shm) moves
+   * this and later inserts to the next candidate.
    */
-  let insertFiles: { dir: string; next: number } | undefined;
+  let insertFiles: { dirs: string[]; dir: string; next: number } | undefined;
+  function openInsertDir(parents: string[]): { dirs: string[]; dir: string; next: number } {
+    for (let k = 0; ; k++) {
+      try {
+        const dir = fs.mkdtempSync(path.join(parents[k]!, `${INSERT_DIR_PREFIX}${process.pid}-`));
+        process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+        return { dirs: parents.slice(k + 1), dir, next: 0 };
+      } catch (err) {
+        if (k + 1 >= parents.length) throw err;
+      }
+    }
+  }
+  async function writeInsertFile(body: Uint8Array): Promise<string> {
+    if (!insertFiles) {
+      removeDeadInsertDirs();
+      insertFiles = openInsertDir(insertDirCandidates());
+    }
+    for (;;) {
+      const current: { dirs: string[]; dir: string; next: number } = insertFiles;
+      const file = path.join(current.dir, `${current.next++}.bin`);
+      try {
+        // One write call on the thread pool (fs.promises.writeFile writes 512 KiB chunks, each a round
+        // trip through this thread: a busy mapper delayed every insert by its chunks' waits).
+        await writeWhole(file, body);
+        return file;
+      } catch (err) {
+        fs.rmSync(file, { force: true });
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ENOSPC' && code !== 'EDQUOT') throw err;
+        // Another insert may have moved on meanwhile: then this one follows it.
+        if (insertFiles === current) {
+          if (current.dirs.length === 0) throw err;
+          log.warn({ dir: current.dir, code }, 'Insert files move to the next temp directory');
+          insertFiles = openInsertDir(current.dirs);
+        }
+      }
+    }
+  }
 
   /** Embedded inserts go to the least busy lane (EMBEDDED_INSERT_LANES), each with its own client. */
   interface Lane {
@@ -350,16 +413,7 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
     body: Uint8Array,
     settings: Record<string, number | string> | undefined,
   ): Promise<void> {
-    if (!insertFiles) {
-      removeDeadInsertDirs();
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${INSERT_DIR_PREFIX}${process.pid}-`));
-      process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-      insertFiles = { dir, next: 0 };
-    }
-    const file = path.join(insertFiles.dir, `${insertFiles.next++}.bin`);
-    // One write call on the thread pool (fs.promises.writeFile writes 512 KiB chunks, each a round trip
-    // through this thread: a busy mapper delayed every insert by its chunks' waits).
-    await writeWhole(file, body);
+    const file = await writeInsertFile(body);
     try {
       await onLane((lane) =>
         lane.client.command({

@@ -2,7 +2,8 @@
  * Merges of the hot alpha tables. alpha_fills' `by_token` projection across merges
  * (022_fill_projection_merges.sql): merges merge the projection's parts instead of rebuilding it, and what
  * the API reads through the projection must still equal the table after parts of distinct fills are
- * merged. Their merge fan-in (024_merge_fan_in.sql).
+ * merged. Their merge fan-in (024_merge_fan_in.sql), and alpha_fills' part format by size
+ * (025_compact_insert_parts.sql).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -89,5 +90,33 @@ describe('alpha_fills projection merges', () => {
     );
     expect(rows.map((r) => r.name)).toEqual([...hot].sort());
     for (const r of rows) expect(r.create, r.name).toMatch(/merge_selector_base = 20\b/);
+  });
+
+  it('writes an insert-sized batch of fills as a compact part, and a part above 32 MiB as wide', async () => {
+    const ch = deps.clickhouse;
+    // ~700 bytes per row, about a real fill's size: 15,000 rows ≈ 10.5 MB, 60,000 rows ≈ 42 MB.
+    const insert = (first: number, rows: number) =>
+      ch.command(
+        'test.insert',
+        `INSERT INTO alpha_fills (chain_id, block_number, block_hash, block_time, tx_hash, log_index, exchange,
+           exchange_version, order_hash, maker, taker, role, side, token_id, maker_amount, taker_amount, shares,
+           usd, metadata, status)
+         SELECT 137, 5000 + n, '0xb', toDateTime64('2026-05-01 00:00:00', 3, 'UTC'), concat('0xw', toString(n)), 0,
+           '0xe1', 2, '0xo', concat('0xm', toString(n % 13)), '0xe1', 'maker', 'BUY', '1', 1, 1, 1, 1,
+           repeat('f', 640), 'confirmed'
+         FROM (SELECT ${first} + number AS n FROM numbers(${rows}))`,
+      );
+    await insert(0, 15_000);
+    await insert(100_000, 60_000);
+    const parts = await ch.query<{ rows: string; type: string }>(
+      'test.part_types',
+      `SELECT toString(rows) AS rows, part_type AS type FROM system.parts
+       WHERE database = currentDatabase() AND table = 'alpha_fills' AND active AND min_block_number = max_block_number
+         AND rows IN (15000, 60000) ORDER BY rows`,
+    );
+    expect(parts).toEqual([
+      { rows: '15000', type: 'Compact' },
+      { rows: '60000', type: 'Wide' },
+    ]);
   });
 });

@@ -4,9 +4,11 @@
  * wrap and unwrap exactly once with equal amounts, sides, prices and attribution; matched volume counts
  * each trade once; and every fast decoder equals viem's decodeEventLog on every hot log the sim emits.
  */
+import { toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillPipeline, runBackfillRange } from '../ingest/chain/backfill.ts';
 import { FAST_EVENTS } from '../ingest/chain/decoders.ts';
+import { readPackedLogs } from '../ingest/chain/log-objects.ts';
 import { usesPageWorkers } from '../ingest/chain/page-workers.ts';
 import { type AlphaChain, createAlphaChain } from '../ingest/chain/pipeline.ts';
 import { COLUMNS, formatOf, RowBatch, type SerializedTable } from '../ingest/chain/serialize.ts';
@@ -19,6 +21,8 @@ import {
   type RowSink,
   type RpcLog,
 } from '../ingest/chain/types.ts';
+import { allContracts } from '../schemas/abi/alpha-addresses.ts';
+import { eventAbi } from '../schemas/abi/alpha-events.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import type { LedgerExport } from '../sim/world/ledger.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -267,23 +271,8 @@ describe('alpha chain ingestion against the sim ground truth', () => {
   it('writes through the direct lane exactly the rows the object path writes', async () => {
     const batches = { lane: new Map<EventTable, RowBatch>(), objects: new Map<EventTable, RowBatch>() };
     const laneRows: Record<string, number> = {};
-    const sinkOf = (to: Map<EventTable, RowBatch>, lane: boolean): RowSink => {
-      const out: Record<string, unknown> = {};
-      for (const t of EVENT_TABLES) {
-        to.set(t, new RowBatch(t as SerializedTable, 1 << 16));
-        out[t] = { push: (row: object) => to.get(t)!.append(row) };
-      }
-      if (lane) {
-        out.direct = {
-          writer: (t: EventTable) => to.get(t)!.binaryWriter,
-          written: (t: EventTable) => {
-            to.get(t)!.rowWritten();
-            laneRows[t] = (laneRows[t] ?? 0) + 1;
-          },
-        };
-      }
-      return out as unknown as RowSink;
-    };
+    const sinkOf = (to: Map<EventTable, RowBatch>, lane: boolean) =>
+      batchSink(to, lane ? laneRows : undefined);
     const sinks = { lane: sinkOf(batches.lane, true), objects: sinkOf(batches.objects, false) };
     // Both statuses, by block.
     const statusOf = (b: number): 'pending' | 'confirmed' => (b % 3 === 0 ? 'pending' : 'confirmed');
@@ -306,7 +295,7 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     }
     expect(pages).toBeGreaterThan(10);
     // Every hot table got lane rows.
-    for (const t of ['alpha_fills', 'alpha_token_transfers', 'alpha_collateral'])
+    for (const t of ['alpha_fills', 'alpha_token_transfers', 'alpha_collateral', 'alpha_exchange_events'])
       expect(laneRows[t], t).toBeGreaterThan(100);
     // The same rows, column for column: each side's bytes inserted alone, then read back in order.
     const readBack = async (from: Map<EventTable, RowBatch>) => {
@@ -333,6 +322,121 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     // writes them all.
     expect(lane.alpha_token_transfers!.some((r) => Number(r.batch_index) > 0)).toBe(true);
     expect(laneRows.alpha_token_transfers).toBe(lane.alpha_token_transfers!.length);
+    // OrdersMatched and FeeCharged: the lane writes every one the sim emits.
+    expect(laneRows.alpha_exchange_events).toBe(
+      lane.alpha_exchange_events!.filter((r) => r.kind === 'orders_matched' || r.kind === 'fee_charged')
+        .length,
+    );
     expect(lane).toEqual(objects);
   }, 120_000);
+
+  it('writes exchange events the sim does not emit (FeeCharged V1, odd words) as the object path does', async () => {
+    const contracts = allContracts(chain.settings.sets);
+    const at = (kind: string) => contracts.find((c) => c.kind === kind)!.address;
+    const topic0 = (kind: 'exchangeV1' | 'exchangeV2', name: string) =>
+      toEventSelector(eventAbi(kind).find((e) => e.name === name)!);
+    const word = (v: bigint | string) =>
+      typeof v === 'string' ? v.padStart(64, '0') : v.toString(16).padStart(64, '0');
+    const topicOf = (hex40: string) => `0x${'0'.repeat(24)}${hex40}`;
+    const hash = (n: number) => `0x${n.toString(16).padStart(64, 'a')}`;
+    const big = 2n ** 70n + 5n;
+    const token = 2n ** 250n + 12345n;
+    const wallet = 'AbCdEf0123456789aBcDeF0123456789abcdef01';
+    const cases: { kind: 'exchangeV1' | 'exchangeV2'; name: string; topics: string[]; words: string[] }[] = [
+      // FeeCharged V1: a token id and an amount; then an amount above UInt64 (quarantined either way).
+      { kind: 'exchangeV1', name: 'FeeCharged', topics: [topicOf(wallet)], words: [word(token), word(77n)] },
+      { kind: 'exchangeV1', name: 'FeeCharged', topics: [topicOf(wallet)], words: [word(token), word(big)] },
+      { kind: 'exchangeV2', name: 'FeeCharged', topics: [topicOf(wallet.toUpperCase())], words: [word(9n)] },
+      // OrdersMatched V1: collateral on either side; a taker amount above UInt64 (only args hold it).
+      {
+        kind: 'exchangeV1',
+        name: 'OrdersMatched',
+        topics: [hash(1).toUpperCase().replace('0X', '0x'), topicOf(wallet)],
+        words: [word(0n), word(token), word(1_000_000n), word(2n ** 53n + 1n)],
+      },
+      {
+        kind: 'exchangeV1',
+        name: 'OrdersMatched',
+        topics: [hash(2), topicOf(wallet)],
+        words: [word(token), word(0n), word(5n), word(big)],
+      },
+      // OrdersMatched V2: a side the ABI's uint8 allows but no order has; a word that is not hex.
+      {
+        kind: 'exchangeV2',
+        name: 'OrdersMatched',
+        topics: [hash(3), topicOf(wallet)],
+        words: [word(5n), word(token), word(6n), word(7n)],
+      },
+      {
+        kind: 'exchangeV2',
+        name: 'OrdersMatched',
+        topics: [hash(4), topicOf(wallet)],
+        words: [word(1n), word('g'.repeat(64)), word(6n), word(7n)],
+      },
+    ];
+    const block = { number: 16, hash: hash(16), parentHash: hash(15), timestampMs: 1_700_000_000_000 };
+    const text = cases
+      .map((c, k) =>
+        JSON.stringify({
+          address: at(c.kind).toLowerCase(),
+          topics: [topic0(c.kind, c.name), ...c.topics],
+          data: `0x${c.words.join('')}`,
+          blockHash: block.hash,
+          blockNumber: '0x10',
+          transactionHash: hash(100 + k),
+          transactionIndex: `0x${k.toString(16)}`,
+          logIndex: `0x${k.toString(16)}`,
+          removed: false,
+        }),
+      )
+      .join(',');
+    const buf = Buffer.from(text, 'latin1');
+    const logs = readPackedLogs(buf, 0, buf.length)!;
+    expect(logs.length).toBe(cases.length);
+    const batches = { lane: new Map<EventTable, RowBatch>(), objects: new Map<EventTable, RowBatch>() };
+    const laneRows: Record<string, number> = {};
+    const headers = new Map([[16, block]]);
+    const a = await chain.mapper.mapPageTo(
+      batchSink(batches.lane, laneRows),
+      logs,
+      headers,
+      () => 'confirmed',
+    );
+    const b = await chain.mapper.mapPageTo(
+      batchSink(batches.objects),
+      logs.toArray(),
+      headers,
+      () => 'confirmed',
+    );
+    expect(a).toEqual(b);
+    expect(a.stats.quarantined).toBe(2);
+    // The lane took the four whose words it reads exactly; the others went to the object path.
+    expect(laneRows.alpha_exchange_events).toBe(4);
+    for (const t of EVENT_TABLES) {
+      const lane = batches.lane.get(t)!.take();
+      const objects = batches.objects.get(t)!.take();
+      expect(lane.rows, t).toBe(objects.rows);
+      expect(Buffer.from(lane.body).equals(Buffer.from(objects.body)), t).toBe(true);
+    }
+    expect(batches.lane.size).toBeGreaterThan(0);
+  });
 });
+
+/** A row sink into one batch per table; `laneRows` given: it takes the direct lane's rows and counts them. */
+function batchSink(to: Map<EventTable, RowBatch>, laneRows?: Record<string, number>): RowSink {
+  const out: Record<string, unknown> = {};
+  for (const t of EVENT_TABLES) {
+    to.set(t, new RowBatch(t as SerializedTable, 1 << 16));
+    out[t] = { push: (row: object) => to.get(t)!.append(row) };
+  }
+  if (laneRows) {
+    out.direct = {
+      writer: (t: EventTable) => to.get(t)!.binaryWriter,
+      written: (t: EventTable) => {
+        to.get(t)!.rowWritten();
+        laneRows[t] = (laneRows[t] ?? 0) + 1;
+      },
+    };
+  }
+  return out as unknown as RowSink;
+}

@@ -33,6 +33,10 @@ export enum Hot {
   TransferSingle,
   TransferBatch,
   Erc20Transfer,
+  MatchedV1,
+  MatchedV2,
+  FeeV1,
+  FeeV2,
 }
 
 const HOT_EVENTS: readonly [ContractKind, string, Hot][] = [
@@ -42,6 +46,10 @@ const HOT_EVENTS: readonly [ContractKind, string, Hot][] = [
   ['conditionalTokens', 'TransferBatch', Hot.TransferBatch],
   ['erc20Collateral', 'Transfer', Hot.Erc20Transfer],
   ['collateralToken', 'Transfer', Hot.Erc20Transfer],
+  ['exchangeV1', 'OrdersMatched', Hot.MatchedV1],
+  ['exchangeV2', 'OrdersMatched', Hot.MatchedV2],
+  ['exchangeV1', 'FeeCharged', Hot.FeeV1],
+  ['exchangeV2', 'FeeCharged', Hot.FeeV2],
 ];
 
 /** Hex digit values by byte (-1: not a hex digit). */
@@ -546,6 +554,164 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return true;
   }
 
+  // The exchange events' `args`: the decoder's object as JSON.stringify writes it (keys in ABI order,
+  // hashes and addresses lowercase 0x-hex, uint256 values as decimal strings, a uint8 as a number).
+  // Every piece is plain hex or decimal, which JSON.stringify writes as is.
+  const J_MATCHED_HASH = '{"takerOrderHash":"';
+  const J_MATCHED_MAKER = '","takerOrderMaker":"';
+  const J_MAKER_ASSET = '","makerAssetId":"';
+  const J_TAKER_ASSET = '","takerAssetId":"';
+  const J_SIDE = '","side":';
+  const J_TOKEN_AFTER_SIDE = ',"tokenId":"';
+  const J_MAKER_AMOUNT = '","makerAmountFilled":"';
+  const J_TAKER_AMOUNT = '","takerAmountFilled":"';
+  const J_RECEIVER = '{"receiver":"';
+  const J_TOKEN = '","tokenId":"';
+  const J_AMOUNT = '","amount":"';
+  const J_END = '"}';
+
+  /** True when topic `k` of log `i` is `0x` and 64 hex digits (its text needs no JSON escape). */
+  function hexTopic(logs: PackedLogs, i: number, k: number, from: number): boolean {
+    const t = logs.at(i, Field.TopicStart + 2 * k);
+    const buf = logs.buf!;
+    return buf[t] === ZERO && (buf[t + 1] === 0x78 || buf[t + 1] === 0x58) && allHex(buf, t + from, t + 66);
+  }
+
+  /**
+   * OrdersMatched and FeeCharged of both exchange generations: one alpha_exchange_events row each, as
+   * the decoder and `mapExchange` make it, args JSON included. Amounts must fit UInt64 (the row's
+   * `amount` is one, and the lane writes the others from the same words); the topics' hex and the
+   * words must be plain hex. Anything else goes to the object path.
+   */
+  function writeExchangeEvent(
+    logs: PackedLogs,
+    i: number,
+    sink: DirectSink,
+    ct: Contract,
+    hot: Hot,
+  ): boolean {
+    const buf = logs.buf!;
+    const matched = hot === Hot.MatchedV1 || hot === Hot.MatchedV2;
+    const v2 = hot === Hot.MatchedV2 || hot === Hot.FeeV2;
+    const d = matched ? layout(logs, i, 3, 4) : layout(logs, i, 2, v2 ? 1 : 2);
+    if (d < 0) return false;
+    // The account topic's address digits (and, for OrdersMatched, the whole order hash) must be hex.
+    const accountTopic = matched ? 2 : 1;
+    if (!hexTopic(logs, i, accountTopic, 26)) return false;
+    if (matched && !hexTopic(logs, i, 1, 2)) return false;
+    let token = '0';
+    let makerAsset = '';
+    let takerAsset = '';
+    let side = -1;
+    let amount: string;
+    let other = '';
+    const amountParts = amounts;
+    if (matched) {
+      if (v2) {
+        if (!allZero(buf, d, d + 62)) return false;
+        const hi = HEX[buf[d + 62]!]!;
+        const lo = HEX[buf[d + 63]!]!;
+        if (hi < 0 || lo < 0) return false;
+        side = hi * 16 + lo;
+        const t = tokenId(buf, d + 64);
+        if (t === null) return false;
+        token = t;
+      } else {
+        const m = tokenId(buf, d);
+        const t = tokenId(buf, d + 64);
+        if (m === null || t === null) return false;
+        makerAsset = m;
+        takerAsset = t;
+        token = m === '0' ? t : m;
+      }
+      if (!u64Word(buf, d + 192)) return false;
+      other = `${u64Value(low[0]!, low[1]!)}`;
+      if (!u64Word(buf, d + 128)) return false;
+    } else {
+      if (!v2) {
+        const t = tokenId(buf, d);
+        if (t === null) return false;
+        token = t;
+      }
+      if (!u64Word(buf, v2 ? d : d + 64)) return false;
+    }
+    amountParts[0] = low[0]!;
+    amountParts[1] = low[1]!;
+    amount = `${u64Value(low[0]!, low[1]!)}`;
+    const block = blockOf(logs, i);
+    if (block === undefined) return false;
+    const w = sink.writer('alpha_exchange_events');
+    if (w === undefined) return true;
+    const at = logs.at(i, Field.TopicStart + 2 * accountTopic);
+    eventKey(w, logs, i, block, logIndex);
+    w.str(matched ? 'orders_matched' : 'fee_charged');
+    w.ascii(ct.address);
+    w.u8(ct.c.kind === 'exchangeV2' ? 2 : 1);
+    w.bool(ct.negRisk);
+    if (matched) {
+      const h = logs.at(i, Field.TopicStart + 2);
+      w.lowerBytes(buf, h, h + 66);
+    } else w.ascii('');
+    address(w, buf, at);
+    w.ascii(token);
+    w.u64Parts(amountParts[0]!, amountParts[1]!);
+    if (matched) {
+      const h = logs.at(i, Field.TopicStart + 2);
+      const middle = v2
+        ? J_SIDE.length + `${side}`.length + J_TOKEN_AFTER_SIDE.length + token.length
+        : J_MAKER_ASSET.length + makerAsset.length + J_TAKER_ASSET.length + takerAsset.length;
+      w.stringOf(
+        J_MATCHED_HASH.length +
+          66 +
+          J_MATCHED_MAKER.length +
+          42 +
+          middle +
+          J_MAKER_AMOUNT.length +
+          amount.length +
+          J_TAKER_AMOUNT.length +
+          other.length +
+          J_END.length,
+      );
+      w.rawAscii(J_MATCHED_HASH);
+      w.rawLower(buf, h, h + 66);
+      w.rawAscii(J_MATCHED_MAKER);
+      w.rawAscii('0x');
+      w.rawLower(buf, at + 26, at + 66);
+      if (v2) {
+        w.rawAscii(J_SIDE);
+        w.rawAscii(`${side}`);
+        w.rawAscii(J_TOKEN_AFTER_SIDE);
+        w.rawAscii(token);
+      } else {
+        w.rawAscii(J_MAKER_ASSET);
+        w.rawAscii(makerAsset);
+        w.rawAscii(J_TAKER_ASSET);
+        w.rawAscii(takerAsset);
+      }
+      w.rawAscii(J_MAKER_AMOUNT);
+      w.rawAscii(amount);
+      w.rawAscii(J_TAKER_AMOUNT);
+      w.rawAscii(other);
+      w.rawAscii(J_END);
+    } else {
+      const middle = v2 ? 0 : J_TOKEN.length + token.length;
+      w.stringOf(J_RECEIVER.length + 42 + middle + J_AMOUNT.length + amount.length + J_END.length);
+      w.rawAscii(J_RECEIVER);
+      w.rawAscii('0x');
+      w.rawLower(buf, at + 26, at + 66);
+      if (!v2) {
+        w.rawAscii(J_TOKEN);
+        w.rawAscii(token);
+      }
+      w.rawAscii(J_AMOUNT);
+      w.rawAscii(amount);
+      w.rawAscii(J_END);
+    }
+    w.i8(block.status);
+    sink.written('alpha_exchange_events');
+    return true;
+  }
+
   /** Topic `k`'s address as the decoder reads it (lowercase, 0x-prefixed). */
   function topicAddress(logs: PackedLogs, i: number, k: number): string {
     const s = logs.at(i, Field.TopicStart + 2 * k);
@@ -650,6 +816,11 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
           return writeTransferBatch(logs, i, sink);
         case Hot.Erc20Transfer:
           return writeErc20Transfer(logs, i, sink, ct);
+        case Hot.MatchedV1:
+        case Hot.MatchedV2:
+        case Hot.FeeV1:
+        case Hot.FeeV2:
+          return writeExchangeEvent(logs, i, sink, ct, hot);
         default:
           return false;
       }

@@ -28,6 +28,9 @@ const TWO_32 = 4_294_967_296;
 const LOWER = new Uint8Array(256);
 for (let c = 0; c < 256; c++) LOWER[c] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
 
+/** Given-back buffers a writer keeps (about the inserts a table has in flight). */
+const MAX_SPARES = 2;
+
 export class ByteWriter {
   private buf: Buffer = EMPTY;
   /** Bytes written. */
@@ -37,11 +40,28 @@ export class ByteWriter {
 
   constructor(private readonly initialBytes = 1 << 20) {}
 
+  /** Buffers handed over by `take` and given back by `recycle`, for the next batches. */
+  private spares: Buffer[] = [];
+  /** The memory of every buffer this writer allocated (what `recycle` accepts). */
+  private readonly owned = new WeakSet<ArrayBufferLike>();
+
   /** Makes room for `n` more bytes. */
   private reserve(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     const fresh = this.pos === 0 ? Math.max(this.initialBytes, this.lastBytes + (this.lastBytes >> 3)) : 0;
-    const next = Buffer.allocUnsafe(Math.max(fresh, this.buf.length + (this.buf.length >> 1), this.pos + n));
+    const size = Math.max(fresh, this.buf.length + (this.buf.length >> 1), this.pos + n);
+    if (this.pos === 0) {
+      // A fresh batch reuses a given-back buffer when one is large enough (no new memory to fault in,
+      // no external allocation to count towards the JS heap's next full collection).
+      const spare = this.spares.pop();
+      if (spare !== undefined && spare.length >= size) {
+        this.buf = spare;
+        return;
+      }
+    }
+    // Never from the shared pool of small buffers: a buffer given back must be this writer's alone.
+    const next = Buffer.allocUnsafeSlow(size);
+    this.owned.add(next.buffer);
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
   }
@@ -130,6 +150,30 @@ export class ByteWriter {
     this.pos = p;
   }
 
+  /**
+   * Starts a String of exactly `n` bytes, whose bytes the next `rawAscii` / `rawLower` calls append
+   * (the length prefix goes first, so the caller counts the bytes before it writes them).
+   */
+  stringOf(n: number): void {
+    this.reserve(n + 5);
+    this.pos = this.varint(n, this.pos);
+  }
+
+  /** Single-byte text without a length prefix (a piece of a `stringOf` string). */
+  rawAscii(s: string): void {
+    this.reserve(s.length);
+    this.pos += latin1Write.call(this.buf, s, this.pos);
+  }
+
+  /** ASCII bytes `src[start, end)`, letters lowercased, without a length prefix (a piece of `stringOf`). */
+  rawLower(src: Buffer, start: number, end: number): void {
+    this.reserve(end - start);
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = start; i < end; i++) b[p++] = LOWER[src[i]!]!;
+    this.pos = p;
+  }
+
   /** A UInt64 given as its low and high 32 bits. */
   u64Parts(low: number, high: number): void {
     this.lowHigh(low, high);
@@ -192,6 +236,17 @@ export class ByteWriter {
     }
     b[p++] = n;
     return p;
+  }
+
+  /**
+   * Gives back bytes `take` handed over, once their reader is done with them: their buffer may hold a
+   * later batch. Never pass bytes someone still reads.
+   */
+  recycle(bytes: Buffer): void {
+    const whole = bytes.buffer;
+    // Only a buffer of this writer's own, not detached by a transfer.
+    if (!this.owned.has(whole) || whole.byteLength === 0 || this.spares.length >= MAX_SPARES) return;
+    this.spares.push(Buffer.from(whole, 0, whole.byteLength));
   }
 
   /** The bytes written so far; the writer is empty afterwards (handed-over bytes are never written again). */

@@ -54,6 +54,29 @@ describe('RowBinary writer', () => {
     expect(hex(w.take())).toBe('02');
   });
 
+  it('reuses a given-back buffer for a later batch, and only its own', () => {
+    const w = new ByteWriter(64);
+    w.ascii('first batch');
+    const first = w.take();
+    expect(first.toString('latin1', 1)).toBe('first batch');
+    w.recycle(first);
+    w.ascii('second');
+    const second = w.take();
+    // The same memory, now holding the second batch.
+    expect(second.buffer).toBe(first.buffer);
+    expect(second.toString('latin1', 1)).toBe('second');
+    // A buffer it did not allocate (here a view of the shared small-buffer pool) is never taken in.
+    const foreign = Buffer.from('not mine');
+    w.recycle(foreign);
+    w.ascii('third');
+    expect(w.take().buffer).not.toBe(foreign.buffer);
+    // Pieces of a counted string: the length prefix first, then raw text and lowercased bytes.
+    w.stringOf(7);
+    w.rawAscii('0x');
+    w.rawLower(Buffer.from('xxAbCdEx'), 2, 7);
+    expect(hex(w.take())).toBe(hex(Buffer.from('\x070xabcde', 'latin1')));
+  });
+
   it('prefixes strings with their byte length as a varint; text as UTF-8', () => {
     const w = new ByteWriter(1);
     w.ascii('0xab');

@@ -358,6 +358,11 @@ export class RowBatch {
     this.pending = '';
   }
 
+  /** Gives back a body `take` returned once it is inserted (ByteWriter.recycle). */
+  recycle(body: Buffer): void {
+    this.bytes.recycle(body);
+  }
+
   /** The bytes written so far; the batch is empty afterwards. */
   take(): { rows: number; body: Buffer } {
     this.copyPending();

@@ -115,11 +115,14 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
   let lastCheckpointAt = 0;
 
   function launch(table: SerializedTable): void {
-    const { rows, body } = batches[table].take();
-    launchBody(table, rows, body);
+    const batch = batches[table];
+    const { rows, body } = batch.take();
+    // Once inserted, the body's buffer holds a later batch of the table (not after a failure: a retry
+    // of the caller's may still be reading it).
+    launchBody(table, rows, body, () => batch.recycle(body));
   }
 
-  function launchBody(table: SerializedTable, rows: number, body: Buffer): void {
+  function launchBody(table: SerializedTable, rows: number, body: Buffer, done?: () => void): void {
     written[table] = (written[table] ?? 0) + rows;
     const p = (
       o.send
@@ -133,7 +136,7 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
             INSERT_SETTINGS,
           )
     )
-      .catch((err) => {
+      .then(done, (err) => {
         failure ??= err;
       })
       .finally(() => inFlight.delete(p));

@@ -322,7 +322,9 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     // writes them all.
     expect(lane.alpha_token_transfers!.some((r) => Number(r.batch_index) > 0)).toBe(true);
     expect(laneRows.alpha_token_transfers).toBe(lane.alpha_token_transfers!.length);
-    // OrdersMatched and FeeCharged: the lane writes every one the sim emits.
+    // Collateral transfers, wraps and unwraps, OrdersMatched and FeeCharged: the lane writes every one.
+    expect(lane.alpha_collateral!.some((r) => r.kind === 'wrap')).toBe(true);
+    expect(laneRows.alpha_collateral).toBe(lane.alpha_collateral!.length);
     expect(laneRows.alpha_exchange_events).toBe(
       lane.alpha_exchange_events!.filter((r) => r.kind === 'orders_matched' || r.kind === 'fee_charged')
         .length,

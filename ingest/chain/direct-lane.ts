@@ -1,6 +1,7 @@
 /**
- * The direct lane: the hot events (OrderFilled of both exchange generations, the CTF's TransferSingle,
- * collateral ERC-20 Transfers: three logs in four of the benchmark world) read from the bytes of their
+ * The direct lane: the hot events (OrderFilled of both exchange generations, the CTF's TransferSingle and
+ * TransferBatch, collateral ERC-20 Transfers, pUSD Wrapped and Unwrapped, the exchanges' OrdersMatched
+ * and FeeCharged: nine logs in ten of the benchmark world) read from the bytes of their
  * `eth_getLogs` response (packed-logs.ts) straight into their tables' RowBinary batches. No log object,
  * no hex strings, no decoded arguments and no row object are made for them: on the object path each
  * such log made a dozen strings and four objects that lived as long as their page.
@@ -8,11 +9,12 @@
  * The lane takes a log only when everything about it is exactly as the event's layout says, and
  * checks all of it before it writes a byte: the emitter and topic0 are known (lowercase, as nodes
  * send them), the topic count and data length are the event's, every word it reads is hex, every
- * amount fits UInt64, a V2 side is 0 or 1, exactly one V1 asset id is 0, block number and log index
- * are hex quantities, the block's header is held. Anything else goes back to the object path
- * (decoders.ts and mapper.ts), which decodes, maps or quarantines it as before. The rows are the
- * object path's rows, byte for byte: test/chain-direct-lane.test.ts compares both paths' batches on
- * every log of the simulated chain.
+ * amount fits UInt64, a V2 fill's side is 0 or 1, exactly one V1 fill asset id is 0, the hex that goes
+ * into an exchange event's args JSON is plain hex, block number and log index are hex quantities, the
+ * block's header is held. Anything else goes back to the object path (decoders.ts and mapper.ts), which
+ * decodes, maps or quarantines it as before. The rows are the object path's rows, byte for byte:
+ * test/chain-sim.test.ts compares both paths' batches on every log of the simulated chain, and on
+ * exchange events the simulation does not emit.
  */
 import { toEventSelector } from 'viem';
 import type { AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
@@ -37,6 +39,8 @@ export enum Hot {
   MatchedV2,
   FeeV1,
   FeeV2,
+  Wrap,
+  Unwrap,
 }
 
 const HOT_EVENTS: readonly [ContractKind, string, Hot][] = [
@@ -50,6 +54,8 @@ const HOT_EVENTS: readonly [ContractKind, string, Hot][] = [
   ['exchangeV2', 'OrdersMatched', Hot.MatchedV2],
   ['exchangeV1', 'FeeCharged', Hot.FeeV1],
   ['exchangeV2', 'FeeCharged', Hot.FeeV2],
+  ['collateralToken', 'Wrapped', Hot.Wrap],
+  ['collateralToken', 'Unwrapped', Hot.Unwrap],
 ];
 
 /** Hex digit values by byte (-1: not a hex digit). */
@@ -712,6 +718,30 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return true;
   }
 
+  /** pUSD Wrapped and Unwrapped (caller, asset and recipient indexed; the amount a UInt64). */
+  function writeWrap(logs: PackedLogs, i: number, sink: DirectSink, ct: Contract, wrap: boolean): boolean {
+    const buf = logs.buf!;
+    const d = layout(logs, i, 4, 1);
+    if (d < 0) return false;
+    if (!u64Word(buf, d)) return false;
+    const block = blockOf(logs, i);
+    if (block === undefined) return false;
+    const w = sink.writer('alpha_collateral');
+    if (w === undefined) return true;
+    eventKey(w, logs, i, block, logIndex);
+    w.i8(wrap ? CODES.collateralKind.wrap : CODES.collateralKind.unwrap);
+    w.ascii(ct.address);
+    w.str(ct.symbol);
+    w.ascii('');
+    address(w, buf, logs.at(i, Field.TopicStart + 6));
+    address(w, buf, logs.at(i, Field.TopicStart + 2));
+    address(w, buf, logs.at(i, Field.TopicStart + 4));
+    w.u64Parts(low[0]!, low[1]!);
+    w.i8(block.status);
+    sink.written('alpha_collateral');
+    return true;
+  }
+
   /** Topic `k`'s address as the decoder reads it (lowercase, 0x-prefixed). */
   function topicAddress(logs: PackedLogs, i: number, k: number): string {
     const s = logs.at(i, Field.TopicStart + 2 * k);
@@ -821,6 +851,9 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
         case Hot.FeeV1:
         case Hot.FeeV2:
           return writeExchangeEvent(logs, i, sink, ct, hot);
+        case Hot.Wrap:
+        case Hot.Unwrap:
+          return writeWrap(logs, i, sink, ct, hot === Hot.Wrap);
         default:
           return false;
       }

@@ -537,9 +537,20 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return true;
   }
 
-  function writeErc20Transfer(logs: PackedLogs, i: number, sink: DirectSink, ct: Contract): boolean {
+  /**
+   * A collateral row: an ERC-20 Transfer (from, to indexed) or a pUSD Wrapped/Unwrapped (caller, asset
+   * and recipient indexed); the amount, the one data word, a UInt64.
+   */
+  function writeCollateral(
+    logs: PackedLogs,
+    i: number,
+    sink: DirectSink,
+    ct: Contract,
+    kind: 'transfer' | 'wrap' | 'unwrap',
+  ): boolean {
     const buf = logs.buf!;
-    const d = layout(logs, i, 3, 1);
+    const transfer = kind === 'transfer';
+    const d = layout(logs, i, transfer ? 3 : 4, 1);
     if (d < 0) return false;
     if (!u64Word(buf, d)) return false;
     const block = blockOf(logs, i);
@@ -547,13 +558,23 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     const w = sink.writer('alpha_collateral');
     if (w === undefined) return true;
     eventKey(w, logs, i, block, logIndex);
-    w.i8(CODES.collateralKind.transfer);
+    w.i8(CODES.collateralKind[kind]);
     w.ascii(ct.address);
     w.str(ct.symbol);
-    address(w, buf, logs.at(i, Field.TopicStart + 2));
-    address(w, buf, logs.at(i, Field.TopicStart + 4));
-    w.ascii('');
-    w.ascii('');
+    // from, to, caller, asset
+    const t1 = logs.at(i, Field.TopicStart + 2);
+    const t2 = logs.at(i, Field.TopicStart + 4);
+    if (transfer) {
+      address(w, buf, t1);
+      address(w, buf, t2);
+      w.ascii('');
+      w.ascii('');
+    } else {
+      w.ascii('');
+      address(w, buf, logs.at(i, Field.TopicStart + 6));
+      address(w, buf, t1);
+      address(w, buf, t2);
+    }
     w.u64Parts(low[0]!, low[1]!);
     w.i8(block.status);
     sink.written('alpha_collateral');
@@ -718,30 +739,6 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return true;
   }
 
-  /** pUSD Wrapped and Unwrapped (caller, asset and recipient indexed; the amount a UInt64). */
-  function writeWrap(logs: PackedLogs, i: number, sink: DirectSink, ct: Contract, wrap: boolean): boolean {
-    const buf = logs.buf!;
-    const d = layout(logs, i, 4, 1);
-    if (d < 0) return false;
-    if (!u64Word(buf, d)) return false;
-    const block = blockOf(logs, i);
-    if (block === undefined) return false;
-    const w = sink.writer('alpha_collateral');
-    if (w === undefined) return true;
-    eventKey(w, logs, i, block, logIndex);
-    w.i8(wrap ? CODES.collateralKind.wrap : CODES.collateralKind.unwrap);
-    w.ascii(ct.address);
-    w.str(ct.symbol);
-    w.ascii('');
-    address(w, buf, logs.at(i, Field.TopicStart + 6));
-    address(w, buf, logs.at(i, Field.TopicStart + 2));
-    address(w, buf, logs.at(i, Field.TopicStart + 4));
-    w.u64Parts(low[0]!, low[1]!);
-    w.i8(block.status);
-    sink.written('alpha_collateral');
-    return true;
-  }
-
   /** Topic `k`'s address as the decoder reads it (lowercase, 0x-prefixed). */
   function topicAddress(logs: PackedLogs, i: number, k: number): string {
     const s = logs.at(i, Field.TopicStart + 2 * k);
@@ -845,7 +842,7 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
         case Hot.TransferBatch:
           return writeTransferBatch(logs, i, sink);
         case Hot.Erc20Transfer:
-          return writeErc20Transfer(logs, i, sink, ct);
+          return writeCollateral(logs, i, sink, ct, 'transfer');
         case Hot.MatchedV1:
         case Hot.MatchedV2:
         case Hot.FeeV1:
@@ -853,7 +850,7 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
           return writeExchangeEvent(logs, i, sink, ct, hot);
         case Hot.Wrap:
         case Hot.Unwrap:
-          return writeWrap(logs, i, sink, ct, hot === Hot.Wrap);
+          return writeCollateral(logs, i, sink, ct, hot === Hot.Wrap ? 'wrap' : 'unwrap');
         default:
           return false;
       }

@@ -630,9 +630,7 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     let makerAsset = '';
     let takerAsset = '';
     let side = -1;
-    let amount: string;
     let other = '';
-    const amountParts = amounts;
     if (matched) {
       if (v2) {
         if (!allZero(buf, d, d + 62)) return false;
@@ -662,28 +660,27 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
       }
       if (!u64Word(buf, v2 ? d : d + 64)) return false;
     }
-    amountParts[0] = low[0]!;
-    amountParts[1] = low[1]!;
-    amount = `${u64Value(low[0]!, low[1]!)}`;
+    const amountLo = low[0]!;
+    const amountHi = low[1]!;
+    const amount = `${u64Value(amountLo, amountHi)}`;
     const block = blockOf(logs, i);
     if (block === undefined) return false;
     const w = sink.writer('alpha_exchange_events');
     if (w === undefined) return true;
     const at = logs.at(i, Field.TopicStart + 2 * accountTopic);
+    const h = logs.at(i, Field.TopicStart + 2);
     eventKey(w, logs, i, block, logIndex);
     w.str(matched ? 'orders_matched' : 'fee_charged');
     w.ascii(ct.address);
     w.u8(ct.c.kind === 'exchangeV2' ? 2 : 1);
     w.bool(ct.negRisk);
     if (matched) {
-      const h = logs.at(i, Field.TopicStart + 2);
       w.lowerBytes(buf, h, h + 66);
     } else w.ascii('');
     address(w, buf, at);
     w.ascii(token);
-    w.u64Parts(amountParts[0]!, amountParts[1]!);
+    w.u64Parts(amountLo, amountHi);
     if (matched) {
-      const h = logs.at(i, Field.TopicStart + 2);
       const middle = v2
         ? J_SIDE.length + `${side}`.length + J_TOKEN_AFTER_SIDE.length + token.length
         : J_MAKER_ASSET.length + makerAsset.length + J_TAKER_ASSET.length + takerAsset.length;

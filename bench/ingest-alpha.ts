@@ -6,7 +6,8 @@
  *   1. raw eth_getLogs: events/s of fetching every log of the chain (same adaptive pages, same
  *      concurrency as the pipeline, nothing else);
  *   2. full pipeline: events/s of the backfill (fetch + headers + decode + map + write to ClickHouse),
- *      and its ratio to (1);
+ *      and its ratio to (1); for (1) and (2), a timeline of 1 s samples (overlapped, waiting on the
+ *      node, node idle) and for (2) the CPU floor, (this process's CPU + the node's) / cores;
  *   3. decode + write: events/s of mapping and writing log pages already in memory (three passes over a
  *      sample, after one uncounted pass);
  *   4. peak RSS of the process during (2) (sampled), split into JS heap, external buffers and the
@@ -175,6 +176,45 @@ function observeGc(): void {
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) gcMs += e.duration;
   }).observe({ entryTypes: ['gc'] });
+}
+
+/**
+ * Where a run's seconds went, sampled once a second: the JS thread's busy share (event-loop
+ * utilization), this process's CPU and the node's. A second is "waiting on the node" when the JS
+ * thread is mostly idle while the node works, "node idle" when the node does next to nothing while
+ * this process works, "overlapped" otherwise. With the floor, (this process's CPU + the node's) / cores,
+ * it tells a run bound by the node apart from one bound by this process's own CPU.
+ */
+function overlapTimeline(nodeCpu: (() => number) | undefined): () => string {
+  const seconds = { overlapped: 0, waiting: 0, nodeIdle: 0 };
+  let elu = performance.eventLoopUtilization();
+  let cpu = process.cpuUsage();
+  let node = nodeCpu?.() ?? 0;
+  let last = performance.now();
+  const sample = () => {
+    const now = performance.now();
+    const wall = (now - last) / 1000;
+    if (wall <= 0) return;
+    const busy = performance.eventLoopUtilization(elu).utilization;
+    const c = process.cpuUsage(cpu);
+    const n = nodeCpu ? nodeCpu() - node : 0;
+    const self = (c.user + c.system) / 1e6 / wall;
+    const nodeCores = n / wall;
+    if (busy < 0.5 && nodeCores > 0.5) seconds.waiting += wall;
+    else if (nodeCores < 0.2 && self > 0.5) seconds.nodeIdle += wall;
+    else seconds.overlapped += wall;
+    elu = performance.eventLoopUtilization();
+    cpu = process.cpuUsage();
+    node = nodeCpu?.() ?? 0;
+    last = now;
+  };
+  const timer = setInterval(sample, 1000);
+  return () => {
+    clearInterval(timer);
+    sample();
+    if (!nodeCpu) return 'timeline: no local node to sample';
+    return `timeline (1 s samples): ${seconds.overlapped.toFixed(0)} s overlapped, ${seconds.waiting.toFixed(0)} s waiting on the node (JS thread < 50 % busy, node > 0.5 cores), ${seconds.nodeIdle.toFixed(0)} s node idle (< 0.2 cores) while this process works`;
+  };
 }
 
 /** CPU seconds of this process and of the node between two calls, and the GC pause time. */
@@ -366,6 +406,9 @@ export async function run(args: string[]): Promise<void> {
     const tokenSeconds = (performance.now() - t0) / 1000;
     const t1 = performance.now();
     const pipeCpu = cpuMeter(nodeCpu);
+    const pipeTimeline = overlapTimeline(nodeCpu);
+    const pipeCpu0 = process.cpuUsage();
+    const pipeNode0 = nodeCpu?.() ?? 0;
     const result = await runBackfillRange(chain, { from: 0, to: head }, { head });
     const pipeSeconds = (performance.now() - t1) / 1000;
     clearInterval(sampler);
@@ -380,6 +423,14 @@ export async function run(args: string[]): Promise<void> {
         ` (reference pass ${tokenSeconds.toFixed(2)} s, ${fmt(tokens.tokens)} tokens)`,
     );
     say(`  ${pipeCpu()}`);
+    say(`  ${pipeTimeline()}`);
+    if (nodeCpu) {
+      const used = process.cpuUsage(pipeCpu0);
+      const total = (used.user + used.system) / 1e6 + (nodeCpu() - pipeNode0);
+      say(
+        `  CPU floor: (this process + node) ${total.toFixed(1)} s / ${os.cpus().length} cores = ${(total / os.cpus().length).toFixed(1)} s, ${((100 * total) / os.cpus().length / pipeSeconds).toFixed(0)} % of the run`,
+      );
+    }
     say(
       `  waits: log pages ${fmt(result.waits?.fetchMs ?? 0)} ms, headers ${fmt(result.waits?.headersMs ?? 0)} ms, insert slots ${fmt(result.waits?.insertMs ?? 0)} ms`,
     );
@@ -403,6 +454,7 @@ export async function run(args: string[]): Promise<void> {
     // 2. Raw eth_getLogs (after the pipeline, so its memory does not count in the pipeline's RSS).
     t0 = performance.now();
     const rawCpu = cpuMeter(nodeCpu);
+    const rawTimeline = overlapTimeline(nodeCpu);
     let rawEvents = 0;
     for await (const page of logPages(chain.source, 0, head, {
       addresses: chain.decoders.logAddresses,
@@ -420,6 +472,7 @@ export async function run(args: string[]): Promise<void> {
     );
 
     say(`  ${rawCpu()}`);
+    say(`  ${rawTimeline()}`);
     say(`pipeline / raw:       ${((100 * pipeRate) / rawRate).toFixed(1)} %`);
 
     // 3. Decode + write from pages in memory: a sample from the middle of the chain (its first blocks are

@@ -7,7 +7,7 @@
  *      concurrency as the pipeline, nothing else);
  *   2. full pipeline: events/s of the backfill (fetch + headers + decode + map + write to ClickHouse),
  *      and its ratio to (1); for (1) and (2), a timeline of 1 s samples (overlapped, waiting on the
- *      node, node idle) and for (2) the CPU floor, (this process's CPU + the node's) / cores;
+ *      node, node idle) and the CPU floor, (this process's CPU + the node's) / cores;
  *   3. decode + write: events/s of mapping and writing log pages already in memory (three passes over a
  *      sample, after one uncounted pass);
  *   4. peak RSS of the process during (2) (sampled), split into JS heap, external buffers and the
@@ -231,7 +231,13 @@ function cpuMeter(nodeCpu: (() => number) | undefined): () => string {
     const node = nodeCpu ? nodeCpu() - n0 : undefined;
     // The JS thread's busy share (event-loop utilization): near 100 % means it, not the node, is the bound.
     const jsBusy = performance.eventLoopUtilization(elu0).utilization;
-    return `CPU: this process ${self.toFixed(1)} s (${(self / wall).toFixed(2)} cores; JS thread busy ${(100 * jsBusy).toFixed(0)} %; GC pauses ${((gcMs - g0) / 1000).toFixed(1)} s)${node === undefined ? '' : `, node ${node.toFixed(1)} s (${(node / wall).toFixed(2)} cores)`} of ${os.cpus().length} cores`;
+    // The floor: the shortest the phase could be if this process and the node overlapped perfectly.
+    const cores = os.cpus().length;
+    const floor =
+      node === undefined
+        ? ''
+        : `; floor (this process + node) / cores ${((self + node) / cores).toFixed(1)} s, ${((100 * (self + node)) / cores / wall).toFixed(0)} % of the phase`;
+    return `CPU: this process ${self.toFixed(1)} s (${(self / wall).toFixed(2)} cores; JS thread busy ${(100 * jsBusy).toFixed(0)} %; GC pauses ${((gcMs - g0) / 1000).toFixed(1)} s)${node === undefined ? '' : `, node ${node.toFixed(1)} s (${(node / wall).toFixed(2)} cores)`} of ${cores} cores${floor}`;
   };
 }
 
@@ -407,8 +413,6 @@ export async function run(args: string[]): Promise<void> {
     const t1 = performance.now();
     const pipeCpu = cpuMeter(nodeCpu);
     const pipeTimeline = overlapTimeline(nodeCpu);
-    const pipeCpu0 = process.cpuUsage();
-    const pipeNode0 = nodeCpu?.() ?? 0;
     const result = await runBackfillRange(chain, { from: 0, to: head }, { head });
     const pipeSeconds = (performance.now() - t1) / 1000;
     clearInterval(sampler);
@@ -424,13 +428,6 @@ export async function run(args: string[]): Promise<void> {
     );
     say(`  ${pipeCpu()}`);
     say(`  ${pipeTimeline()}`);
-    if (nodeCpu) {
-      const used = process.cpuUsage(pipeCpu0);
-      const total = (used.user + used.system) / 1e6 + (nodeCpu() - pipeNode0);
-      say(
-        `  CPU floor: (this process + node) ${total.toFixed(1)} s / ${os.cpus().length} cores = ${(total / os.cpus().length).toFixed(1)} s, ${((100 * total) / os.cpus().length / pipeSeconds).toFixed(0)} % of the run`,
-      );
-    }
     say(
       `  waits: log pages ${fmt(result.waits?.fetchMs ?? 0)} ms, headers ${fmt(result.waits?.headersMs ?? 0)} ms, insert slots ${fmt(result.waits?.insertMs ?? 0)} ms`,
     );

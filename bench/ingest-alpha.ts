@@ -461,6 +461,8 @@ export async function run(args: string[]): Promise<void> {
       targetLogsPerPage: settings.targetLogsPerPage,
     })) {
       rawEvents += page.logs.length;
+      // Done with the page, as the pipeline is once it mapped one: its slab takes the next pages.
+      page.logs.release();
     }
     const rawSeconds = (performance.now() - t0) / 1000;
     const rawRate = rawEvents / rawSeconds;

@@ -142,18 +142,48 @@ export function countQuotes(buf: Buffer, start: number, end: number): number {
  * The logs of `buf[start, end)`: complete JSON objects separated by commas and whitespace (the body of a
  * `result` array), as offsets into `buf` (the result shares `buf`'s bytes). Undefined when the span is not
  * in the fast path's subset. `quotes` is the number of quote characters in the span (counted here when
- * the caller has not).
+ * the caller has not); `count`, when the caller knows it, the number of objects in the span.
  */
 export function readPackedLogs(
   buf: Buffer,
   start: number,
   end: number,
   quotes = countQuotes(buf, start, end),
+  count?: number,
 ): PackedLogs | undefined {
-  if (buf.subarray(start, end).indexOf(BACKSLASH) !== -1 || !isAscii(buf.subarray(start, end)))
-    return undefined;
+  let f = new Int32Array(F * (count ?? 256));
+  for (;;) {
+    const n = packLogsInto(buf, start, end, quotes, f, 0);
+    if (n === NO_ROOM) {
+      f = new Int32Array(f.length * 2);
+      continue;
+    }
+    return n < 0 ? undefined : PackedLogs.packed(buf, f, n);
+  }
+}
+
+/** `packLogsInto`: the span is not in the fast path's subset. */
+export const DECLINED = -1;
+/** `packLogsInto`: `f` has no room for every log of the span. */
+export const NO_ROOM = -2;
+
+/**
+ * `readPackedLogs` into a given offset table: the logs of `buf[start, end)` as offsets in `f` from log
+ * index `first` on. Returns the number of logs, DECLINED, or NO_ROOM (`f` ends before the span's last
+ * log; nothing of it is to be used). Each log is linked to the one before it in the span; the span's
+ * first log is not (the caller links it when the log before it in `f` precedes it in the text).
+ */
+export function packLogsInto(
+  buf: Buffer,
+  start: number,
+  end: number,
+  quotes: number,
+  f: Int32Array,
+  first: number,
+): number {
+  const span = buf.subarray(start, end);
+  if (span.indexOf(BACKSLASH) !== -1 || !isAscii(span)) return DECLINED;
   const b = buf;
-  let f = new Int32Array(F * 256);
   let count = 0;
   /** Quotes the parse used as delimiters. */
   let delimiters = 0;
@@ -162,17 +192,13 @@ export function readPackedLogs(
     while (isSpace(b[i])) i++;
     if (i >= end) break;
     if (count > 0) {
-      if (b[i] !== COMMA) return undefined;
+      if (b[i] !== COMMA) return DECLINED;
       i++;
       while (isSpace(b[i])) i++;
     }
-    if (b[i] !== OPEN_OBJECT) return undefined;
-    if ((count + 1) * F > f.length) {
-      const grown = new Int32Array(f.length * 2);
-      grown.set(f);
-      f = grown;
-    }
-    const o = count * F;
+    if (b[i] !== OPEN_OBJECT) return DECLINED;
+    if ((first + count + 1) * F > f.length) return NO_ROOM;
+    const o = (first + count) * F;
     // String fields absent until seen; `removed` absent (-1) unless given.
     f.fill(-1, o, o + F);
     f[o + Field.ObjectStart] = i;
@@ -180,19 +206,19 @@ export function readPackedLogs(
     i++;
     let hasTopics = false;
     while (isSpace(b[i])) i++;
-    if (b[i] === CLOSE_OBJECT) return undefined;
+    if (b[i] === CLOSE_OBJECT) return DECLINED;
     for (;;) {
-      if (b[i] !== QUOTE) return undefined;
+      if (b[i] !== QUOTE) return DECLINED;
       const key = keyAt(b, i + 1);
-      if (key === Key.Unknown) return undefined;
+      if (key === Key.Unknown) return DECLINED;
       i += KEY_LENGTH[key]! + 2;
       delimiters += 2;
       while (isSpace(b[i])) i++;
-      if (b[i] !== COLON) return undefined;
+      if (b[i] !== COLON) return DECLINED;
       i++;
       while (isSpace(b[i])) i++;
       if (key === Key.Topics) {
-        if (b[i] !== OPEN_ARRAY) return undefined;
+        if (b[i] !== OPEN_ARRAY) return DECLINED;
         i++;
         let n = 0;
         hasTopics = true;
@@ -200,9 +226,9 @@ export function readPackedLogs(
         if (b[i] === CLOSE_ARRAY) i++;
         else {
           for (;;) {
-            if (b[i] !== QUOTE || n === MAX_TOPICS) return undefined;
+            if (b[i] !== QUOTE || n === MAX_TOPICS) return DECLINED;
             const q = closingQuoteOf(b, i + 1, end, TOPIC_LENGTH);
-            if (q < 0) return undefined;
+            if (q < 0) return DECLINED;
             delimiters += 2;
             f[o + Field.TopicStart + 2 * n] = i + 1;
             f[o + Field.TopicStart + 2 * n + 1] = q;
@@ -213,7 +239,7 @@ export function readPackedLogs(
               i++;
               break;
             }
-            if (b[i] !== COMMA) return undefined;
+            if (b[i] !== COMMA) return DECLINED;
             i++;
             while (isSpace(b[i])) i++;
           }
@@ -226,13 +252,13 @@ export function readPackedLogs(
         } else if (literalAt(b, i, FALSE)) {
           f[o + Field.Removed] = 0;
           i += 5;
-        } else return undefined;
+        } else return DECLINED;
       } else {
-        if (b[i] !== QUOTE) return undefined;
+        if (b[i] !== QUOTE) return DECLINED;
         // Data is long: the native search wins; the other values are short or of a fixed size.
         const q =
           key === Key.Data ? b.indexOf(QUOTE, i + 1) : closingQuoteOf(b, i + 1, end, FIXED_LENGTH[key]!);
-        if (q < 0 || q >= end) return undefined;
+        if (q < 0 || q >= end) return DECLINED;
         delimiters += 2;
         const field = START_FIELD[key]!;
         // A key given twice: JSON.parse keeps the last value, and so does this.
@@ -245,21 +271,21 @@ export function readPackedLogs(
         i++;
         break;
       }
-      if (b[i] !== COMMA) return undefined;
+      if (b[i] !== COMMA) return DECLINED;
       i++;
       while (isSpace(b[i])) i++;
     }
-    if (i > end) return undefined;
-    if (!hasTopics) return undefined;
-    for (const k of REQUIRED) if (f[o + k]! < 0) return undefined;
+    if (i > end) return DECLINED;
+    if (!hasTopics) return DECLINED;
+    for (const k of REQUIRED) if (f[o + k]! < 0) return DECLINED;
     f[o + Field.ObjectEnd] = i;
     f[o + Field.SameTxAsPrevious] = 0;
     f[o + Field.SameBlockAsPrevious] = 0;
-    if (count > 0) PackedLogs.link(buf, f, count);
+    if (count > 0) PackedLogs.link(buf, f, first + count);
     count++;
   }
   // Every quote of the span was a delimiter of the parse: no value jumped over holds one.
-  return delimiters === quotes ? PackedLogs.packed(buf, f, count) : undefined;
+  return delimiters === quotes ? count : DECLINED;
 }
 
 /** `readPackedLogs` as log objects (tests and callers that want objects). */

@@ -31,80 +31,41 @@ export class JsonRpcResponseError extends Error {
 }
 
 /**
- * Feed the body's bytes with `push`, then call `end`; both return the log objects completed so far.
- * A body that is not `{..., "result": [ {log}, ... ], ...}` (an error, a null result) is kept whole and
- * parsed at `end`, where a JSON-RPC error is thrown as `JsonRpcResponseError`.
+ * The byte scan of an `eth_getLogs` body: nesting, strings and quotes, the `result` array, and the
+ * complete log objects in it not consumed yet. Positions are `base` + index in the buffer scanned (a
+ * reader's own coordinates); `isResult(at)` says whether the array opened at `at` (at depth 1) is the
+ * `result` array.
  */
-export class LogArrayReader {
+export class ResultScanner {
   /** Nesting outside strings: 1 inside the response object, 2 inside the result array, 3 in a log. */
-  private depth = 0;
-  private inString = false;
+  depth = 0;
+  inString = false;
   private escaped = false;
-  /** 0: before the result array (bytes kept in `parts`), 1: inside it, 2: after it. */
-  private mode: 0 | 1 | 2 = 0;
-  /** Bytes not yet parsed, from global offset `partsStart`. */
-  private parts: Buffer[] = [];
-  private partsStart = 0;
-  /** Global offset of the next byte pushed. */
-  private offset = 0;
-  /** Global offsets of the first unparsed log object's `{` (-1: none yet) and past the last complete `}`. */
-  private firstStart = -1;
-  private lastEnd = -1;
-  private complete = 0;
-  /** Quote characters scanned so far, and their count at `firstStart` and at `lastEnd`. */
-  private quotes = 0;
-  private quotesAtFirst = 0;
-  private quotesAtLast = 0;
+  /** 0: before the result array, 1: inside it, 2: after it. */
+  mode: 0 | 1 | 2 = 0;
+  /** Quote characters scanned so far. */
+  quotes = 0;
+  /** Start of the log object being read, and the quotes before it. */
+  objectStart = -1;
+  private quotesAtObject = 0;
+  /** First complete log object not consumed (-1: none) and the end of the last one; their count. */
+  firstStart = -1;
+  lastEnd = -1;
+  complete = 0;
+  /** Quotes before `firstStart` and before `lastEnd`. */
+  quotesAtFirst = 0;
+  quotesAtLast = 0;
 
-  /** `parseEvery`: complete objects that trigger a JSON.parse (1,000 logs ≈ 1 MB of text). */
-  constructor(private readonly parseEvery = 1000) {}
+  constructor(private readonly isResult: (at: number) => boolean) {}
 
-  push(chunk: Uint8Array): PackedLogs {
-    const buf = Buffer.isBuffer(chunk)
-      ? chunk
-      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const base = this.offset;
-    this.offset += buf.length;
-    if (this.mode !== 2) this.parts.push(buf);
-    this.scan(buf, base);
-    return this.complete >= this.parseEvery ? this.parseComplete() : PackedLogs.EMPTY;
-  }
-
-  end(): PackedLogs {
-    if (this.inString || this.mode === 1 || (this.mode === 2 && this.depth !== 0)) {
-      throw new JsonRpcResponseError('eth_getLogs response ended before its JSON did', undefined, '');
-    }
-    if (this.mode !== 0) return this.parseComplete();
-    // Not a result array: an error, or a null result.
-    const text = Buffer.concat(this.parts).toString('utf8');
-    this.parts = [];
-    let body: { result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new JsonRpcResponseError(
-        `eth_getLogs response is not JSON: ${text.slice(0, 200)}`,
-        undefined,
-        text.slice(0, 200),
-      );
-    }
-    if (body?.error) {
-      const e = body.error;
-      const data = e.data === undefined ? '' : typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
-      throw new JsonRpcResponseError(e.message ?? 'JSON-RPC error', e.code, data);
-    }
-    if (body?.result === null || body?.result === undefined) return PackedLogs.EMPTY;
-    if (!Array.isArray(body.result))
-      throw new JsonRpcResponseError('eth_getLogs result is not an array', undefined, '');
-    return PackedLogs.of(body.result as RpcLog[]);
-  }
-
-  private scan(buf: Buffer, base: number): void {
-    const n = buf.length;
-    let i = 0;
-    // Log fields are hex strings: a chunk without a backslash lets strings be skipped with indexOf.
-    const plain = buf.indexOf(BACKSLASH) === -1;
-    while (i < n) {
+  /** Scans `buf[from, to)`, whose index `i` is position `base + i`. */
+  scan(buf: Buffer, from: number, to: number, base: number): void {
+    let i = from;
+    // Log fields are hex strings: a span without a backslash lets strings be skipped with indexOf
+    // (in a view that ends with the span: a string open at its end is not searched past it).
+    const span = buf.subarray(0, to);
+    const plain = span.indexOf(BACKSLASH, from) === -1;
+    while (i < to) {
       if (this.inString) {
         if (this.escaped) {
           this.escaped = false;
@@ -112,7 +73,7 @@ export class LogArrayReader {
           continue;
         }
         if (plain) {
-          const q = buf.indexOf(QUOTE, i);
+          const q = span.indexOf(QUOTE, i);
           if (q === -1) return;
           this.inString = false;
           this.quotes++;
@@ -134,10 +95,11 @@ export class LogArrayReader {
         this.quotes++;
       } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
         this.depth++;
-        if (this.mode === 0 && c === OPEN_ARRAY && this.depth === 2) this.enterResult(base + i);
-        else if (this.mode === 1 && this.depth === 3 && this.firstStart < 0) {
-          this.firstStart = base + i;
-          this.quotesAtFirst = this.quotes;
+        if (this.mode === 0 && c === OPEN_ARRAY && this.depth === 2) {
+          if (this.isResult(base + i)) this.mode = 1;
+        } else if (this.mode === 1 && this.depth === 3) {
+          this.objectStart = base + i;
+          this.quotesAtObject = this.quotes;
         }
       } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
         this.depth--;
@@ -146,6 +108,11 @@ export class LogArrayReader {
             this.lastEnd = base + i + 1;
             this.quotesAtLast = this.quotes;
             this.complete++;
+            if (this.firstStart < 0) {
+              this.firstStart = this.objectStart;
+              this.quotesAtFirst = this.quotesAtObject;
+            }
+            this.objectStart = -1;
           } else if (this.depth === 1) this.mode = 2;
         }
       }
@@ -153,45 +120,114 @@ export class LogArrayReader {
     }
   }
 
+  /** The complete objects were consumed (parsed). */
+  consumed(): void {
+    this.firstStart = -1;
+    this.complete = 0;
+  }
+
+  /** The scanned bytes moved by `delta` positions. */
+  rebase(delta: number): void {
+    if (this.objectStart >= 0) this.objectStart += delta;
+    if (this.firstStart >= 0) this.firstStart += delta;
+    if (this.lastEnd >= 0) this.lastEnd += delta;
+  }
+
+  /** `end` would cut the JSON short (a string, the result array or the response left open). */
+  truncated(): boolean {
+    return this.inString || this.mode === 1 || (this.mode === 2 && this.depth !== 0);
+  }
+}
+
+/** `text`, a whole body that is not `{..., "result": [ {log}, ... ], ...}`: an error or a null result. */
+export function nonResultBody(text: string): PackedLogs {
+  let body: { result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new JsonRpcResponseError(
+      `eth_getLogs response is not JSON: ${text.slice(0, 200)}`,
+      undefined,
+      text.slice(0, 200),
+    );
+  }
+  if (body?.error) {
+    const e = body.error;
+    const data = e.data === undefined ? '' : typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
+    throw new JsonRpcResponseError(e.message ?? 'JSON-RPC error', e.code, data);
+  }
+  if (body?.result === null || body?.result === undefined) return PackedLogs.EMPTY;
+  if (!Array.isArray(body.result))
+    throw new JsonRpcResponseError('eth_getLogs result is not an array', undefined, '');
+  return PackedLogs.of(body.result as RpcLog[]);
+}
+
+/** The text before an array opened at `at` ends with `"result":`. */
+export function endsWithResultKey(tail: string): boolean {
+  return /"result"\s*:\s*$/.test(tail);
+}
+
+/**
+ * Feed the body's bytes with `push`, then call `end`; both return the log objects completed so far.
+ * A body that is not `{..., "result": [ {log}, ... ], ...}` (an error, a null result) is kept whole and
+ * parsed at `end`, where a JSON-RPC error is thrown as `JsonRpcResponseError`.
+ */
+export class LogArrayReader {
+  private readonly scanner = new ResultScanner((at) => this.enterResult(at));
+  /** Bytes not yet parsed, from global offset `partsStart`. */
+  private parts: Buffer[] = [];
+  private partsStart = 0;
+  /** Global offset of the next byte pushed. */
+  private offset = 0;
+
+  /** `parseEvery`: complete objects that trigger a parse (1,000 logs ≈ 1 MB of text). */
+  constructor(private readonly parseEvery = 1000) {}
+
+  push(chunk: Uint8Array): PackedLogs {
+    const buf = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const base = this.offset;
+    this.offset += buf.length;
+    if (this.scanner.mode !== 2) this.parts.push(buf);
+    this.scanner.scan(buf, 0, buf.length, base);
+    return this.scanner.complete >= this.parseEvery ? this.parseComplete() : PackedLogs.EMPTY;
+  }
+
+  end(): PackedLogs {
+    if (this.scanner.truncated()) {
+      throw new JsonRpcResponseError('eth_getLogs response ended before its JSON did', undefined, '');
+    }
+    if (this.scanner.mode !== 0) return this.parseComplete();
+    const text = Buffer.concat(this.parts).toString('utf8');
+    this.parts = [];
+    return nonResultBody(text);
+  }
+
   /** An array opened at depth 1: the result array when the text before it ends with `"result":`. */
-  private enterResult(at: number): void {
-    const tail = this.slice(Math.max(this.partsStart, at - 64), at);
-    if (!/"result"\s*:\s*$/.test(tail)) return;
-    this.mode = 1;
+  private enterResult(at: number): boolean {
+    if (!endsWithResultKey(this.slice(Math.max(this.partsStart, at - 64), at))) return false;
     this.dropBefore(at + 1);
+    return true;
   }
 
   /** Parses every complete log object not parsed yet; keeps the bytes after the last one. */
   private parseComplete(): PackedLogs {
-    if (this.complete === 0) return PackedLogs.EMPTY;
+    const sc = this.scanner;
+    if (sc.complete === 0) return PackedLogs.EMPTY;
     const joined = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
     this.parts = [joined];
-    const from = this.firstStart - this.partsStart;
-    const to = this.lastEnd - this.partsStart;
+    const from = sc.firstStart - this.partsStart;
+    const to = sc.lastEnd - this.partsStart;
     // Between two complete objects there is only a comma and whitespace: the span is an array's body.
     // Escaped quotes are not counted, but a span holding a backslash is JSON.parse's anyway.
     // The logs share `joined`'s bytes: later chunks go to a new buffer (dropBefore keeps a view).
     const logs =
-      readPackedLogs(joined, from, to, this.quotesAtLast - this.quotesAtFirst) ??
+      readPackedLogs(joined, from, to, sc.quotesAtLast - sc.quotesAtFirst, sc.complete) ??
       PackedLogs.of(JSON.parse(`[${joined.toString('utf8', from, to)}]`) as RpcLog[]);
-    this.dropBefore(this.lastEnd);
-    this.firstStart = -1;
-    this.complete = 0;
-    // An object begun after the last complete one (partially received) starts again in the kept bytes
-    // (only a comma and whitespace lie between them: no quote).
-    if (this.mode === 1 && this.depth >= 3) {
-      this.firstStart = this.findObjectStart();
-      this.quotesAtFirst = this.quotesAtLast;
-    }
+    this.dropBefore(sc.lastEnd);
+    sc.consumed();
     return logs;
-  }
-
-  /** Global offset of the `{` opening the partial object at the start of the kept bytes. */
-  private findObjectStart(): number {
-    const kept = Buffer.concat(this.parts);
-    this.parts = [kept];
-    const at = kept.indexOf(OPEN_OBJECT);
-    return at < 0 ? -1 : this.partsStart + at;
   }
 
   private slice(from: number, to: number): string {

@@ -9,6 +9,7 @@
  * non-streaming source, tests): `PackedLogs.of`. Every accessor works on both; only the direct lane
  * needs the bytes (`buf` defined).
  */
+import type { SlabLease } from './slabs.ts';
 import type { RpcLog } from './types.ts';
 
 /** Offsets of one log's fields, F int32 per log; strings are [start, end) of their text, -1 when absent. */
@@ -88,6 +89,8 @@ export class PackedLogs {
     readonly base: number,
     readonly length: number,
     private readonly objects: readonly RpcLog[] | undefined,
+    /** The hold on the slab `buf` belongs to (slabs.ts), for a page read into one. */
+    private readonly lease?: SlabLease,
   ) {}
 
   static readonly EMPTY = new PackedLogs(undefined, new Int32Array(0), 0, 0, []);
@@ -104,12 +107,29 @@ export class PackedLogs {
     return count === 0 ? PackedLogs.EMPTY : new PackedLogs(buf, f, 0, count, undefined);
   }
 
+  /**
+   * Logs [base, base + count) of a slab's offset table `f` over its bytes `buf`, holding `lease` until
+   * `release`.
+   */
+  static leased(buf: Buffer, f: Int32Array, base: number, count: number, lease: SlabLease): PackedLogs {
+    return new PackedLogs(buf, f, base, count, undefined, lease);
+  }
+
+  /**
+   * Gives the page's slab back once nothing reads the page any more (the caller has mapped it: rows
+   * hold copies of its bytes). Only the page itself releases: its slices hold no lease, so a slice
+   * still in use never sees its bytes reused. Idempotent; a no-op for other pages.
+   */
+  release(): void {
+    this.lease?.release();
+  }
+
   /** Offset `field` of log `i` (buffer-backed logs). */
   at(i: number, field: number): number {
     return this.f[(this.base + i) * F + field]!;
   }
 
-  /** Logs [start, end) (sharing this page's bytes or objects). */
+  /** Logs [start, end) (sharing this page's bytes or objects, but not its lease). */
   slice(start: number, end = this.length): PackedLogs {
     const s = Math.max(0, Math.min(start, this.length));
     const e = Math.max(s, Math.min(end, this.length));
@@ -145,22 +165,35 @@ export class PackedLogs {
       const start = p.at(0, Field.ObjectStart);
       const end = p.at(p.length - 1, Field.ObjectEnd);
       p.buf!.copy(buf, pos, start, end);
-      const delta = pos - start;
-      const src = p.f;
-      for (let i = 0; i < p.length; i++) {
-        const from = (p.base + i) * F;
-        const to = n * F;
-        for (let k = 0; k < F; k++) {
-          const v = src[from + k]!;
-          f[to + k] = k >= Field.Removed || k === Field.TopicCount || v < 0 ? v : v + delta;
-        }
-        n++;
-      }
+      PackedLogs.moveOffsets(p.f, p.base, f, n, p.length, pos - start);
+      n += p.length;
       // The first log of each part after the first: compared with the log before it, now in `buf`.
       if (n > p.length) PackedLogs.link(buf, f, n - p.length);
       pos += end - start;
     }
     return PackedLogs.packed(buf, f, count);
+  }
+
+  /**
+   * Copies the offsets of `count` logs from index `from` of `src` to index `to` of `dst`, for bytes
+   * moved by `delta` (flags and counts are copied as they are).
+   */
+  static moveOffsets(
+    src: Int32Array,
+    from: number,
+    dst: Int32Array,
+    to: number,
+    count: number,
+    delta: number,
+  ): void {
+    for (let i = 0; i < count; i++) {
+      const s = (from + i) * F;
+      const d = (to + i) * F;
+      for (let k = 0; k < F; k++) {
+        const v = src[s + k]!;
+        dst[d + k] = k >= Field.Removed || k === Field.TopicCount || v < 0 ? v : v + delta;
+      }
+    }
   }
 
   /** Sets the "same as previous" flags of log `i` of `f` (over `buf`), i > 0. */

@@ -307,6 +307,8 @@ export function createAlphaChain(
         if (!endHeader)
           throw new ReorgDetectedError(`Block ${page.to} is not available from the node`, page.to);
         const stats = await writeMapped(page.logs, headers, opts, result.collected);
+        // Mapped: the rows hold copies of what they read, so the page's memory can take the next pages.
+        page.logs.release();
         result.logs += page.logs.length;
         result.rows += stats.rows;
         result.quarantined += stats.quarantined;
@@ -369,6 +371,7 @@ export function createAlphaChain(
         if (page.logs.length === 0) continue;
         const headers = await headersFor(page.logs, page.to, undefined);
         const mapped = await mapper.mapPage(page.logs, headers, () => 'confirmed');
+        page.logs.release();
         count += mapped.rows.alpha_tokens.length;
         await writer.add({
           ...emptyRowSet(),

@@ -60,6 +60,12 @@ describe('HttpAgent', () => {
             at += n;
           }
           res.end();
+        } else if (mode === '/trailers') {
+          res.setHeader('trailer', 'x-checksum');
+          res.write(payload.subarray(0, 1000));
+          res.write(payload.subarray(1000));
+          res.addTrailers({ 'x-checksum': 'abc' });
+          res.end();
         } else if (mode === '/empty') {
           res.setHeader('content-length', 0);
           res.end();
@@ -90,7 +96,7 @@ describe('HttpAgent', () => {
 
   it('reads bodies with a length, chunked and ending with the connection, byte for byte', async () => {
     const agent = new HttpAgent();
-    for (const path of ['/length', '/chunked', '/close']) {
+    for (const path of ['/length', '/chunked', '/trailers', '/close']) {
       const sink = new Collect();
       const ex = agent.post(`${url}${path}`, '{"id":1}', sink);
       const head = await ex.head;

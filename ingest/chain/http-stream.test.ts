@@ -32,7 +32,9 @@ class Collect implements BodySink {
   }
 }
 
-const payload = Buffer.from(Array.from({ length: 300_000 }, (_, i) => String.fromCharCode(33 + (i % 90))).join(''));
+const payload = Buffer.from(
+  Array.from({ length: 300_000 }, (_, i) => String.fromCharCode(33 + (i % 90))).join(''),
+);
 
 describe('HttpAgent', () => {
   let server: http.Server;

@@ -144,6 +144,11 @@ describe('SlabLogReader', () => {
     const parts = await read(new SlabLogReader(new SlabPool(256 * 1024), 400, 1 << 30), body(logs), [65_536]);
     expect(all(parts)).toEqual(logs);
     expect(parts.at(-1)?.last).toBe(true);
+    // The same while the bytes read before the first pull are taken in.
+    const early = chainLogs(400);
+    early[150] = { ...early[150]!, data: '0x"\\}' as `0x${string}` };
+    const late = await read(new SlabLogReader(new SlabPool(), 50, 1 << 30, 50), body(early), [4096], false);
+    expect(all(late)).toEqual(early);
   });
 
   it('throws the node error, returns nothing for a null result, and rejects a body cut short', async () => {

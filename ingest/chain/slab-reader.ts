@@ -132,7 +132,8 @@ export class SlabLogReader implements BodySink {
     for (const b of early) total += b.length;
     this.slab = final ? new Slab(undefined, Math.max(1, total)) : this.pool.take();
     for (const b of early) {
-      b.copy(this.slab.buf, this.w);
+      // (A body can go to the fallback while its first bytes are read.)
+      b.copy(this.fallback ? this.fallback.space : this.slab.buf, this.fallback ? 0 : this.w);
       this.ingest(b.length);
     }
   }

@@ -230,68 +230,55 @@ class Exchange implements HttpExchange {
     let o = 0;
     let i = 0;
     while (i < n && this.chunk !== Chunk.Done) {
-      const c = buf[i]!;
+      if (this.chunk === Chunk.Data) {
+        const k = Math.min(this.chunkLeft, n - i);
+        if (o !== i) buf.copyWithin(o, i, i + k);
+        o += k;
+        i += k;
+        this.chunkLeft -= k;
+        if (this.chunkLeft === 0) this.chunk = Chunk.DataCr;
+        continue;
+      }
+      // Every other state reads one byte of the framing.
+      const c = buf[i++]!;
       switch (this.chunk) {
         case Chunk.Size: {
-          const d =
-            c >= 0x30 && c <= 0x39
-              ? c - 0x30
-              : (c | 0x20) >= 0x61 && (c | 0x20) <= 0x66
-                ? (c | 0x20) - 87
-                : -1;
+          const h = c | 0x20;
+          const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : h >= 0x61 && h <= 0x66 ? h - 87 : -1;
           if (d >= 0) {
             this.chunkLeft = this.chunkLeft * 16 + d;
             if (this.chunkLeft > 2 ** 40) return this.badChunk();
           } else if (c === CR) this.chunk = Chunk.SizeLf;
           else if (c === 0x3b || c === 0x20 || c === 0x09) this.chunk = Chunk.Extension;
           else return this.badChunk();
-          i++;
           break;
         }
         case Chunk.Extension:
           if (c === CR) this.chunk = Chunk.SizeLf;
-          i++;
           break;
         case Chunk.SizeLf:
           if (c !== LF) return this.badChunk();
           this.chunk = this.chunkLeft === 0 ? Chunk.Trailer : Chunk.Data;
-          i++;
           break;
-        case Chunk.Data: {
-          const k = Math.min(this.chunkLeft, n - i);
-          if (o !== i) buf.copyWithin(o, i, i + k);
-          o += k;
-          i += k;
-          this.chunkLeft -= k;
-          if (this.chunkLeft === 0) this.chunk = Chunk.DataCr;
-          break;
-        }
         case Chunk.DataCr:
           if (c !== CR) return this.badChunk();
           this.chunk = Chunk.DataLf;
-          i++;
           break;
         case Chunk.DataLf:
           if (c !== LF) return this.badChunk();
           this.chunk = Chunk.Size;
-          i++;
           break;
         case Chunk.Trailer:
           // At the start of a trailer line: an empty line ends the body.
           this.chunk = c === CR ? Chunk.FinalLf : Chunk.TrailerLine;
-          i++;
           break;
         case Chunk.TrailerLine:
           if (c === LF) this.chunk = Chunk.Trailer;
-          i++;
           break;
         case Chunk.FinalLf:
           if (c !== LF) return this.badChunk();
           this.chunk = Chunk.Done;
-          i++;
           break;
-        default:
-          i++;
       }
     }
     return o;

@@ -1,23 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { rpcLog } from '../../test/support/rpc-logs.ts';
 import { JsonRpcResponseError, LogArrayReader, readAhead, TxChunker } from './log-stream.ts';
 import { PackedLogs } from './packed-logs.ts';
 import type { RpcLog } from './types.ts';
 
-function log(i: number, tx: number, extra: Partial<RpcLog> = {}): RpcLog {
-  return {
-    address: '0x4d97dcd97ec945f40cf65f87097ace5ea0476045',
-    topics: [`0x${i.toString(16).padStart(64, '0')}`],
-    data: `0x${(i * 7).toString(16).padStart(64, '0')}`,
-    blockNumber: '0x10',
-    blockHash: `0x${'ab'.repeat(32)}`,
-    transactionHash: `0x${tx.toString(16).padStart(64, '0')}`,
-    transactionIndex: `0x${tx.toString(16)}`,
-    logIndex: `0x${i.toString(16)}`,
-    removed: false,
-    ...extra,
-  } as RpcLog;
-}
+const log = rpcLog;
 
 /** Feeds `body` to a reader in pieces of `sizes` bytes (cycled) and returns every log it produced. */
 function readInPieces(body: string, sizes: number[]): RpcLog[] {

@@ -1,23 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import { rpcLog } from '../../test/support/rpc-logs.ts';
 import { HttpStatusError } from './http-stream.ts';
 import { JsonRpcResponseError } from './log-stream.ts';
 import { SlabLogReader, type SlabPart } from './slab-reader.ts';
 import { SlabPool } from './slabs.ts';
 import type { RpcLog } from './types.ts';
 
-function log(i: number, tx: number, extra: Partial<RpcLog> = {}): RpcLog {
-  return {
-    address: '0x4d97dcd97ec945f40cf65f87097ace5ea0476045',
+/** Logs of two topics and 1–4 data words, 40 transactions a block. */
+function log(i: number, tx: number): RpcLog {
+  return rpcLog(i, tx, {
     topics: [`0x${i.toString(16).padStart(64, '0')}`, `0x${'0'.repeat(24)}${'ab'.repeat(20)}`],
     data: `0x${(i * 7).toString(16).padStart(64, '0')}${'0'.repeat(64 * (i % 4))}`,
     blockNumber: `0x${(16 + Math.floor(tx / 40)).toString(16)}`,
-    blockHash: `0x${'ab'.repeat(32)}`,
-    transactionHash: `0x${tx.toString(16).padStart(64, '0')}`,
-    transactionIndex: `0x${tx.toString(16)}`,
-    logIndex: `0x${i.toString(16)}`,
-    removed: false,
-    ...extra,
-  } as RpcLog;
+  });
 }
 
 /** Logs in transactions of 1–40 logs, and one of `giant` logs after the first third. */

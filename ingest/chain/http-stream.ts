@@ -15,6 +15,7 @@ import net from 'node:net';
 /** The fewest bytes a sink's `space` holds (a socket read's size). */
 export const MIN_SPACE = 64 * 1024;
 const MAX_HEAD = 64 * 1024;
+const EMPTY = Buffer.alloc(0);
 const CR = 0x0d;
 const LF = 0x0a;
 
@@ -100,8 +101,7 @@ class Exchange implements HttpExchange {
   private rejectDone!: (e: Error) => void;
   conn: Connection | undefined;
   /** Bytes of the head received so far. */
-  private headBytes: Buffer[] = [];
-  private headLength = 0;
+  private headBytes = EMPTY;
   body: BodyMode | undefined;
   private remaining = 0;
   private chunk = Chunk.Size;
@@ -138,20 +138,18 @@ class Exchange implements HttpExchange {
   }
 
   /** `n` bytes arrived in `buf` (the connection's scratch or the sink's space). False pauses. */
-  onData(buf: Buffer, n: number, conn: Connection): boolean {
+  onData(buf: Buffer, n: number): boolean {
     this.received = true;
-    if (this.body === undefined) return this.onHeadBytes(buf, n, conn);
+    if (this.body === undefined) return this.onHeadBytes(buf, n);
     return this.onBody(buf, n);
   }
 
-  private onHeadBytes(buf: Buffer, n: number, conn: Connection): boolean {
-    this.headBytes.push(Buffer.from(buf.subarray(0, n)));
-    this.headLength += n;
-    const all = this.headBytes.length === 1 ? this.headBytes[0]! : Buffer.concat(this.headBytes);
-    this.headBytes = [all];
+  private onHeadBytes(buf: Buffer, n: number): boolean {
+    const all = Buffer.concat([this.headBytes, buf.subarray(0, n)]);
+    this.headBytes = all;
     const end = all.indexOf('\r\n\r\n');
     if (end < 0) {
-      if (this.headLength > MAX_HEAD) this.fail(transportError('HTTP response head too large'));
+      if (all.length > MAX_HEAD) this.fail(transportError('HTTP response head too large'));
       return true;
     }
     const lines = all.toString('latin1', 0, end).split('\r\n');
@@ -170,9 +168,8 @@ class Exchange implements HttpExchange {
       headers.set(name, headers.has(name) ? `${headers.get(name)}, ${value}` : value);
     }
     const rest = all.subarray(end + 4);
-    this.headBytes = [];
-    this.headLength = 0;
-    if (status === 100) return rest.length === 0 ? true : this.onHeadBytes(rest, rest.length, conn);
+    this.headBytes = EMPTY;
+    if (status === 100) return rest.length === 0 ? true : this.onHeadBytes(rest, rest.length);
     const connection = (headers.get('connection') ?? '').toLowerCase();
     this.keepAlive = m[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
     const encoding = (headers.get('content-encoding') ?? 'identity').toLowerCase();
@@ -402,7 +399,7 @@ export class HttpAgent {
             conn.socket.destroy();
             return false;
           }
-          return ex.onData(buf as Buffer, n, conn);
+          return ex.onData(buf as Buffer, n);
         },
       },
     });

@@ -223,6 +223,12 @@ export const VARIABLES = {
     form: 'an integer 10..600000 (milliseconds)',
     parse: integer(10, 600_000),
   },
+  alphaRpcReader: {
+    env: 'ALPHA_RPC_READER',
+    default: 'slabs',
+    form: 'slabs|fetch',
+    parse: oneOf('slabs', 'fetch'),
+  },
   alphaPositionIds: {
     env: 'ALPHA_POSITION_IDS',
     default: 'ctf',

@@ -173,6 +173,7 @@ export function createAlphaChain(
     createLogSource({
       urls: settings.rpcUrls,
       log,
+      httpReader: settings.rpcReader,
       maxResponseBodySize: 512 * 1024 * 1024,
       timeoutMs: 60_000,
     });

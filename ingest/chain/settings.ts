@@ -13,6 +13,8 @@ import type { PositionIdScheme } from './position-ids.ts';
 export interface AlphaChainSettings {
   chainId: number;
   rpcUrls: readonly string[];
+  /** How eth_getLogs over plain http: is read (LogSourceOptions.httpReader). */
+  rpcReader: 'slabs' | 'fetch';
   finalityDepth: number;
   startBlock: number;
   sets: AddressSets;
@@ -62,6 +64,7 @@ export function alphaChainSettings(
   return {
     chainId: config.alphaChainId,
     rpcUrls: config.alphaRpcUrls,
+    rpcReader: config.alphaRpcReader,
     finalityDepth: config.alphaFinalityDepth,
     startBlock: config.alphaStartBlock,
     sets: file?.sets ?? ALPHA_ADDRESS_SETS,

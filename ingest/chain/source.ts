@@ -45,6 +45,11 @@ export interface LogSourceOptions {
    * 64 MiB took the peak RSS of the benchmark's backfill from ≈ 860 to ≈ 1,000 MiB, no faster).
    */
   readAheadBytes?: number;
+  /**
+   * How eth_getLogs over plain `http:` is read: `slabs` (default), our HTTP/1.1 client reading into
+   * reusable slabs (http-stream.ts, slab-reader.ts); `fetch`, as `https:` URLs always are.
+   */
+  httpReader?: 'slabs' | 'fetch';
 }
 
 export interface LogSource {
@@ -358,7 +363,7 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
   }
 
   const openLogRequest = (url: string, filter: Record<string, unknown>, partLogs: number) =>
-    url.startsWith('http:')
+    url.startsWith('http:') && opts.httpReader !== 'fetch'
       ? openSlabRequest(url, filter, partLogs)
       : openFetchRequest(url, filter, partLogs);
 

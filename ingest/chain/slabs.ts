@@ -36,11 +36,6 @@ export class Slab {
     this.f = new Int32Array(Math.ceil(bytes / MIN_LOG_BYTES) * F);
   }
 
-  /** Most logs the offset table holds. */
-  get maxLogs(): number {
-    return this.f.length / F;
-  }
-
   retain(): SlabLease {
     this.refs++;
     return new SlabLease(this);
@@ -72,7 +67,7 @@ export class SlabLease {
 
 export class SlabPool {
   private readonly free: Slab[] = [];
-  /** Slabs made and slabs taken again from the pool (a benchmark figure). */
+  /** Slabs made and slabs taken again from the pool. */
   readonly counters = { made: 0, reused: 0 };
 
   constructor(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readLogObjects } from './log-objects.ts';
+import { ArrayAt, arrayProgress, DECLINED, locateInArray, readLogObjects } from './log-objects.ts';
 import { LogArrayReader } from './log-stream.ts';
+import { F, PackedLogs } from './packed-logs.ts';
 
 const hex = (n: number, bytes: number) => `0x${n.toString(16).padStart(2 * bytes, '0')}`;
 
@@ -118,7 +119,7 @@ describe('readLogObjects (the fast path of the log reader)', () => {
     }
   });
 
-  it('declines a span where a fixed-size value would hide a quote the count does not allow', () => {
+  it('never takes a fixed-size value past a quote inside it', () => {
     // A short blockHash followed by an unknown key whose value ends exactly where a 32-byte hash
     // would: jumping to that quote alone would read `0xab","pad":"xxx…` as the hash.
     const good = logJson(5, ANVIL_ORDER, { ts: true });
@@ -132,6 +133,14 @@ describe('readLogObjects (the fast path of the log reader)', () => {
     const out = [...reader.push(body), ...reader.end()];
     expect(out).toEqual(JSON.parse(`[${good},${forged}]`));
     expect(out[1]?.blockHash).toBe('0xab');
+    // The same with known keys only: the value one hash-length on ends another field, and the fast
+    // path reads what JSON.parse reads.
+    const short = good.replace(
+      /"blockHash":"0x[0-9a-f]+","blockNumber":"0x[0-9a-f]+"/,
+      `"blockHash":"0xab","blockNumber":"0x${'0'.repeat(42)}1"`,
+    );
+    expect(short[short.indexOf('"blockHash":"') + 13 + 66]).toBe('"');
+    expectSameAsJson(`${good},${short}`);
   });
 
   it('through LogArrayReader: a batch the fast path declines comes out as JSON.parse reads it', () => {
@@ -147,6 +156,74 @@ describe('readLogObjects (the fast path of the log reader)', () => {
       out.push(...reader.end());
       expect(out).toEqual(logs);
     }
+  });
+});
+
+describe('locateInArray (logs located as the bytes arrive)', () => {
+  const logs = Array.from({ length: 30 }, (_, i) =>
+    logJson(i, i % 2 ? ANVIL_ORDER : GETH_ORDER, { ts: i % 3 !== 0, removed: i % 5 ? false : null }),
+  );
+  const text = `[ ${logs.map((l, i) => (i % 4 === 1 ? JSON.stringify(JSON.parse(l), null, 1) : l)).join(' ,\n')} ]`;
+  const buf = Buffer.from(`${text}   `, 'latin1');
+  const expected = JSON.parse(text);
+
+  /** Locates from the array's first element to `ends` in turn; returns the logs and the final state. */
+  function locateUpTo(ends: number[]) {
+    const f = new Int32Array(F * 64);
+    let at = 1;
+    let expect_ = ArrayAt.First;
+    let n = 0;
+    const counts: number[] = [];
+    let closed = false;
+    for (const end of ends) {
+      // (The reader locates no more once the array closed.)
+      if (closed) {
+        counts.push(n);
+        continue;
+      }
+      const got = locateInArray(buf, at, end, f, n, expect_);
+      expect(got).toBeGreaterThanOrEqual(0);
+      n += got;
+      at = arrayProgress.next;
+      expect_ = arrayProgress.expect;
+      closed = arrayProgress.closed;
+      counts.push(n);
+    }
+    return { logs: PackedLogs.packed(buf, f, n), counts, closed, next: at };
+  }
+
+  it('locates exactly the objects complete at every end, and goes on to the same logs as JSON.parse', () => {
+    const closes: number[] = [];
+    for (let i = text.indexOf('}'); i !== -1; i = text.indexOf('}', i + 1)) closes.push(i + 1);
+    for (let end = 1; end <= buf.length; end++) {
+      const r = locateUpTo([end, buf.length]);
+      // Objects whose `}` came before `end`: only top-level ones (a log holds no nested object).
+      expect(r.counts[0]).toBe(closes.filter((c) => c <= end).length);
+      expect(r.logs.length).toBe(logs.length);
+      expect(r.closed).toBe(true);
+      expect(r.next).toBe(text.length);
+      if (end % 97 === 0 || end === 1) expect(r.logs.toArray()).toEqual(expected);
+    }
+    // Links across calls: the same flags as one pass.
+    const once = locateUpTo([buf.length]).logs;
+    const pieces = locateUpTo(
+      Array.from({ length: 40 }, (_, k) => Math.ceil(((k + 1) * buf.length) / 40)),
+    ).logs;
+    for (let i = 1; i < logs.length; i++) {
+      expect(pieces.sameTxAsPrevious(i)).toBe(once.sameTxAsPrevious(i));
+      expect(pieces.sameBlockAsPrevious(i)).toBe(once.sameBlockAsPrevious(i));
+    }
+  });
+
+  it('declines what the fast path does not read, and an empty array closes at once', () => {
+    for (const bad of ['[{"address":1}]', '[{}]', '[,{}]', `[${logs[0]},]`, `[${logs[0]} ${logs[1]}]`]) {
+      const b = Buffer.from(bad);
+      expect(locateInArray(b, 1, b.length, new Int32Array(F * 4), 0, ArrayAt.First), bad).toBe(DECLINED);
+    }
+    const empty = Buffer.from('[ ] ,"id":1}');
+    expect(locateInArray(empty, 1, empty.length, new Int32Array(F), 0, ArrayAt.First)).toBe(0);
+    expect(arrayProgress.closed).toBe(true);
+    expect(arrayProgress.next).toBe(3);
   });
 });
 

@@ -9,14 +9,14 @@
  * Anything else (another key, a null, a number, malformed JSON) returns undefined and the caller parses
  * the span with JSON.parse, which yields the same objects (or the same SyntaxError).
  *
- * Fixed-size values (addresses, hashes, topics) are not scanned for their closing quote: where the
- * character one value-length on is a quote, the value is taken to end there. What makes that exact is
- * the span's quote count (the reader counts them as it scans the body): every delimiter the parse used
- * is a quote, so when their number equals the span's count, every quote of the span is a delimiter the
- * parse used and no value it jumped over holds one. Where the counts differ the span is declined.
+ * Fixed-size values (addresses, hashes, topics) are not searched byte by byte for their closing quote:
+ * where the character one value-length on is a quote and the value's bytes hold none (`noQuote`, four
+ * bytes at a time), the value ends there. Every other string ends at the first quote after its start. So
+ * every string ends where JSON's does, and the parse needs no count of the body's quotes: the slab
+ * reader locates logs as the bytes arrive (`locateInArray`) without scanning them first.
  */
 import { isAscii } from 'node:buffer';
-import { F, Field, MAX_TOPICS, PackedLogs } from './packed-logs.ts';
+import { F, Field, MAX_TOPICS, PackedLogs, viewOf } from './packed-logs.ts';
 import type { RpcLog } from './types.ts';
 
 export const QUOTE = 0x22;
@@ -76,12 +76,18 @@ const KEYS: [string, Key][] = [
   ['logIndex', Key.LogIndex],
   ['removed', Key.Removed],
 ];
-/** Known keys by first byte (at most three share one). */
-const KEYS_BY_FIRST: { bytes: Buffer; key: Key }[][] = [];
+/**
+ * Known keys by first byte (at most three share one): each name's bytes after the first, as the
+ * big-endian 4-byte words `DataView#getInt32` reads, then the bytes left over.
+ */
+const KEYS_BY_FIRST: { length: number; words: Int32Array; tail: Buffer; key: Key }[][] = [];
 for (const [name, key] of KEYS) {
   const first = name.charCodeAt(0);
   const list = KEYS_BY_FIRST[first] ?? [];
-  list.push({ bytes: Buffer.from(name, 'latin1'), key });
+  const rest = Buffer.from(name.slice(1), 'latin1');
+  const words = new Int32Array(rest.length >> 2);
+  for (let w = 0; w < words.length; w++) words[w] = rest.readInt32BE(4 * w);
+  list.push({ length: name.length, words, tail: rest.subarray(4 * words.length), key });
   KEYS_BY_FIRST[first] = list;
 }
 /** Characters between the quotes of a fixed-size value by key (0: variable); topics are 66 too. */
@@ -101,20 +107,39 @@ function isSpace(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
+/** The first position from `i` on that is not whitespace (`end` at most). */
+function skipSpace(b: Buffer, i: number, end: number): number {
+  while (i < end && isSpace(b[i])) i++;
+  return i;
+}
+
+/** `keyAt`: the bytes end before the key's closing quote could be seen. */
+const SHORT_KEY = -1;
+
 /**
- * The known key whose name starts at `start` and is closed by a quote right after it (exact without
- * the quote count: a shorter key would put its closing quote where a name character is expected).
+ * The known key whose name starts at `start` and is closed by a quote right after it (exact: a shorter
+ * key would put its closing quote where a name character is expected), SHORT_KEY when a known key could
+ * still be there but `end` comes first.
  */
-function keyAt(buf: Buffer, start: number): Key {
+function keyAt(buf: Buffer, start: number, end: number): Key | typeof SHORT_KEY {
   const list = KEYS_BY_FIRST[buf[start]!];
-  if (list === undefined) return Key.Unknown;
+  if (list === undefined || start >= end) return start >= end ? SHORT_KEY : Key.Unknown;
+  const v = viewOf(buf);
+  let short = false;
   outer: for (const k of list) {
-    const bytes = k.bytes;
-    if (buf[start + bytes.length] !== QUOTE) continue;
-    for (let i = 1; i < bytes.length; i++) if (buf[start + i] !== bytes[i]) continue outer;
+    if (start + k.length >= end) {
+      short = true;
+      continue;
+    }
+    if (buf[start + k.length] !== QUOTE) continue;
+    const words = k.words;
+    let at = start + 1;
+    for (let w = 0; w < words.length; w++, at += 4) if (v.getInt32(at) !== words[w]) continue outer;
+    const tail = k.tail;
+    for (let i = 0; i < tail.length; i++) if (buf[at + i] !== tail[i]) continue outer;
     return k.key;
   }
-  return Key.Unknown;
+  return short ? SHORT_KEY : Key.Unknown;
 }
 
 /** Index of the quote closing the string whose first character is at `i` (-1 when absent before `end`). */
@@ -126,34 +151,46 @@ function closingQuote(buf: Buffer, i: number, end: number): number {
   return -1;
 }
 
-/** `closingQuote`, trying first the quote a value of `length` characters would end with. */
-function closingQuoteOf(buf: Buffer, i: number, end: number, length: number): number {
-  return i + length < end && buf[i + length] === QUOTE ? i + length : closingQuote(buf, i, end);
+/**
+ * True when `buf[start, end)` holds no quote: 4 bytes at a time, a word XOR `""""` has a zero byte
+ * exactly where a quote was, and `(x - 0x01010101) & ~x & 0x80808080` is non-zero exactly when a byte
+ * of `x` is zero.
+ */
+function noQuote(buf: Buffer, start: number, end: number): boolean {
+  const v = viewOf(buf);
+  let i = start;
+  for (; i + 4 <= end; i += 4) {
+    const x = v.getInt32(i) ^ 0x22222222;
+    if (((x - 0x01010101) & ~x & 0x80808080) !== 0) return false;
+  }
+  for (; i < end; i++) if (buf[i] === QUOTE) return false;
+  return true;
 }
 
-/** Number of quote characters in `buf[start, end)`. */
-export function countQuotes(buf: Buffer, start: number, end: number): number {
-  let n = 0;
-  for (let i = buf.indexOf(QUOTE, start); i !== -1 && i < end; i = buf.indexOf(QUOTE, i + 1)) n++;
-  return n;
+/**
+ * `closingQuote` of a value expected to be `length` characters long: where the character one length on
+ * is a quote and none comes before it (checked a word at a time), the value ends there.
+ */
+function closingQuoteOf(buf: Buffer, i: number, end: number, length: number): number {
+  return i + length < end && buf[i + length] === QUOTE && noQuote(buf, i, i + length)
+    ? i + length
+    : closingQuote(buf, i, end);
 }
 
 /**
  * The logs of `buf[start, end)`: complete JSON objects separated by commas and whitespace (the body of a
  * `result` array), as offsets into `buf` (the result shares `buf`'s bytes). Undefined when the span is not
- * in the fast path's subset. `quotes` is the number of quote characters in the span (counted here when
- * the caller has not); `count`, when the caller knows it, the number of objects in the span.
+ * in the fast path's subset. `count`, when the caller knows it, is the number of objects in the span.
  */
 export function readPackedLogs(
   buf: Buffer,
   start: number,
   end: number,
-  quotes = countQuotes(buf, start, end),
   count?: number,
 ): PackedLogs | undefined {
   let f = new Int32Array(F * (count ?? 256));
   for (;;) {
-    const n = packLogsInto(buf, start, end, quotes, f, 0);
+    const n = packLogsInto(buf, start, end, f, 0);
     if (n === NO_ROOM) {
       f = new Int32Array(f.length * 2);
       continue;
@@ -166,6 +203,14 @@ export function readPackedLogs(
 export const DECLINED = -1;
 /** `packLogsInto`: `f` has no room for every log of the span. */
 export const NO_ROOM = -2;
+/** `parseObject`: the bytes end before the object does. */
+const SHORT = -3;
+
+/** The span holds no escape and only ASCII (what the fast path reads exactly). */
+function plainAscii(buf: Buffer, start: number, end: number): boolean {
+  const span = buf.subarray(start, end);
+  return span.indexOf(BACKSLASH) === -1 && isAscii(span);
+}
 
 /**
  * `readPackedLogs` into a given offset table: the logs of `buf[start, end)` as offsets in `f` from log
@@ -173,129 +218,190 @@ export const NO_ROOM = -2;
  * log; nothing of it is to be used). Each log is linked to the one before it in the span; the span's
  * first log is not (the caller links it when the log before it in `f` precedes it in the text).
  */
-export function packLogsInto(
-  buf: Buffer,
-  start: number,
-  end: number,
-  quotes: number,
-  f: Int32Array,
-  first: number,
-): number {
-  const span = buf.subarray(start, end);
-  if (span.indexOf(BACKSLASH) !== -1 || !isAscii(span)) return DECLINED;
-  const b = buf;
+export function packLogsInto(buf: Buffer, start: number, end: number, f: Int32Array, first: number): number {
+  if (!plainAscii(buf, start, end)) return DECLINED;
   let count = 0;
-  /** Quotes the parse used as delimiters. */
-  let delimiters = 0;
   let i = start;
   for (;;) {
-    while (isSpace(b[i])) i++;
+    i = skipSpace(buf, i, end);
     if (i >= end) break;
     if (count > 0) {
-      if (b[i] !== COMMA) return DECLINED;
-      i++;
-      while (isSpace(b[i])) i++;
+      if (buf[i] !== COMMA) return DECLINED;
+      i = skipSpace(buf, i + 1, end);
     }
-    if (b[i] !== OPEN_OBJECT) return DECLINED;
+    if (buf[i] !== OPEN_OBJECT || i >= end) return DECLINED;
     if ((first + count + 1) * F > f.length) return NO_ROOM;
-    const o = (first + count) * F;
-    // String fields absent until seen; `removed` absent (-1) unless given.
-    f.fill(-1, o, o + F);
-    f[o + Field.ObjectStart] = i;
-    f[o + Field.TopicCount] = 0;
-    i++;
-    let hasTopics = false;
-    while (isSpace(b[i])) i++;
-    if (b[i] === CLOSE_OBJECT) return DECLINED;
-    for (;;) {
-      if (b[i] !== QUOTE) return DECLINED;
-      const key = keyAt(b, i + 1);
-      if (key === Key.Unknown) return DECLINED;
-      i += KEY_LENGTH[key]! + 2;
-      delimiters += 2;
-      while (isSpace(b[i])) i++;
-      if (b[i] !== COLON) return DECLINED;
-      i++;
-      while (isSpace(b[i])) i++;
-      if (key === Key.Topics) {
-        if (b[i] !== OPEN_ARRAY) return DECLINED;
-        i++;
-        let n = 0;
-        hasTopics = true;
-        while (isSpace(b[i])) i++;
-        if (b[i] === CLOSE_ARRAY) i++;
-        else {
-          for (;;) {
-            if (b[i] !== QUOTE || n === MAX_TOPICS) return DECLINED;
-            const q = closingQuoteOf(b, i + 1, end, TOPIC_LENGTH);
-            if (q < 0) return DECLINED;
-            delimiters += 2;
-            f[o + Field.TopicStart + 2 * n] = i + 1;
-            f[o + Field.TopicStart + 2 * n + 1] = q;
-            n++;
-            i = q + 1;
-            while (isSpace(b[i])) i++;
-            if (b[i] === CLOSE_ARRAY) {
-              i++;
-              break;
-            }
-            if (b[i] !== COMMA) return DECLINED;
-            i++;
-            while (isSpace(b[i])) i++;
-          }
-        }
-        f[o + Field.TopicCount] = n;
-      } else if (key === Key.Removed) {
-        if (literalAt(b, i, TRUE)) {
-          f[o + Field.Removed] = 1;
-          i += 4;
-        } else if (literalAt(b, i, FALSE)) {
-          f[o + Field.Removed] = 0;
-          i += 5;
-        } else return DECLINED;
-      } else {
-        if (b[i] !== QUOTE) return DECLINED;
-        // Data is long: the native search wins; the other values are short or of a fixed size.
-        const q =
-          key === Key.Data ? b.indexOf(QUOTE, i + 1) : closingQuoteOf(b, i + 1, end, FIXED_LENGTH[key]!);
-        if (q < 0 || q >= end) return DECLINED;
-        delimiters += 2;
-        const field = START_FIELD[key]!;
-        // A key given twice: JSON.parse keeps the last value, and so does this.
-        f[o + field] = i + 1;
-        f[o + field + 1] = q;
-        i = q + 1;
-      }
-      while (isSpace(b[i])) i++;
-      if (b[i] === CLOSE_OBJECT) {
-        i++;
-        break;
-      }
-      if (b[i] !== COMMA) return DECLINED;
-      i++;
-      while (isSpace(b[i])) i++;
-    }
-    if (i > end) return DECLINED;
-    if (!hasTopics) return DECLINED;
-    for (const k of REQUIRED) if (f[o + k]! < 0) return DECLINED;
-    f[o + Field.ObjectEnd] = i;
-    f[o + Field.SameTxAsPrevious] = 0;
-    f[o + Field.SameBlockAsPrevious] = 0;
+    const next = parseObject(buf, i, end, f, (first + count) * F);
+    if (next < 0) return DECLINED;
     if (count > 0) PackedLogs.link(buf, f, first + count);
     count++;
+    i = next;
   }
-  // Every quote of the span was a delimiter of the parse: no value jumped over holds one.
-  return delimiters === quotes ? count : DECLINED;
+  return count;
+}
+
+/** What `locateInArray` expects at its position: an element or the end, `,` or the end, an element. */
+export enum ArrayAt {
+  First,
+  AfterObject,
+  AfterComma,
+}
+
+/** Where `locateInArray` stopped: the position to go on from and what it expects there. */
+export const arrayProgress = {
+  next: 0,
+  expect: ArrayAt.First,
+  /** The array's `]` was read (`next` is after it). */
+  closed: false,
+  /** `f` has no room for the next log. */
+  full: false,
+};
+
+/**
+ * Logs of a result array read as its bytes arrive: from `at` (where `expect` holds) up to `end`, every
+ * complete log object is located into `f` from index `first` on and linked to the log before it in `f`
+ * (when `first` > 0). Stops at the first object the bytes end in, at the array's end, or when `f` is
+ * full (`arrayProgress` says which and where to go on); returns the number of logs located, or DECLINED
+ * when the bytes are not in the fast path's subset.
+ */
+export function locateInArray(
+  buf: Buffer,
+  at: number,
+  end: number,
+  f: Int32Array,
+  first: number,
+  expect: ArrayAt,
+): number {
+  const state = arrayProgress;
+  state.closed = false;
+  state.full = false;
+  if (!plainAscii(buf, at, end)) return DECLINED;
+  let count = 0;
+  let i = at;
+  for (;;) {
+    const j = skipSpace(buf, i, end);
+    if (j >= end) break;
+    const c = buf[j];
+    if (c === CLOSE_ARRAY && expect !== ArrayAt.AfterComma) {
+      state.closed = true;
+      i = j + 1;
+      break;
+    }
+    if (expect === ArrayAt.AfterObject) {
+      if (c !== COMMA) return DECLINED;
+      expect = ArrayAt.AfterComma;
+      i = j + 1;
+      continue;
+    }
+    if (c !== OPEN_OBJECT) return DECLINED;
+    if ((first + count + 1) * F > f.length) {
+      state.full = true;
+      break;
+    }
+    const next = parseObject(buf, j, end, f, (first + count) * F);
+    if (next === SHORT) break;
+    if (next < 0) return DECLINED;
+    if (first + count > 0) PackedLogs.link(buf, f, first + count);
+    count++;
+    i = next;
+    expect = ArrayAt.AfterObject;
+  }
+  state.next = i;
+  state.expect = expect;
+  return count;
+}
+
+/**
+ * Locates the log object whose `{` is at `i` into `f` from `o` on: returns the position after its `}`,
+ * DECLINED (not in the fast path's subset) or SHORT (`end` comes before the object's end). No byte at or
+ * after `end` is read.
+ */
+function parseObject(b: Buffer, i: number, end: number, f: Int32Array, o: number): number {
+  // String fields absent until seen; `removed` absent (-1) unless given.
+  f.fill(-1, o, o + F);
+  f[o + Field.ObjectStart] = i;
+  f[o + Field.TopicCount] = 0;
+  let hasTopics = false;
+  i = skipSpace(b, i + 1, end);
+  if (i >= end) return SHORT;
+  if (b[i] === CLOSE_OBJECT) return DECLINED;
+  for (;;) {
+    if (b[i] !== QUOTE) return DECLINED;
+    const key = keyAt(b, i + 1, end);
+    if (key === SHORT_KEY) return SHORT;
+    if (key === Key.Unknown) return DECLINED;
+    i = skipSpace(b, i + KEY_LENGTH[key]! + 2, end);
+    if (i >= end) return SHORT;
+    if (b[i] !== COLON) return DECLINED;
+    i = skipSpace(b, i + 1, end);
+    if (i >= end) return SHORT;
+    if (key === Key.Topics) {
+      if (b[i] !== OPEN_ARRAY) return DECLINED;
+      i = skipSpace(b, i + 1, end);
+      if (i >= end) return SHORT;
+      let n = 0;
+      hasTopics = true;
+      if (b[i] === CLOSE_ARRAY) i++;
+      else {
+        for (;;) {
+          if (b[i] !== QUOTE || n === MAX_TOPICS) return DECLINED;
+          const q = closingQuoteOf(b, i + 1, end, TOPIC_LENGTH);
+          if (q < 0) return SHORT;
+          f[o + Field.TopicStart + 2 * n] = i + 1;
+          f[o + Field.TopicStart + 2 * n + 1] = q;
+          n++;
+          i = skipSpace(b, q + 1, end);
+          if (i >= end) return SHORT;
+          if (b[i] === CLOSE_ARRAY) {
+            i++;
+            break;
+          }
+          if (b[i] !== COMMA) return DECLINED;
+          i = skipSpace(b, i + 1, end);
+          if (i >= end) return SHORT;
+        }
+      }
+      f[o + Field.TopicCount] = n;
+    } else if (key === Key.Removed) {
+      const literal = b[i] === TRUE[0] ? TRUE : b[i] === FALSE[0] ? FALSE : undefined;
+      if (literal === undefined) return DECLINED;
+      if (i + literal.length > end) return SHORT;
+      if (!literalAt(b, i, literal)) return DECLINED;
+      f[o + Field.Removed] = literal === TRUE ? 1 : 0;
+      i += literal.length;
+    } else {
+      if (b[i] !== QUOTE) return DECLINED;
+      // Data is long: the native search wins; the other values are short or of a fixed size.
+      const q =
+        key === Key.Data ? b.indexOf(QUOTE, i + 1) : closingQuoteOf(b, i + 1, end, FIXED_LENGTH[key]!);
+      if (q < 0 || q >= end) return SHORT;
+      const field = START_FIELD[key]!;
+      // A key given twice: JSON.parse keeps the last value, and so does this.
+      f[o + field] = i + 1;
+      f[o + field + 1] = q;
+      i = q + 1;
+    }
+    i = skipSpace(b, i, end);
+    if (i >= end) return SHORT;
+    if (b[i] === CLOSE_OBJECT) {
+      i++;
+      break;
+    }
+    if (b[i] !== COMMA) return DECLINED;
+    i = skipSpace(b, i + 1, end);
+    if (i >= end) return SHORT;
+  }
+  if (!hasTopics) return DECLINED;
+  for (const k of REQUIRED) if (f[o + k]! < 0) return DECLINED;
+  f[o + Field.ObjectEnd] = i;
+  f[o + Field.SameTxAsPrevious] = 0;
+  f[o + Field.SameBlockAsPrevious] = 0;
+  return i;
 }
 
 /** `readPackedLogs` as log objects (tests and callers that want objects). */
-export function readLogObjects(
-  buf: Buffer,
-  start: number,
-  end: number,
-  quotes = countQuotes(buf, start, end),
-): RpcLog[] | undefined {
-  return readPackedLogs(buf, start, end, quotes)?.toArray();
+export function readLogObjects(buf: Buffer, start: number, end: number): RpcLog[] | undefined {
+  return readPackedLogs(buf, start, end)?.toArray();
 }
 
 function literalAt(buf: Buffer, at: number, literal: Buffer): boolean {

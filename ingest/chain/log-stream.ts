@@ -43,20 +43,24 @@ export class ResultScanner {
   private escaped = false;
   /** 0: before the result array, 1: inside it, 2: after it. */
   mode: 0 | 1 | 2 = 0;
-  /** Quote characters scanned so far. */
-  quotes = 0;
-  /** Start of the log object being read, and the quotes before it. */
+  /** Start of the log object being read. */
   objectStart = -1;
-  private quotesAtObject = 0;
   /** First complete log object not consumed (-1: none) and the end of the last one; their count. */
   firstStart = -1;
   lastEnd = -1;
   complete = 0;
-  /** Quotes before `firstStart` and before `lastEnd`. */
-  quotesAtFirst = 0;
-  quotesAtLast = 0;
 
-  constructor(private readonly isResult: (at: number) => boolean) {}
+  /** Where the result array's elements begin (after its `[`), once `stopAtResult` stopped there. */
+  resultStart = -1;
+
+  /**
+   * `stopAtResult`: scanning stops right after the result array's `[` (mode 1; `resultStart`): the
+   * caller reads the array itself, then sets mode 2 at depth 1 for the bytes after its `]`.
+   */
+  constructor(
+    private readonly isResult: (at: number) => boolean,
+    private readonly stopAtResult = false,
+  ) {}
 
   /** Scans `buf[from, to)`, whose index `i` is position `base + i`. */
   scan(buf: Buffer, from: number, to: number, base: number): void {
@@ -76,42 +80,37 @@ export class ResultScanner {
           const q = span.indexOf(QUOTE, i);
           if (q === -1) return;
           this.inString = false;
-          this.quotes++;
           i = q + 1;
           continue;
         }
         const c = buf[i]!;
         if (c === BACKSLASH) this.escaped = true;
-        else if (c === QUOTE) {
-          this.inString = false;
-          this.quotes++;
-        }
+        else if (c === QUOTE) this.inString = false;
         i++;
         continue;
       }
       const c = buf[i]!;
-      if (c === QUOTE) {
-        this.inString = true;
-        this.quotes++;
-      } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (c === QUOTE) this.inString = true;
+      else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
         this.depth++;
         if (this.mode === 0 && c === OPEN_ARRAY && this.depth === 2) {
-          if (this.isResult(base + i)) this.mode = 1;
+          if (this.isResult(base + i)) {
+            this.mode = 1;
+            if (this.stopAtResult) {
+              this.resultStart = base + i + 1;
+              return;
+            }
+          }
         } else if (this.mode === 1 && this.depth === 3) {
           this.objectStart = base + i;
-          this.quotesAtObject = this.quotes;
         }
       } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
         this.depth--;
         if (this.mode === 1) {
           if (this.depth === 2 && c === CLOSE_OBJECT) {
             this.lastEnd = base + i + 1;
-            this.quotesAtLast = this.quotes;
             this.complete++;
-            if (this.firstStart < 0) {
-              this.firstStart = this.objectStart;
-              this.quotesAtFirst = this.quotesAtObject;
-            }
+            if (this.firstStart < 0) this.firstStart = this.objectStart;
             this.objectStart = -1;
           } else if (this.depth === 1) this.mode = 2;
         }
@@ -220,10 +219,10 @@ export class LogArrayReader {
     const from = sc.firstStart - this.partsStart;
     const to = sc.lastEnd - this.partsStart;
     // Between two complete objects there is only a comma and whitespace: the span is an array's body.
-    // Escaped quotes are not counted, but a span holding a backslash is JSON.parse's anyway.
+    // A span holding a backslash is JSON.parse's.
     // The logs share `joined`'s bytes: later chunks go to a new buffer (dropBefore keeps a view).
     const logs =
-      readPackedLogs(joined, from, to, sc.quotesAtLast - sc.quotesAtFirst, sc.complete) ??
+      readPackedLogs(joined, from, to, sc.complete) ??
       PackedLogs.of(JSON.parse(`[${joined.toString('utf8', from, to)}]`) as RpcLog[]);
     this.dropBefore(sc.lastEnd);
     sc.consumed();

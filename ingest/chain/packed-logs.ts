@@ -50,8 +50,29 @@ export const MAX_TOPICS = 4;
 /** `Buffer#latin1Slice`: one copy of the bytes into a new string (no encoding lookup). */
 type Latin1Slicer = Buffer & { latin1Slice(start: number, end: number): string };
 
-function sameBytes(buf: Buffer, a: number, b: number, length: number): boolean {
-  for (let i = length - 1; i >= 0; i--) if (buf[a + i] !== buf[b + i]) return false;
+/**
+ * A view of the buffer last compared (the slab or body every log of a page shares), for 4-byte reads: a
+ * hash compares in 17 reads instead of 66. It keeps that one buffer reachable until another is compared.
+ */
+let viewed: Uint8Array | undefined;
+let view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+
+/** A DataView of `buf` (the last one made, while `buf` is the last buffer asked for). */
+export function viewOf(buf: Uint8Array): DataView {
+  if (buf !== viewed) {
+    view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    viewed = buf;
+  }
+  return view;
+}
+
+/** True when `buf[a, a + length)` and `buf[b, b + length)` hold the same bytes. */
+export function sameBytes(buf: Uint8Array, a: number, b: number, length: number): boolean {
+  const v = viewOf(buf);
+  // From the end (hashes of different blocks or transactions differ anywhere; equal ones to the last byte).
+  let i = length - 4;
+  for (; i >= 0; i -= 4) if (v.getInt32(a + i) !== v.getInt32(b + i)) return false;
+  for (i += 3; i >= 0; i--) if (buf[a + i] !== buf[b + i]) return false;
   return true;
 }
 

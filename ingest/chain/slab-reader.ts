@@ -2,8 +2,9 @@
  * An `eth_getLogs` body read into slabs (slabs.ts) as it arrives — the `BodySink` of http-stream.ts —
  * and handed out as pages of at least `partLogs` logs that end on a transaction boundary, as
  * `LogArrayReader` + `TxChunker` (log-stream.ts) do for bodies read through fetch, without copying:
- * the socket reads into the slab, the logs are located in place (`packLogsInto`, into the slab's
- * offset table), and each page is a view of the slab holding a lease on it until it is released.
+ * the socket reads into the slab, the logs are located in place as they arrive (`locateInArray`, into
+ * the slab's offset table; the bytes before and after the result array go through `ResultScanner`), and
+ * each page is a view of the slab holding a lease on it until it is released.
  *
  * A slab is left for the next one when its free space runs out (or its offset table is full): the
  * located logs up to the last transaction start are handed out as a (shorter) page, and the bytes of
@@ -12,7 +13,7 @@
  * `TxChunker` from the first log not handed out (always a transaction's first).
  */
 import { type BodySink, HttpStatusError, MIN_SPACE, type ResponseHead } from './http-stream.ts';
-import { DECLINED, NO_ROOM, packLogsInto } from './log-objects.ts';
+import { ArrayAt, arrayProgress, DECLINED, locateInArray } from './log-objects.ts';
 import {
   endsWithResultKey,
   JsonRpcResponseError,
@@ -36,6 +37,9 @@ export interface SlabPart {
  */
 const BEFORE_PULL = Buffer.allocUnsafeSlow(MIN_SPACE);
 
+/** New bytes that make the reader locate logs again (reads of a busy socket are far larger). */
+const LOCATE_BYTES = 16 * 1024;
+
 export class SlabLogReader implements BodySink {
   /** Taken at the first pull (or the end of a body read whole before it). */
   private slab!: Slab;
@@ -50,9 +54,18 @@ export class SlabLogReader implements BodySink {
   /** Logs located in the slab's offset table, and the first of them not handed out. */
   private located = 0;
   private first = 0;
-  private readonly scanner = new ResultScanner((at) =>
-    endsWithResultKey(this.slab.buf.toString('latin1', Math.max(0, at - 64), at)),
+  /** Scans the bytes before the result array (it stops at its `[`) and after it (mode 2). */
+  private readonly scanner = new ResultScanner(
+    (at) => endsWithResultKey(this.slab.buf.toString('latin1', Math.max(0, at - 64), at)),
+    true,
   );
+  /** Where locating goes on in the result array (-1: not reached yet), and what is expected there. */
+  private arrayAt = -1;
+  private expect = ArrayAt.First;
+  /** The result array's `]` was read. */
+  private closed = false;
+  /** `w` at the last attempt to locate. */
+  private triedAt = 0;
   private fallback: { reader: LogArrayReader; chunker: TxChunker; space: Buffer } | undefined;
   /** Pages handed out and not yet pulled, with their bytes. */
   private queue: (SlabPart | undefined)[] = [];
@@ -113,8 +126,13 @@ export class SlabLogReader implements BodySink {
     } else {
       const from = this.w;
       this.w += n;
-      this.scanner.scan(this.slab.buf, from, this.w, 0);
-      if (this.scanner.complete >= this.parseEvery) this.locate();
+      if (this.arrayAt < 0 || this.closed) {
+        const sc = this.scanner;
+        sc.scan(this.slab.buf, from, this.w, 0);
+        if (this.arrayAt < 0 && sc.mode === 1) this.arrayAt = sc.resultStart;
+      }
+      // Not after every small read: each attempt reads again the object the bytes end in.
+      if (this.arrayAt >= 0 && !this.closed && this.w - this.triedAt >= LOCATE_BYTES) this.locate();
       if (!this.fallback) this.cut();
     }
   }
@@ -142,7 +160,7 @@ export class SlabLogReader implements BodySink {
     try {
       this.adopt(true);
       const sc = this.scanner;
-      if (!this.errorStatus && !this.fallback && sc.mode !== 0 && !sc.truncated()) {
+      if (!this.errorStatus && !this.fallback && this.arrayAt >= 0 && !this.closed) {
         this.locate();
         while (this.full && !this.fallback) {
           this.moveOn();
@@ -255,30 +273,31 @@ export class SlabLogReader implements BodySink {
     return this.slab.f[i * F + Field.ObjectStart]!;
   }
 
-  /** Locates the complete objects scanned and not located yet (NO_ROOM: `full`; DECLINED: fallback). */
+  /**
+   * Locates the complete log objects read and not located yet (the offset table full: `full`; bytes
+   * outside the fast path's subset: the fallback); after the array's `]`, scans the bytes after it.
+   */
   private locate(): void {
-    const sc = this.scanner;
-    if (sc.complete === 0 || this.full) return;
-    const f = this.slab.f;
-    const n = packLogsInto(
-      this.slab.buf,
-      sc.firstStart,
-      sc.lastEnd,
-      sc.quotesAtLast - sc.quotesAtFirst,
-      f,
-      this.located,
-    );
-    if (n === NO_ROOM) {
-      this.full = true;
-      return;
-    }
+    if (this.arrayAt < 0 || this.closed || this.full) return;
+    this.triedAt = this.w;
+    const n = locateInArray(this.slab.buf, this.arrayAt, this.w, this.slab.f, this.located, this.expect);
     if (n === DECLINED) {
       this.toFallback();
       return;
     }
-    if (this.located > 0 && n > 0) PackedLogs.link(this.slab.buf, f, this.located);
+    const p = arrayProgress;
     this.located += n;
-    sc.consumed();
+    this.arrayAt = p.next;
+    this.expect = p.expect;
+    if (p.full) this.full = true;
+    if (p.closed) {
+      this.closed = true;
+      // The rest of the response object, at depth 1.
+      const sc = this.scanner;
+      sc.mode = 2;
+      sc.depth = 1;
+      sc.scan(this.slab.buf, p.next, this.w, 0);
+    }
   }
 
   /** Hands out pages of at least `partLogs` logs ending where a later located log starts a transaction. */
@@ -304,14 +323,15 @@ export class SlabLogReader implements BodySink {
     this.push(logs, last, bytes);
   }
 
-  /** Where the bytes still needed begin: the first log not handed out, or the object being read. */
+  /**
+   * Where the bytes still needed begin: all before the result array, then the first log not handed out
+   * (one always is, once a log was located: pages end where a later log starts a transaction), else where
+   * locating goes on (right after the array's `[`).
+   */
   private keptFrom(): number {
-    const sc = this.scanner;
-    if (sc.mode === 0) return 0;
+    if (this.arrayAt < 0) return 0;
     if (this.first < this.located) return this.startOf(this.first);
-    if (sc.firstStart >= 0) return sc.firstStart;
-    if (sc.objectStart >= 0) return sc.objectStart;
-    return this.w;
+    return this.closed ? this.w : this.arrayAt;
   }
 
   /**
@@ -320,7 +340,7 @@ export class SlabLogReader implements BodySink {
    */
   private moveOn(): void {
     const sc = this.scanner;
-    if (sc.mode !== 0) {
+    if (this.arrayAt >= 0) {
       this.locate();
       if (this.fallback) return;
       const f = this.slab.f;
@@ -337,6 +357,8 @@ export class SlabLogReader implements BodySink {
     this.slab.buf.copy(next.buf, 0, from, this.w);
     PackedLogs.moveOffsets(this.slab.f, this.first, next.f, 0, logs, -from);
     sc.rebase(-from);
+    if (this.arrayAt >= 0) this.arrayAt = Math.max(0, this.arrayAt - from);
+    this.triedAt = Math.max(0, this.triedAt - from);
     this.letGo();
     this.slab = next;
     this.holding = true;

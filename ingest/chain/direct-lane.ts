@@ -21,7 +21,7 @@ import type { AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
 import { type ContractKind, eventAbi } from '../../schemas/abi/alpha-events.ts';
 import { uintString } from './hex.ts';
 import type { TxTransfers } from './mapper.ts';
-import { Field, type PackedLogs } from './packed-logs.ts';
+import { Field, type PackedLogs, viewOf } from './packed-logs.ts';
 import type { ByteWriter } from './row-binary.ts';
 import { CODES } from './serialize.ts';
 import type { TokenMap } from './token-map.ts';
@@ -115,7 +115,8 @@ function quantity(buf: Buffer, start: number, end: number): number {
 
 /** Values keyed by fixed-length lowercase hex text, looked up by the bytes of a log. */
 class HexKeys<V> {
-  private readonly map = new Map<number, { key: Buffer; value: V }[]>();
+  /** Entries by hash: each key's length, its bytes as big-endian 4-byte words, the bytes left over. */
+  private readonly map = new Map<number, { length: number; words: Int32Array; tail: Buffer; value: V }[]>();
   size = 0;
 
   private static hash(buf: Buffer, end: number): number {
@@ -128,7 +129,9 @@ class HexKeys<V> {
     const bytes = Buffer.from(key, 'latin1');
     const h = HexKeys.hash(bytes, bytes.length);
     const list = this.map.get(h) ?? [];
-    list.push({ key: bytes, value });
+    const words = new Int32Array(bytes.length >> 2);
+    for (let w = 0; w < words.length; w++) words[w] = bytes.readInt32BE(4 * w);
+    list.push({ length: bytes.length, words, tail: bytes.subarray(4 * words.length), value });
     this.map.set(h, list);
     this.size++;
   }
@@ -139,10 +142,14 @@ class HexKeys<V> {
     const list = this.map.get(HexKeys.hash(buf, end));
     if (list === undefined) return undefined;
     const n = end - start;
+    const v = viewOf(buf);
     outer: for (const e of list) {
-      const key = e.key;
-      if (key.length !== n) continue;
-      for (let i = n - 1; i >= 0; i--) if (key[i] !== buf[start + i]) continue outer;
+      if (e.length !== n) continue;
+      const words = e.words;
+      let at = start;
+      for (let w = 0; w < words.length; w++, at += 4) if (v.getInt32(at) !== words[w]) continue outer;
+      const tail = e.tail;
+      for (let i = 0; i < tail.length; i++) if (buf[at + i] !== tail[i]) continue outer;
       return e.value;
     }
     return undefined;

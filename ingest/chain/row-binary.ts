@@ -5,6 +5,7 @@
  * time per alpha_fills row than TabSeparated, measured in docs/chain-ingestion.md), and nothing needs
  * escaping. A `ByteWriter` grows one buffer; the typed writers below are the only way values get in.
  */
+import { viewOf } from './packed-logs.ts';
 import type { U64 } from './types.ts';
 
 const EMPTY = Buffer.alloc(0);
@@ -33,6 +34,8 @@ const MAX_SPARES = 2;
 
 export class ByteWriter {
   private buf: Buffer = EMPTY;
+  /** A view of `buf` for 4-byte writes. */
+  private view: DataView<ArrayBufferLike> = new DataView(EMPTY.buffer, EMPTY.byteOffset, 0);
   /** Bytes written. */
   pos = 0;
   /** Size of the last buffer handed over: the next one starts there (no regrowth, no idle memory). */
@@ -55,7 +58,7 @@ export class ByteWriter {
       // no external allocation to count towards the JS heap's next full collection).
       const spare = this.spares.pop();
       if (spare !== undefined && spare.length >= size) {
-        this.buf = spare;
+        this.use(spare);
         return;
       }
     }
@@ -63,7 +66,12 @@ export class ByteWriter {
     const next = Buffer.allocUnsafeSlow(size);
     this.owned.add(next.buffer);
     this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
+    this.use(next);
+  }
+
+  private use(buf: Buffer): void {
+    this.buf = buf;
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
   u8(v: number): void {
@@ -146,8 +154,28 @@ export class ByteWriter {
       b[p++] = 0x30;
       b[p++] = 0x78;
     }
-    for (let i = start; i < end; i++) b[p++] = LOWER[src[i]!]!;
-    this.pos = p;
+    this.pos = this.lowerInto(src, start, end, p);
+  }
+
+  /**
+   * `src[start, end)` lowercased at `p` (room reserved by the caller); returns the end. Four bytes at a
+   * time: with t = x & 0x7f7f7f7f, (t + 0x3f3f3f3f) sets a byte's top bit when its low 7 bits are ≥ 0x41,
+   * (t + 0x25252525) when they are ≥ 0x5b (no carry crosses a byte), and ~x keeps bytes below 0x80: the
+   * top bits left mark exactly the bytes 'A'..'Z', and shifted down two they are the 0x20 that lowers
+   * them. The bytes left over go through the table.
+   */
+  private lowerInto(src: Buffer, start: number, end: number, p: number): number {
+    const s = viewOf(src);
+    const d = this.view;
+    let i = start;
+    for (; i + 4 <= end; i += 4, p += 4) {
+      const x = s.getInt32(i);
+      const t = x & 0x7f7f7f7f;
+      d.setInt32(p, x | (((t + 0x3f3f3f3f) & ~(t + 0x25252525) & ~x & 0x80808080) >>> 2));
+    }
+    const b = this.buf;
+    for (; i < end; i++) b[p++] = LOWER[src[i]!]!;
+    return p;
   }
 
   /**
@@ -168,10 +196,7 @@ export class ByteWriter {
   /** ASCII bytes `src[start, end)`, letters lowercased, without a length prefix (a piece of `stringOf`). */
   rawLower(src: Buffer, start: number, end: number): void {
     this.reserve(end - start);
-    const b = this.buf;
-    let p = this.pos;
-    for (let i = start; i < end; i++) b[p++] = LOWER[src[i]!]!;
-    this.pos = p;
+    this.pos = this.lowerInto(src, start, end, this.pos);
   }
 
   /** A UInt64 given as its low and high 32 bits. */
@@ -253,7 +278,7 @@ export class ByteWriter {
   take(): Buffer {
     const out = this.buf.subarray(0, this.pos);
     this.lastBytes = this.pos;
-    this.buf = EMPTY;
+    this.use(EMPTY);
     this.pos = 0;
     return out;
   }

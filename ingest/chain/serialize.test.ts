@@ -106,6 +106,28 @@ describe('RowBinary writer', () => {
     expect(hex(out.subarray(1 + text.length, 2 + text.length))).toBe('0a');
     expect(out.toString('latin1', 2 + text.length)).toBe('0xabcdef09');
   });
+
+  it('lowercases every byte value at every alignment as a byte-by-byte table would', () => {
+    // Bytes 0..255 in every position of a 4-byte word, with words read from any offset (the writer
+    // lowers four bytes at a time): only 'A'..'Z' change, by 0x20.
+    const all = Buffer.from(Array.from({ length: 256 * 5 }, (_, k) => (k * 37 + (k >> 8)) & 0xff));
+    const lowered = (c: number) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+    for (let offset = 0; offset < 4; offset++) {
+      for (const length of [0, 1, 3, 4, 5, 66, 256 * 5 - 4]) {
+        const w = new ByteWriter(3);
+        w.u8(7);
+        w.bool(false);
+        w.stringOf(length);
+        w.rawLower(all, offset, offset + length);
+        w.lowerBytes(all, offset, offset + length);
+        const out = w.take();
+        const want = Buffer.from(Array.from(all.subarray(offset, offset + length), lowered));
+        const head = 2 + (length >= 128 ? 2 : 1);
+        expect(out.subarray(head, head + length).equals(want)).toBe(true);
+        expect(out.subarray(out.length - length).equals(want)).toBe(true);
+      }
+    }
+  });
 });
 
 describe('row batches', () => {

@@ -125,13 +125,6 @@ export class ResultScanner {
     this.complete = 0;
   }
 
-  /** The scanned bytes moved by `delta` positions. */
-  rebase(delta: number): void {
-    if (this.objectStart >= 0) this.objectStart += delta;
-    if (this.firstStart >= 0) this.firstStart += delta;
-    if (this.lastEnd >= 0) this.lastEnd += delta;
-  }
-
   /** `end` would cut the JSON short (a string, the result array or the response left open). */
   truncated(): boolean {
     return this.inString || this.mode === 1 || (this.mode === 2 && this.depth !== 0);

@@ -88,6 +88,7 @@ export class SlabLogReader implements BodySink {
     private readonly partLogs: number,
     /** Bytes of pages read ahead of the puller before the socket is paused. */
     private readonly capBytes: number,
+    /** Complete objects the fallback's `LogArrayReader` parses at a time. */
     private readonly parseEvery = 1000,
   ) {}
 
@@ -339,7 +340,6 @@ export class SlabLogReader implements BodySink {
    * the next bytes; its logs keep their offsets, moved), the objects not located yet, the one being read.
    */
   private moveOn(): void {
-    const sc = this.scanner;
     if (this.arrayAt >= 0) {
       this.locate();
       if (this.fallback) return;
@@ -356,7 +356,6 @@ export class SlabLogReader implements BodySink {
     );
     this.slab.buf.copy(next.buf, 0, from, this.w);
     PackedLogs.moveOffsets(this.slab.f, this.first, next.f, 0, logs, -from);
-    sc.rebase(-from);
     if (this.arrayAt >= 0) this.arrayAt = Math.max(0, this.arrayAt - from);
     this.triedAt = Math.max(0, this.triedAt - from);
     this.letGo();

@@ -21,7 +21,7 @@ import type { AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
 import { type ContractKind, eventAbi } from '../../schemas/abi/alpha-events.ts';
 import { uintString } from './hex.ts';
 import type { TxTransfers } from './mapper.ts';
-import { Field, type PackedLogs, viewOf } from './packed-logs.ts';
+import { Field, hasKeyAt, type PackedLogs, type WordKey, wordKey } from './packed-logs.ts';
 import type { ByteWriter } from './row-binary.ts';
 import { CODES } from './serialize.ts';
 import type { TokenMap } from './token-map.ts';
@@ -115,8 +115,7 @@ function quantity(buf: Buffer, start: number, end: number): number {
 
 /** Values keyed by fixed-length lowercase hex text, looked up by the bytes of a log. */
 class HexKeys<V> {
-  /** Entries by hash: each key's length, its bytes as big-endian 4-byte words, the bytes left over. */
-  private readonly map = new Map<number, { length: number; words: Int32Array; tail: Buffer; value: V }[]>();
+  private readonly map = new Map<number, { key: WordKey; value: V }[]>();
   size = 0;
 
   private static hash(buf: Buffer, end: number): number {
@@ -129,9 +128,7 @@ class HexKeys<V> {
     const bytes = Buffer.from(key, 'latin1');
     const h = HexKeys.hash(bytes, bytes.length);
     const list = this.map.get(h) ?? [];
-    const words = new Int32Array(bytes.length >> 2);
-    for (let w = 0; w < words.length; w++) words[w] = bytes.readInt32BE(4 * w);
-    list.push({ length: bytes.length, words, tail: bytes.subarray(4 * words.length), value });
+    list.push({ key: wordKey(bytes), value });
     this.map.set(h, list);
     this.size++;
   }
@@ -142,16 +139,7 @@ class HexKeys<V> {
     const list = this.map.get(HexKeys.hash(buf, end));
     if (list === undefined) return undefined;
     const n = end - start;
-    const v = viewOf(buf);
-    outer: for (const e of list) {
-      if (e.length !== n) continue;
-      const words = e.words;
-      let at = start;
-      for (let w = 0; w < words.length; w++, at += 4) if (v.getInt32(at) !== words[w]) continue outer;
-      const tail = e.tail;
-      for (let i = 0; i < tail.length; i++) if (buf[at + i] !== tail[i]) continue outer;
-      return e.value;
-    }
+    for (const e of list) if (e.key.length === n && hasKeyAt(buf, start, e.key)) return e.value;
     return undefined;
   }
 

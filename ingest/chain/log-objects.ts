@@ -16,7 +16,7 @@
  * reader locates logs as the bytes arrive (`locateInArray`) without scanning them first.
  */
 import { isAscii } from 'node:buffer';
-import { F, Field, MAX_TOPICS, PackedLogs, viewOf } from './packed-logs.ts';
+import { F, Field, hasKeyAt, MAX_TOPICS, PackedLogs, viewOf, type WordKey, wordKey } from './packed-logs.ts';
 import type { RpcLog } from './types.ts';
 
 export const QUOTE = 0x22;
@@ -76,18 +76,12 @@ const KEYS: [string, Key][] = [
   ['logIndex', Key.LogIndex],
   ['removed', Key.Removed],
 ];
-/**
- * Known keys by first byte (at most three share one): each name's bytes after the first, as the
- * big-endian 4-byte words `DataView#getInt32` reads, then the bytes left over.
- */
-const KEYS_BY_FIRST: { length: number; words: Int32Array; tail: Buffer; key: Key }[][] = [];
+/** Known keys by first byte (at most three share one): the name after its first byte, and the key. */
+const KEYS_BY_FIRST: { length: number; rest: WordKey; key: Key }[][] = [];
 for (const [name, key] of KEYS) {
   const first = name.charCodeAt(0);
   const list = KEYS_BY_FIRST[first] ?? [];
-  const rest = Buffer.from(name.slice(1), 'latin1');
-  const words = new Int32Array(rest.length >> 2);
-  for (let w = 0; w < words.length; w++) words[w] = rest.readInt32BE(4 * w);
-  list.push({ length: name.length, words, tail: rest.subarray(4 * words.length), key });
+  list.push({ length: name.length, rest: wordKey(Buffer.from(name.slice(1), 'latin1')), key });
   KEYS_BY_FIRST[first] = list;
 }
 /** Characters between the quotes of a fixed-size value by key (0: variable); topics are 66 too. */
@@ -124,20 +118,13 @@ const SHORT_KEY = -1;
 function keyAt(buf: Buffer, start: number, end: number): Key | typeof SHORT_KEY {
   const list = KEYS_BY_FIRST[buf[start]!];
   if (list === undefined || start >= end) return start >= end ? SHORT_KEY : Key.Unknown;
-  const v = viewOf(buf);
   let short = false;
-  outer: for (const k of list) {
+  for (const k of list) {
     if (start + k.length >= end) {
       short = true;
       continue;
     }
-    if (buf[start + k.length] !== QUOTE) continue;
-    const words = k.words;
-    let at = start + 1;
-    for (let w = 0; w < words.length; w++, at += 4) if (v.getInt32(at) !== words[w]) continue outer;
-    const tail = k.tail;
-    for (let i = 0; i < tail.length; i++) if (buf[at + i] !== tail[i]) continue outer;
-    return k.key;
+    if (buf[start + k.length] === QUOTE && hasKeyAt(buf, start + 1, k.rest)) return k.key;
   }
   return short ? SHORT_KEY : Key.Unknown;
 }

@@ -66,6 +66,30 @@ export function viewOf(buf: Uint8Array): DataView {
   return view;
 }
 
+/** Bytes to look for in a buffer, as the big-endian 4-byte words `DataView#getInt32` reads, then the rest. */
+export interface WordKey {
+  length: number;
+  words: Int32Array;
+  tail: Uint8Array;
+}
+
+export function wordKey(bytes: Uint8Array): WordKey {
+  const words = new Int32Array(bytes.length >> 2);
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let w = 0; w < words.length; w++) words[w] = v.getInt32(4 * w);
+  return { length: bytes.length, words, tail: bytes.subarray(4 * words.length) };
+}
+
+/** True when `buf` holds `key`'s bytes at `at` (the caller knows `key.length` bytes are there). */
+export function hasKeyAt(buf: Uint8Array, at: number, key: WordKey): boolean {
+  const v = viewOf(buf);
+  const words = key.words;
+  for (let w = 0; w < words.length; w++, at += 4) if (v.getInt32(at) !== words[w]) return false;
+  const tail = key.tail;
+  for (let i = 0; i < tail.length; i++) if (buf[at + i] !== tail[i]) return false;
+  return true;
+}
+
 /** True when `buf[a, a + length)` and `buf[b, b + length)` hold the same bytes. */
 export function sameBytes(buf: Uint8Array, a: number, b: number, length: number): boolean {
   const v = viewOf(buf);

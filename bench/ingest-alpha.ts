@@ -12,8 +12,9 @@
  *      node, node idle) and the CPU floor, (this process's CPU + the node's) / cores;
  *   3. decode + write: events/s of mapping and writing log pages already in memory (three passes over a
  *      sample, after one uncounted pass);
- *   4. peak RSS of the process during (2) (sampled), split into JS heap, external buffers and the
- *      engine's tracked allocations (with its largest background merge), and the process's max RSS.
+ *   4. peak RSS of the process during (2) (the kernel's high-water mark, reset at the phase's start;
+ *      also sampled, split into JS heap, external buffers and the engine's tracked allocations, with its
+ *      largest background merge), and the process's max RSS with each phase's peak.
  *
  * Chain: `synthetic` (default) places a raw log emitter at alpha's addresses on a fresh anvil and mines
  * blocks of hot events (OrderFilled 70 %, TransferSingle 20 %, pUSD Transfer 10 %; 4,000 logs per
@@ -248,6 +249,44 @@ function fmt(n: number): string {
 }
 
 /**
+ * The kernel's peak RSS of this process (VmHWM) over a phase: `start` resets the high-water mark to the
+ * current RSS (`5` written to /proc/self/clear_refs), `read` returns the peak since then in bytes. Exact
+ * where a sampler can miss a short spike. The reset also resets what getrusage reports as the process's
+ * max RSS, so `max` keeps the process's peak across phases. Undefined where the kernel does not offer it.
+ */
+function phasePeakRss(): { start(): void; read(): number | undefined; max(): number | undefined } {
+  let available = true;
+  let max = 0;
+  const read = (): number | undefined => {
+    if (!available) return undefined;
+    try {
+      const kb = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
+      if (kb === undefined) return undefined;
+      max = Math.max(max, Number(kb) * 1024);
+      return Number(kb) * 1024;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    start() {
+      if (read() === undefined) available = false;
+      if (!available) return;
+      try {
+        fs.writeFileSync('/proc/self/clear_refs', '5');
+      } catch {
+        available = false;
+      }
+    },
+    read,
+    max() {
+      read();
+      return available ? max : undefined;
+    },
+  };
+}
+
+/**
  * The measured process runs with the settings `pmdata backfill` and `pmdata follow` start their process
  * with (core/launch.ts): V8 flags that keep the heap near its live set with a 32 MB young generation,
  * and the embedded engine's allocator setting.
@@ -394,10 +433,20 @@ export async function run(args: string[]): Promise<void> {
     `baseline RSS:         ${fmt(baselineRss / 2 ** 20)} MiB (process with the embedded engine open, before ingesting)`,
   );
 
+  // The kernel's peak RSS of each phase (the process's maximum is the largest of them).
+  const hwm = phasePeakRss();
+  const phasePeaks: string[] = [];
+  const endPhase = (name: string): number | undefined => {
+    const peak = hwm.read();
+    if (peak !== undefined) phasePeaks.push(`${name} ${fmt(peak / 2 ** 20)}`);
+    return peak;
+  };
   try {
     // 0. The node's first read of the chain, not counted (see the header).
     const warmCpu = cpuMeter(nodeCpu);
+    hwm.start();
     const warm = await rawPass();
+    endPhase('warm-up');
     say(
       `node warm-up:         ${fmt(warm.events)} events in ${warm.seconds.toFixed(2)} s (raw eth_getLogs, not counted: both measured passes find the node in the same state)`,
     );
@@ -433,6 +482,7 @@ export async function run(args: string[]): Promise<void> {
           engineSampling = false;
         });
     }, 250);
+    hwm.start();
     const t0 = performance.now();
     const tokens = await chain.tokenPass(0, head);
     const tokenSeconds = (performance.now() - t0) / 1000;
@@ -441,6 +491,7 @@ export async function run(args: string[]): Promise<void> {
     const pipeTimeline = overlapTimeline(nodeCpu);
     const result = await runBackfillRange(chain, { from: 0, to: head }, { head });
     const pipeSeconds = (performance.now() - t1) / 1000;
+    const pipePeak = endPhase('pipeline');
     clearInterval(sampler);
     clearInterval(engineSampler);
     const pipeRate = result.logs / pipeSeconds;
@@ -458,7 +509,7 @@ export async function run(args: string[]): Promise<void> {
       `  waits: log pages ${fmt(result.waits?.fetchMs ?? 0)} ms, headers ${fmt(result.waits?.headersMs ?? 0)} ms, insert slots ${fmt(result.waits?.insertMs ?? 0)} ms`,
     );
     say(
-      `peak RSS (pipeline):  ${fmt(peakRss / 2 ** 20)} MiB (JS heap ${fmt(peakHeap / 2 ** 20)} MiB, external ${fmt(peakExternal / 2 ** 20)} MiB, engine allocations ${fmt(peakEngine / 2 ** 20)} MiB: peaks of each, sampled${engineSampleFailures > 0 ? `; ${engineSampleFailures} engine samples failed` : ''})`,
+      `peak RSS (pipeline):  ${fmt((pipePeak ?? peakRss) / 2 ** 20)} MiB (${pipePeak === undefined ? 'sampled every 50 ms' : `the kernel's high-water mark over the reference pass and the backfill; sampled every 50 ms: ${fmt(peakRss / 2 ** 20)} MiB`}; JS heap ${fmt(peakHeap / 2 ** 20)} MiB, external ${fmt(peakExternal / 2 ** 20)} MiB, engine allocations ${fmt(peakEngine / 2 ** 20)} MiB: peaks of each, sampled${engineSampleFailures > 0 ? `; ${engineSampleFailures} engine samples failed` : ''})`,
     );
     if (peakMerge) {
       say(
@@ -477,7 +528,9 @@ export async function run(args: string[]): Promise<void> {
     // 2. Raw eth_getLogs (after the pipeline, so its memory does not count in the pipeline's RSS).
     const rawCpu = cpuMeter(nodeCpu);
     const rawTimeline = overlapTimeline(nodeCpu);
+    hwm.start();
     const raw = await rawPass();
+    endPhase('raw');
     const rawEvents = raw.events;
     const rawSeconds = raw.seconds;
     const rawRate = rawEvents / rawSeconds;
@@ -492,6 +545,7 @@ export async function run(args: string[]): Promise<void> {
     // 3. Decode + write from pages in memory: a sample from the middle of the chain (its first blocks are
     //    setup: funding, market creation), written ROUNDS times into emptied tables.
     const limit = Number(values['memory-events']);
+    hwm.start();
     const pages: { logs: PackedLogs; headers: Map<number, BlockHeader> }[] = [];
     let inMemory = 0;
     const sampleFrom = Math.floor(head / 2);
@@ -547,9 +601,10 @@ export async function run(args: string[]): Promise<void> {
       `decode + write:       ${fmt(inMemory * ROUNDS)} events in ${memSeconds.toFixed(2)} s = ${fmt((inMemory * ROUNDS) / memSeconds)} events/s` +
         ` (${fmt(inMemory)} events from block ${sampleFrom} written ${ROUNDS} times after an uncounted pass at ${fmt(inMemory / warmSeconds)} ev/s: ${rates.join(', ')} ev/s; ${mixText})`,
     );
+    endPhase('decode + write');
     say(`  ${memCpu()} (truncates between rounds included)`);
     say(
-      `max RSS (process):    ${fmt(process.resourceUsage().maxRSS / 1024)} MiB (V8 flags: ${process.execArgv.join(' ') || process.env.NODE_OPTIONS || 'none'})`,
+      `max RSS (process):    ${fmt((hwm.max() ?? process.resourceUsage().maxRSS * 1024) / 2 ** 20)} MiB (V8 flags: ${process.execArgv.join(' ') || process.env.NODE_OPTIONS || 'none'})${phasePeaks.length > 0 ? `; peak of each phase: ${phasePeaks.join(', ')} MiB` : ''}`,
     );
   } finally {
     await stop();

@@ -262,8 +262,9 @@ function phasePeakRss(): { start(): void; read(): number | undefined; max(): num
     try {
       const kb = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
       if (kb === undefined) return undefined;
-      max = Math.max(max, Number(kb) * 1024);
-      return Number(kb) * 1024;
+      const bytes = Number(kb) * 1024;
+      max = Math.max(max, bytes);
+      return bytes;
     } catch {
       return undefined;
     }

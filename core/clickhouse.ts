@@ -35,6 +35,11 @@ export interface ClickHouse {
   readonly embedded: boolean;
   /** Runs a SELECT and returns its rows (JSONEachRow). 64-bit integers come back as strings. */
   query<T = Record<string, unknown>>(label: string, sql: string, params?: QueryParams): Promise<T[]>;
+  /**
+   * Runs a read-only SELECT for the API's read path and returns its rows as arrays in the SELECT's
+   * column order (JSONCompactEachRow: no key strings per row). 64-bit integers come back as strings.
+   */
+  read<T extends unknown[] = unknown[]>(label: string, sql: string, params?: QueryParams): Promise<T[]>;
   /** Runs a statement that returns no rows (DDL, DELETE, OPTIMIZE, ...). */
   command(label: string, sql: string, params?: QueryParams): Promise<void>;
   /** Inserts rows as JSONEachRow. `dedupToken` makes a retried insert of the same block harmless. */
@@ -472,6 +477,12 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
     query<T>(label: string, sql: string, params?: QueryParams) {
       return run(label, async () => {
         const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+        return (await rs.json()) as T[];
+      });
+    },
+    read<T extends unknown[]>(label: string, sql: string, params?: QueryParams) {
+      return run(label, async () => {
+        const rs = await client.query({ query: sql, query_params: params, format: 'JSONCompactEachRow' });
         return (await rs.json()) as T[];
       });
     },

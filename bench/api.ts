@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createKeyStore } from '../api/keys/store.ts';
 import { startServer } from '../api/server.ts';
-import { createClickHouse } from '../core/clickhouse.ts';
+import { createClickHouse } from '../core/clickhouse/index.ts';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';

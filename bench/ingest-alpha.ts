@@ -32,7 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createClickHouse } from '../core/clickhouse.ts';
+import { createClickHouse } from '../core/clickhouse/index.ts';
 import { loadConfig } from '../core/config.ts';
 import { hasHeapFlags, INGESTION_NODE_FLAGS, ingestionEnv } from '../core/launch.ts';
 import { createLogger } from '../core/logger.ts';

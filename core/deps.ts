@@ -3,7 +3,7 @@
  * `process.env`.
  */
 import type { Redis } from 'ioredis';
-import type { ClickHouse } from './clickhouse.ts';
+import type { ClickHouse } from './clickhouse/index.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 

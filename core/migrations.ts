@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ClickHouse } from './clickhouse.ts';
+import type { ClickHouse } from './clickhouse/index.ts';
 import { PermanentError } from './errors.ts';
 import type { Logger } from './logger.ts';
 

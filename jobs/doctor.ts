@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createClickHouse, EngineBusyError } from '../core/clickhouse.ts';
+import { createClickHouse, EngineBusyError } from '../core/clickhouse/index.ts';
 import { type Config, loadConfig, VARIABLES } from '../core/config.ts';
 import { ConfigError } from '../core/errors.ts';
 import { createLogger } from '../core/logger.ts';

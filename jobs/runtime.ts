@@ -2,7 +2,7 @@
  * Process runtime shared by every CLI command: config, logger, Redis (started in embedded mode when
  * nothing answers), ClickHouse, migrations, and one orderly shutdown on SIGINT/SIGTERM.
  */
-import { type ClickHouse, createClickHouse, waitForEngine } from '../core/clickhouse.ts';
+import { type ClickHouse, createClickHouse, waitForEngine } from '../core/clickhouse/index.ts';
 import { type Config, loadConfig } from '../core/config.ts';
 import type { Deps } from '../core/deps.ts';
 import { exitCodeFor } from '../core/errors.ts';

@@ -4,7 +4,7 @@
  * Prints `LISTENING <url>` and serves until SIGTERM.
  */
 import { startServer } from '../api/server.ts';
-import { createClickHouse } from '../core/clickhouse.ts';
+import { createClickHouse } from '../core/clickhouse/index.ts';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';

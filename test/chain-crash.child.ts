@@ -4,7 +4,7 @@
  *                                  after each run prints every alpha table as one `DUMP <json>` line
  * Configuration comes from the environment like the real CLI.
  */
-import { createClickHouse } from '../core/clickhouse.ts';
+import { createClickHouse } from '../core/clickhouse/index.ts';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { createClickHouse } from '../core/clickhouse.ts';
+import { createClickHouse } from '../core/clickhouse/index.ts';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { loadMigrations } from '../core/migrations.ts';

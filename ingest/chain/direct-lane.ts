@@ -17,12 +17,12 @@
  * exchange events the simulation does not emit.
  */
 import { toEventSelector } from 'viem';
+import type { ByteWriter } from '../../core/clickhouse/row-binary.ts';
 import type { AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
 import { type ContractKind, eventAbi } from '../../schemas/abi/alpha-events.ts';
 import { uintString } from './hex.ts';
 import type { TxTransfers } from './mapper.ts';
 import { Field, hasKeyAt, type PackedLogs, type WordKey, wordKey } from './packed-logs.ts';
-import type { ByteWriter } from './row-binary.ts';
 import { CODES } from './serialize.ts';
 import type { TokenMap } from './token-map.ts';
 import type { BlockHeader, DirectSink, Status, U64 } from './types.ts';

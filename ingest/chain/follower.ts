@@ -13,7 +13,7 @@
  * hash is no longer canonical runs the reorg path first.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ClickHouse } from '../../core/clickhouse.ts';
+import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { PermanentError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { AlphaChain } from './pipeline.ts';

@@ -9,6 +9,7 @@
  * non-streaming source, tests): `PackedLogs.of`. Every accessor works on both; only the direct lane
  * needs the bytes (`buf` defined).
  */
+import { viewOf } from '../../core/clickhouse/row-binary.ts';
 import type { SlabLease } from './slabs.ts';
 import type { RpcLog } from './types.ts';
 
@@ -47,24 +48,10 @@ export const F = Field.Count;
 /** The most topics a log can have (EVM LOG0..LOG4). */
 export const MAX_TOPICS = 4;
 
+export { viewOf };
+
 /** `Buffer#latin1Slice`: one copy of the bytes into a new string (no encoding lookup). */
 type Latin1Slicer = Buffer & { latin1Slice(start: number, end: number): string };
-
-/**
- * A view of the buffer last compared (the slab or body every log of a page shares), for 4-byte reads: a
- * hash compares in 17 reads instead of 66. It keeps that one buffer reachable until another is compared.
- */
-let viewed: Uint8Array | undefined;
-let view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
-
-/** A DataView of `buf` (the last one made, while `buf` is the last buffer asked for). */
-export function viewOf(buf: Uint8Array): DataView {
-  if (buf !== viewed) {
-    view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    viewed = buf;
-  }
-  return view;
-}
 
 /** Bytes to look for in a buffer, as the big-endian 4-byte words `DataView#getInt32` reads, then the rest. */
 export interface WordKey {

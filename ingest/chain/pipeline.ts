@@ -8,7 +8,7 @@
  * with ReorgDetectedError before any row of that page (or part of a dense page) is written; its
  * callers delete what the failed range wrote above their checkpoint.
  */
-import type { ClickHouse } from '../../core/clickhouse.ts';
+import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { Logger } from '../../core/logger.ts';
 import { ALPHA_EVENT_TOPICS } from '../../schemas/abi/alpha-events.ts';
 import { createDecoderRegistry, type DecoderRegistry } from './decoders.ts';

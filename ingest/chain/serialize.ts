@@ -9,8 +9,8 @@
  * Rows are serialized as they arrive into a `RowBatch` (one growable byte buffer per table), so row
  * objects die young and a pending insert holds bytes, not objects.
  */
-import type { RawInsertFormat } from '../../core/clickhouse.ts';
-import { ByteWriter, enum8 } from './row-binary.ts';
+import type { RawInsertFormat } from '../../core/clickhouse/index.ts';
+import { ByteWriter, enum8 } from '../../core/clickhouse/row-binary.ts';
 import type { EventTable, U64 } from './types.ts';
 
 type AnyRow = Record<string, unknown>;

@@ -41,8 +41,9 @@ export interface EventKey {
   status: Status;
 }
 
-/** A 64-bit amount: a number when it is a safe integer, else its decimal string. */
-export type U64 = number | string;
+import type { U64 } from '../../core/clickhouse/row-binary.ts';
+
+export type { U64 };
 
 export interface FillRow extends EventKey {
   exchange: string;
@@ -216,7 +217,7 @@ export type RowSink = { [T in EventTable]: { push(row: RowSet[T][number]): unkno
  * starts the insert of a full batch).
  */
 export interface DirectSink {
-  writer(table: EventTable): import('./row-binary.ts').ByteWriter | undefined;
+  writer(table: EventTable): import('../../core/clickhouse/row-binary.ts').ByteWriter | undefined;
   written(table: EventTable): void;
 }
 

@@ -5,7 +5,7 @@
  * held, then insert it again); checkpoints (number and hash) are written by the caller only after
  * `flush` returned, i.e. after the data they cover.
  */
-import type { ClickHouse } from '../../core/clickhouse.ts';
+import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { Logger } from '../../core/logger.ts';
 import { COLUMNS, formatOf, RowBatch, type SerializedTable } from './serialize.ts';
 import {

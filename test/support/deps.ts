@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { inject } from 'vitest';
-import { type ClickHouse, createClickHouse } from '../../core/clickhouse.ts';
+import { type ClickHouse, createClickHouse } from '../../core/clickhouse/index.ts';
 import { type Config, loadConfig } from '../../core/config.ts';
 import type { Deps } from '../../core/deps.ts';
 import { createLogger } from '../../core/logger.ts';

@@ -4,7 +4,7 @@
  * "not known yet" is kept only briefly, since ingestion may learn it any moment. Bounded: the oldest
  * entries go first when the map is full.
  */
-import type { ClickHouse } from '../../../../core/clickhouse.ts';
+import type { ClickHouse } from '../../../../core/clickhouse/index.ts';
 
 const MAX_ENTRIES = 200_000;
 const UNKNOWN_TTL_MS = 30_000;

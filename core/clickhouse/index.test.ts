@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDeps, type TestDeps } from '../test/support/deps.ts';
-import { stringLiteral } from './clickhouse.ts';
-import { ClickHouseQueryError, exitCodeFor, isRetryable, RetryableError } from './errors.ts';
+import { createTestDeps, type TestDeps } from '../../test/support/deps.ts';
+import { ClickHouseQueryError, exitCodeFor, isRetryable, RetryableError } from '../errors.ts';
+import { stringLiteral } from './index.ts';
 
 let deps: TestDeps;
 beforeAll(async () => {

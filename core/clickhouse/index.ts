@@ -11,9 +11,9 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client';
-import { type Config, PLAIN_IDENTIFIER } from './config.ts';
-import { ClickHouseQueryError, DependencyError, isRetryable } from './errors.ts';
-import type { Logger } from './logger.ts';
+import { type Config, PLAIN_IDENTIFIER } from '../config.ts';
+import { ClickHouseQueryError, DependencyError, isRetryable } from '../errors.ts';
+import type { Logger } from '../logger.ts';
 
 export type QueryParams = Record<string, unknown>;
 

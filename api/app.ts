@@ -30,6 +30,8 @@ export interface AppOptions {
   marketSlugs?: MarketSlugResolver;
   /** Route modules served in addition to DATA_ROUTES (tests, embedders). */
   extraRoutes?: RoutePlugin[];
+  /** Called first, before the app's own plugins and routes: hooks added here run before theirs (benchmarks). */
+  configure?: (app: FastifyInstance) => void | Promise<void>;
 }
 
 /** Headers a browser script may read from a cross-origin response. */
@@ -45,6 +47,7 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
   async (app: FastifyInstance, opts: { deps: Deps } & AppOptions) => {
     const { deps } = opts;
     const { config } = deps;
+    await opts.configure?.(app);
     const ctx: RouteContext = {
       deps,
       cursors: createCursorCodec(opts.secret ?? resolveApiSecret(config)),
@@ -114,6 +117,7 @@ export async function buildApp(deps: Deps & AppOptions): Promise<App> {
     secret: deps.secret,
     marketSlugs: deps.marketSlugs,
     extraRoutes: deps.extraRoutes,
+    configure: deps.configure,
   });
   await app.ready();
   return app as unknown as App;

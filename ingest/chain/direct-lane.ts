@@ -20,10 +20,10 @@ import { toEventSelector } from 'viem';
 import type { ByteWriter } from '../../core/clickhouse/row-binary.ts';
 import type { AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
 import { type ContractKind, eventAbi } from '../../schemas/abi/alpha-events.ts';
+import { CODES } from '../../schemas/tables/alpha-chain.ts';
 import { uintString } from './hex.ts';
 import type { TxTransfers } from './mapper.ts';
 import { Field, hasKeyAt, type PackedLogs, type WordKey, wordKey } from './packed-logs.ts';
-import { CODES } from './serialize.ts';
 import type { TokenMap } from './token-map.ts';
 import type { BlockHeader, DirectSink, Status, U64 } from './types.ts';
 

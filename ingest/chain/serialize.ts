@@ -1,7 +1,8 @@
 /**
- * Rows → insert bytes, columns in a fixed order (COLUMNS). The hot tables (fills, activity, ERC-1155
- * transfers, collateral, exchange events, blocks) are written as RowBinary by hand-written encoders, one typed
- * write per column (row-binary.ts): amounts are exact integers (numbers up to 2^53, decimal strings
+ * Rows → insert bytes, columns in each table's described order (COLUMNS, from schemas/tables/
+ * alpha-chain.ts). The hot tables (fills, activity, ERC-1155 transfers, collateral, exchange events,
+ * blocks) are written as RowBinary by encoders compiled from their descriptions, one typed write per
+ * column (core/clickhouse/table.ts, row-binary.ts): amounts are exact integers (numbers up to 2^53, decimal strings
  * above), enums are written as their codes, and the engine parses the bytes with little more than
  * copies. test/chain-row-binary.test.ts proves each encoder against the migrated tables. The other
  * tables (few rows) are JSONCompactEachRow through JSON.stringify, which escapes whatever they hold.
@@ -10,276 +11,61 @@
  * objects die young and a pending insert holds bytes, not objects.
  */
 import type { RawInsertFormat } from '../../core/clickhouse/index.ts';
-import { ByteWriter, enum8 } from '../../core/clickhouse/row-binary.ts';
-import type { EventTable, U64 } from './types.ts';
+import { ByteWriter } from '../../core/clickhouse/row-binary.ts';
+import { insertColumns, rowBinaryEncoder, type TableDescription } from '../../core/clickhouse/table.ts';
+import {
+  ALPHA_ACTIVITY,
+  ALPHA_BLOCKS,
+  ALPHA_COLLATERAL,
+  ALPHA_EXCHANGE_EVENTS,
+  ALPHA_FILLS,
+  ALPHA_LIFECYCLE,
+  ALPHA_NEG_RISK_MARKETS,
+  ALPHA_ORACLE,
+  ALPHA_TOKEN_TRANSFERS,
+  ALPHA_TOKENS,
+  QUARANTINE,
+} from '../../schemas/tables/alpha-chain.ts';
+import type { EventTable } from './types.ts';
 
 type AnyRow = Record<string, unknown>;
 
-const EVENT_KEY = ['chain_id', 'block_number', 'block_hash', 'block_time', 'tx_hash', 'log_index'] as const;
+/** The tables the chain pipeline writes, by name (their descriptions: schemas/tables/alpha-chain.ts). */
+const WRITTEN = {
+  alpha_fills: ALPHA_FILLS,
+  alpha_activity: ALPHA_ACTIVITY,
+  alpha_lifecycle: ALPHA_LIFECYCLE,
+  alpha_oracle: ALPHA_ORACLE,
+  alpha_collateral: ALPHA_COLLATERAL,
+  alpha_token_transfers: ALPHA_TOKEN_TRANSFERS,
+  alpha_exchange_events: ALPHA_EXCHANGE_EVENTS,
+  alpha_tokens: ALPHA_TOKENS,
+  alpha_neg_risk_markets: ALPHA_NEG_RISK_MARKETS,
+  alpha_blocks: ALPHA_BLOCKS,
+  quarantine: QUARANTINE,
+} as const satisfies Record<EventTable | 'alpha_blocks' | 'quarantine', TableDescription>;
 
-/** Column order of each table as written (a subset order is fine: ClickHouse maps by the column list). */
-export const COLUMNS: Record<EventTable | 'alpha_blocks' | 'quarantine', readonly string[]> = {
-  // `price` is not written: the engine computes it from usd and shares (021_fill_insert_cost.sql).
-  alpha_fills: [
-    ...EVENT_KEY,
-    'exchange',
-    'exchange_version',
-    'neg_risk',
-    'order_hash',
-    'maker',
-    'taker',
-    'role',
-    'side',
-    'token_id',
-    'condition_id',
-    'outcome_index',
-    'maker_amount',
-    'taker_amount',
-    'shares',
-    'usd',
-    'fee',
-    'fee_asset',
-    'builder',
-    'metadata',
-    'status',
-  ],
-  alpha_activity: [
-    ...EVENT_KEY,
-    'type',
-    'version',
-    'neg_risk',
-    'wallet',
-    'stakeholder',
-    'contract',
-    'condition_id',
-    'market_id',
-    'neg_risk_market_id',
-    'index_set',
-    'collateral_token',
-    'partition',
-    'amounts',
-    'amount',
-    'payout',
-    'status',
-  ],
-  alpha_lifecycle: [
-    ...EVENT_KEY,
-    'kind',
-    'version',
-    'neg_risk',
-    'contract',
-    'condition_id',
-    'question_id',
-    'market_id',
-    'oracle',
-    'outcome_slot_count',
-    'tokens',
-    'payout_numerators',
-    'args',
-    'status',
-  ],
-  alpha_oracle: [
-    ...EVENT_KEY,
-    'kind',
-    'contract',
-    'neg_risk',
-    'question_id',
-    'requester',
-    'proposer',
-    'disputer',
-    'identifier',
-    'request_timestamp',
-    'ancillary_data',
-    'price',
-    'payouts',
-    'args',
-    'status',
-  ],
-  alpha_collateral: [
-    ...EVENT_KEY,
-    'kind',
-    'token',
-    'symbol',
-    'from_address',
-    'to_address',
-    'caller',
-    'asset',
-    'amount',
-    'status',
-  ],
-  alpha_token_transfers: [
-    ...EVENT_KEY,
-    'batch_index',
-    'operator',
-    'from_address',
-    'to_address',
-    'token_id',
-    'amount',
-    'status',
-  ],
-  alpha_exchange_events: [
-    ...EVENT_KEY,
-    'kind',
-    'contract',
-    'exchange_version',
-    'neg_risk',
-    'order_hash',
-    'account',
-    'token_id',
-    'amount',
-    'args',
-    'status',
-  ],
-  alpha_tokens: [
-    'chain_id',
-    'token_id',
-    'condition_id',
-    'outcome_index',
-    'complement_token_id',
-    'neg_risk',
-    'source',
-    'block_number',
-    'tx_hash',
-    'log_index',
-  ],
-  alpha_neg_risk_markets: [
-    'chain_id',
-    'market_id',
-    'oracle',
-    'fee_bips',
-    'block_number',
-    'tx_hash',
-    'log_index',
-  ],
-  alpha_blocks: ['chain_id', 'number', 'hash', 'parent_hash', 'timestamp'],
-  quarantine: ['source', 'kind', 'record_id', 'reason', 'payload'],
-};
+/**
+ * Column order of each table as written: its description's written columns (alpha_fills' `price` is
+ * computed by the engine, 021_fill_insert_cost.sql).
+ */
+export const COLUMNS = Object.fromEntries(
+  Object.entries(WRITTEN).map(([name, t]) => [name, insertColumns(t)]),
+) as Record<keyof typeof WRITTEN, readonly string[]>;
 
-/** Enum8 codes of the columns the direct lane writes itself (direct-lane.ts). */
-export const CODES = {
-  status: { pending: 0, confirmed: 1 },
-  role: { maker: 1, taker: 2 },
-  side: { BUY: 1, SELL: 2 },
-  feeAsset: { shares: 1, collateral: 2 },
-  collateralKind: { transfer: 1, wrap: 2, unwrap: 3 },
-} as const;
-
-const STATUS = enum8('status', CODES.status);
-const ROLE = enum8('role', CODES.role);
-const SIDE = enum8('side', CODES.side);
-const FEE_ASSET = enum8('fee_asset', CODES.feeAsset);
-const ACTIVITY_TYPE = enum8('type', { SPLIT: 1, MERGE: 2, REDEEM: 3, CONVERT: 4 });
-const COLLATERAL_KIND = enum8('kind', CODES.collateralKind);
-
-/** The event key columns (EVENT_KEY), in order. */
-function eventKey(w: ByteWriter, r: AnyRow): void {
-  w.u32(r.chain_id as number);
-  w.u64(r.block_number as number);
-  w.ascii(r.block_hash as string);
-  w.dateTime64ms(r.block_time as number);
-  w.ascii(r.tx_hash as string);
-  w.u32(r.log_index as number);
-}
-
-function fillRow(w: ByteWriter, r: AnyRow): void {
-  eventKey(w, r);
-  w.ascii(r.exchange as string);
-  w.u8(r.exchange_version as number);
-  w.bool(r.neg_risk as boolean);
-  w.ascii(r.order_hash as string);
-  w.ascii(r.maker as string);
-  w.ascii(r.taker as string);
-  ROLE(w, r.role);
-  SIDE(w, r.side);
-  w.ascii(r.token_id as string);
-  w.ascii(r.condition_id as string);
-  w.i8(r.outcome_index as number);
-  w.u64(r.maker_amount as U64);
-  w.u64(r.taker_amount as U64);
-  w.u64(r.shares as U64);
-  w.u64(r.usd as U64);
-  w.u64(r.fee as U64);
-  FEE_ASSET(w, r.fee_asset);
-  w.ascii(r.builder as string);
-  w.ascii(r.metadata as string);
-  STATUS(w, r.status);
-}
-
-function activityRow(w: ByteWriter, r: AnyRow): void {
-  eventKey(w, r);
-  ACTIVITY_TYPE(w, r.type);
-  w.u8(r.version as number);
-  w.bool(r.neg_risk as boolean);
-  w.ascii(r.wallet as string);
-  w.ascii(r.stakeholder as string);
-  w.ascii(r.contract as string);
-  w.nullableAscii(r.condition_id as string | null);
-  w.nullableAscii(r.market_id as string | null);
-  w.nullableAscii(r.neg_risk_market_id as string | null);
-  w.nullableAscii(r.index_set as string | null);
-  w.ascii(r.collateral_token as string);
-  w.asciiArray(r.partition as string[]);
-  w.u64Array(r.amounts as U64[]);
-  w.u64(r.amount as U64);
-  w.u64(r.payout as U64);
-  STATUS(w, r.status);
-}
-
-function tokenTransferRow(w: ByteWriter, r: AnyRow): void {
-  eventKey(w, r);
-  w.u32(r.batch_index as number);
-  w.ascii(r.operator as string);
-  w.ascii(r.from_address as string);
-  w.ascii(r.to_address as string);
-  w.ascii(r.token_id as string);
-  w.u64(r.amount as U64);
-  STATUS(w, r.status);
-}
-
-function collateralRow(w: ByteWriter, r: AnyRow): void {
-  eventKey(w, r);
-  COLLATERAL_KIND(w, r.kind);
-  w.ascii(r.token as string);
-  w.str(r.symbol as string);
-  w.ascii(r.from_address as string);
-  w.ascii(r.to_address as string);
-  w.ascii(r.caller as string);
-  w.ascii(r.asset as string);
-  w.u64(r.amount as U64);
-  STATUS(w, r.status);
-}
-
-function exchangeEventRow(w: ByteWriter, r: AnyRow): void {
-  eventKey(w, r);
-  w.str(r.kind as string);
-  w.ascii(r.contract as string);
-  w.u8(r.exchange_version as number);
-  w.bool(r.neg_risk as boolean);
-  w.ascii(r.order_hash as string);
-  w.ascii(r.account as string);
-  w.ascii(r.token_id as string);
-  w.u64(r.amount as U64);
-  w.str(r.args as string);
-  STATUS(w, r.status);
-}
-
-function blockRow(w: ByteWriter, r: AnyRow): void {
-  w.u32(r.chain_id as number);
-  w.u64(r.number as number);
-  w.ascii(r.hash as string);
-  w.ascii(r.parent_hash as string);
-  w.dateTime64ms(r.timestamp as number);
-}
-
-/** RowBinary encoders of the hot tables: every COLUMNS entry, in order, as its column's type. */
-const BINARY: Partial<Record<string, (w: ByteWriter, r: AnyRow) => void>> = {
-  alpha_fills: fillRow,
-  alpha_activity: activityRow,
-  alpha_token_transfers: tokenTransferRow,
-  alpha_collateral: collateralRow,
-  alpha_exchange_events: exchangeEventRow,
-  alpha_blocks: blockRow,
-};
+/** RowBinary encoders of the hot tables, compiled from their descriptions. */
+const BINARY: Partial<Record<string, (w: ByteWriter, r: AnyRow) => void>> = Object.fromEntries(
+  (
+    [
+      ALPHA_FILLS,
+      ALPHA_ACTIVITY,
+      ALPHA_TOKEN_TRANSFERS,
+      ALPHA_COLLATERAL,
+      ALPHA_EXCHANGE_EVENTS,
+      ALPHA_BLOCKS,
+    ] as TableDescription[]
+  ).map((t) => [t.name, rowBinaryEncoder(t) as (w: ByteWriter, r: AnyRow) => void]),
+);
 
 export type SerializedTable = keyof typeof COLUMNS;
 

@@ -1,8 +1,23 @@
 /**
  * Shapes shared by the chain pipeline: raw JSON-RPC logs and headers as the node sends them (hex
  * strings, never reformatted on the hot path), and the row types of the alpha tables
- * (schemas/clickhouse/010_chain.sql; columns documented in docs/chain-ingestion.md).
+ * (described once in schemas/tables/alpha-chain.ts).
  */
+import type { U64 } from '../../core/clickhouse/row-binary.ts';
+import type { RowOf } from '../../core/clickhouse/table.ts';
+import type {
+  ALPHA_ACTIVITY,
+  ALPHA_BLOCKS,
+  ALPHA_COLLATERAL,
+  ALPHA_EXCHANGE_EVENTS,
+  ALPHA_FILLS,
+  ALPHA_LIFECYCLE,
+  ALPHA_NEG_RISK_MARKETS,
+  ALPHA_ORACLE,
+  ALPHA_TOKEN_TRANSFERS,
+  ALPHA_TOKENS,
+  QUARANTINE,
+} from '../../schemas/tables/alpha-chain.ts';
 
 /** A log exactly as `eth_getLogs` returns it. */
 export interface RpcLog {
@@ -27,166 +42,28 @@ export interface BlockHeader {
   timestampMs: number;
 }
 
-export type Status = 'pending' | 'confirmed';
+export type Status = RowOf<typeof ALPHA_FILLS>['status'];
 
 /** Columns every event row carries. */
-export interface EventKey {
-  chain_id: number;
-  block_number: number;
-  block_hash: string;
-  /** Unix milliseconds (DateTime64(3) accepts integer ticks). */
-  block_time: number;
-  tx_hash: string;
-  log_index: number;
-  status: Status;
-}
-
-import type { U64 } from '../../core/clickhouse/row-binary.ts';
+export type EventKey = Pick<
+  RowOf<typeof ALPHA_FILLS>,
+  'chain_id' | 'block_number' | 'block_hash' | 'block_time' | 'tx_hash' | 'log_index' | 'status'
+>;
 
 export type { U64 };
 
-export interface FillRow extends EventKey {
-  exchange: string;
-  exchange_version: 1 | 2;
-  neg_risk: boolean;
-  order_hash: string;
-  maker: string;
-  taker: string;
-  role: 'maker' | 'taker';
-  side: 'BUY' | 'SELL';
-  token_id: string;
-  condition_id: string;
-  outcome_index: number;
-  maker_amount: U64;
-  taker_amount: U64;
-  shares: U64;
-  usd: U64;
-  price: number;
-  fee: U64;
-  fee_asset: 'shares' | 'collateral';
-  builder: string;
-  metadata: string;
-}
-
-export interface ActivityRow extends EventKey {
-  type: 'SPLIT' | 'MERGE' | 'REDEEM' | 'CONVERT';
-  version: 1 | 2;
-  neg_risk: boolean;
-  wallet: string;
-  stakeholder: string;
-  contract: string;
-  condition_id: string | null;
-  market_id: string | null;
-  neg_risk_market_id: string | null;
-  index_set: string | null;
-  collateral_token: string;
-  partition: string[];
-  amounts: U64[];
-  amount: U64;
-  payout: U64;
-}
-
-export interface LifecycleRow extends EventKey {
-  kind: string;
-  version: 1 | 2;
-  neg_risk: boolean;
-  contract: string;
-  condition_id: string;
-  question_id: string;
-  market_id: string;
-  oracle: string;
-  outcome_slot_count: number;
-  tokens: string | null;
-  payout_numerators: string[];
-  args: string;
-}
-
-export interface OracleRow extends EventKey {
-  kind: string;
-  contract: string;
-  neg_risk: boolean;
-  question_id: string;
-  requester: string;
-  proposer: string;
-  disputer: string;
-  identifier: string;
-  request_timestamp: U64;
-  ancillary_data: string;
-  price: string | null;
-  payouts: string[];
-  args: string;
-}
-
-export interface CollateralRow extends EventKey {
-  kind: 'transfer' | 'wrap' | 'unwrap';
-  token: string;
-  symbol: string;
-  from_address: string;
-  to_address: string;
-  caller: string;
-  asset: string;
-  amount: U64;
-}
-
-export interface TokenTransferRow extends EventKey {
-  batch_index: number;
-  operator: string;
-  from_address: string;
-  to_address: string;
-  token_id: string;
-  amount: U64;
-}
-
-export interface ExchangeEventRow extends EventKey {
-  kind: string;
-  contract: string;
-  exchange_version: 1 | 2;
-  neg_risk: boolean;
-  order_hash: string;
-  account: string;
-  token_id: string;
-  amount: U64;
-  args: string;
-}
-
-export interface TokenRow {
-  chain_id: number;
-  token_id: string;
-  condition_id: string;
-  outcome_index: number;
-  complement_token_id: string;
-  neg_risk: boolean;
-  source: 'condition_prepared' | 'token_registered';
-  block_number: number;
-  tx_hash: string;
-  log_index: number;
-}
-
-export interface NegRiskMarketRow {
-  chain_id: number;
-  market_id: string;
-  oracle: string;
-  fee_bips: number;
-  block_number: number;
-  tx_hash: string;
-  log_index: number;
-}
-
-export interface BlockRow {
-  chain_id: number;
-  number: number;
-  hash: string;
-  parent_hash: string;
-  timestamp: number;
-}
-
-export interface QuarantineRow {
-  source: string;
-  kind: string;
-  record_id: string;
-  reason: string;
-  payload: string;
-}
+// The row types of the chain tables, derived from their descriptions (schemas/tables/alpha-chain.ts).
+export type FillRow = RowOf<typeof ALPHA_FILLS>;
+export type ActivityRow = RowOf<typeof ALPHA_ACTIVITY>;
+export type LifecycleRow = RowOf<typeof ALPHA_LIFECYCLE>;
+export type OracleRow = RowOf<typeof ALPHA_ORACLE>;
+export type CollateralRow = RowOf<typeof ALPHA_COLLATERAL>;
+export type TokenTransferRow = RowOf<typeof ALPHA_TOKEN_TRANSFERS>;
+export type ExchangeEventRow = RowOf<typeof ALPHA_EXCHANGE_EVENTS>;
+export type TokenRow = RowOf<typeof ALPHA_TOKENS>;
+export type NegRiskMarketRow = RowOf<typeof ALPHA_NEG_RISK_MARKETS>;
+export type BlockRow = RowOf<typeof ALPHA_BLOCKS>;
+export type QuarantineRow = RowOf<typeof QUARANTINE>;
 
 /** Rows produced from one page of logs, by table. */
 export interface RowSet {

@@ -1,10 +1,9 @@
 /**
- * The `pmdata` command line. Each command has `--help`. Roles:
- *   up         embedded all-in-one: migrate, Redis, workers, schedulers, API
- *   api        the HTTP API role (cluster mode)
- *   worker     the job worker role (cluster mode)
- *   scheduler  the scheduler role (cluster mode)
- * Tools: migrate, doctor, and the commands each capability adds (see COMMANDS).
+ * The `pmdata` command line: the dispatcher. Each command has `--help` and lives in jobs/commands/:
+ *   up, api, worker, scheduler, migrate   the process roles (commands/roles.ts)
+ *   backfill, follow                      alpha's chain ingestion (commands/backfill.ts, follow.ts)
+ *   demo, keys, doctor                    commands/demo.ts, keys.ts, doctor.ts
+ *   sim                                   the simulated world (sim/cli.ts)
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Deps } from '../core/deps.ts';
@@ -16,8 +15,8 @@ import {
   needsRelaunch,
   relaunch,
 } from '../core/launch.ts';
-import { createRedis, ensureRedis } from '../core/redis.ts';
-import { bootConfig, closeOnSignals, exitWithError, openRuntime, type Runtime } from './runtime.ts';
+import { printLines } from './commands/io.ts';
+import { exitWithError, openRuntime } from './runtime.ts';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>[string] & { description?: string };
 
@@ -39,36 +38,7 @@ interface Command {
   }): Promise<number | undefined>;
 }
 
-// Heavy modules (BullMQ, the processors and what they import) load only when a command needs them,
-// so `--help` and one-shot commands start fast.
-async function startWorkers(runtime: Runtime) {
-  const { createWorkers } = await import('./worker.ts');
-  const { ALL_JOBS } = await import('./registry.ts');
-  const workers = createWorkers({ deps: runtime.deps, jobs: ALL_JOBS });
-  runtime.onClose(() => workers.close());
-  return workers;
-}
-
-async function startScheduler(runtime: Runtime) {
-  const { createBullConnection, createQueues } = await import('./queues.ts');
-  const { applySchedules } = await import('./schedules.ts');
-  const connection = createBullConnection(runtime.deps.config.redisUrl);
-  const queues = createQueues({ connection });
-  runtime.onClose(async () => {
-    await queues.close();
-    connection.disconnect();
-  });
-  const ids = await applySchedules(queues, runtime.deps.config);
-  runtime.deps.log.info({ schedules: ids }, 'Applied schedules');
-  return queues;
-}
-
-async function startApi(runtime: Runtime) {
-  const { startServer } = await import('../api/server.ts');
-  const server = await startServer(runtime.deps);
-  runtime.onClose(() => server.close());
-  return server;
-}
+// Each command's module loads only when the command runs, so `--help` and one-shot commands start fast.
 
 /** Dependencies for a command asked only for --help: touching one is a bug, and says so. */
 function servicesNotOpened(): Deps {
@@ -82,8 +52,14 @@ function servicesNotOpened(): Deps {
   });
 }
 
-function printLines(lines: string[]) {
-  process.stdout.write(`${lines.join('\n')}\n`);
+/** Runs an ingestion command on a runtime of its own (services opened, migrations applied). */
+async function withRuntime(name: string, run: (deps: Deps) => Promise<number>): Promise<number> {
+  const runtime = await openRuntime({ name });
+  try {
+    return await run(runtime.deps);
+  } finally {
+    await runtime.close();
+  }
 }
 
 export const COMMANDS: Record<string, Command> = {
@@ -92,69 +68,35 @@ export const COMMANDS: Record<string, Command> = {
       'Run everything in one process on the embedded default (migrate, Redis, workers, schedulers, API)',
     usage: 'pmdata up',
     async run() {
-      const runtime = await openRuntime({ name: 'up' });
-      const { config } = runtime.deps;
-      await startWorkers(runtime);
-      await startScheduler(runtime);
-      const server = await startApi(runtime);
-      printLines([
-        `pmdata is up (${config.embedded ? 'embedded ClickHouse (chDB)' : config.clickhouseUrl}, data in ${config.dataDir})`,
-        `  API      ${server.url}`,
-        `  health   ${server.url}/health`,
-        `  docs     ${server.url}/docs`,
-        `  redis    ${config.redisUrl}${runtime.redisServer ? ' (started by pmdata)' : ''}`,
-        'Press Ctrl+C to stop.',
-      ]);
-      await closeOnSignals(runtime);
-      return 0;
+      return (await import('./commands/roles.ts')).runUp();
     },
   },
   api: {
     summary: 'Run the HTTP API role',
     usage: 'pmdata api',
     async run() {
-      const runtime = await openRuntime({ name: 'api' });
-      const server = await startApi(runtime);
-      printLines([`API listening on ${server.url}`]);
-      await closeOnSignals(runtime);
-      return 0;
+      return (await import('./commands/roles.ts')).runApiRole();
     },
   },
   worker: {
     summary: 'Run the job worker role (processes every queue)',
     usage: 'pmdata worker',
     async run() {
-      const runtime = await openRuntime({ name: 'worker' });
-      const workers = await startWorkers(runtime);
-      printLines([`Worker processing queues: ${workers.queues.join(', ')}`]);
-      await closeOnSignals(runtime);
-      return 0;
+      return (await import('./commands/roles.ts')).runWorkerRole();
     },
   },
   scheduler: {
     summary: 'Run the scheduler role (applies recurring job schedules)',
     usage: 'pmdata scheduler',
     async run() {
-      const runtime = await openRuntime({ name: 'scheduler' });
-      await startScheduler(runtime);
-      printLines(['Scheduler running']);
-      await closeOnSignals(runtime);
-      return 0;
+      return (await import('./commands/roles.ts')).runSchedulerRole();
     },
   },
   migrate: {
     summary: 'Apply ClickHouse migrations (safe to run twice, or twice at once)',
     usage: 'pmdata migrate',
     async run() {
-      const runtime = await openRuntime({ name: 'migrate', redis: false, engineWaitMs: 60_000 });
-      const m = runtime.migrations!;
-      printLines([
-        m.applied.length > 0
-          ? `Applied ${m.applied.length} migration(s): ${m.applied.join(', ')}`
-          : `Nothing to apply (${m.skipped.length} migration(s) already applied)`,
-      ]);
-      await runtime.close();
-      return 0;
+      return (await import('./commands/roles.ts')).runMigrate();
     },
   },
   demo: {
@@ -173,7 +115,7 @@ export const COMMANDS: Record<string, Command> = {
       const rate = Number(values.rate);
       if (!Number.isFinite(rate) || rate < 0)
         throw new PermanentError(`--rate: got "${values.rate}", expected a number ≥ 0`);
-      const { runDemo } = await import('./demo.ts');
+      const { runDemo } = await import('./commands/demo.ts');
       return runDemo({ seed: String(values.seed), size: size as 'small', rate });
     },
   },
@@ -197,14 +139,9 @@ export const COMMANDS: Record<string, Command> = {
     passthrough: true,
     ingests: true,
     async run({ argv, values }) {
-      const { runBackfillCommand } = await import('../ingest/chain/cli.ts');
+      const { runBackfillCommand } = await import('./commands/backfill.ts');
       if (values.help) return runBackfillCommand(argv, servicesNotOpened());
-      const runtime = await openRuntime({ name: 'backfill' });
-      try {
-        return await runBackfillCommand(argv, runtime.deps);
-      } finally {
-        await runtime.close();
-      }
+      return withRuntime('backfill', (deps) => runBackfillCommand(argv, deps));
     },
   },
   follow: {
@@ -213,14 +150,9 @@ export const COMMANDS: Record<string, Command> = {
     passthrough: true,
     ingests: true,
     async run({ argv, values }) {
-      const { runFollowCommand } = await import('../ingest/chain/cli.ts');
+      const { runFollowCommand } = await import('./commands/follow.ts');
       if (values.help) return runFollowCommand(argv, servicesNotOpened());
-      const runtime = await openRuntime({ name: 'follow' });
-      try {
-        return await runFollowCommand(argv, runtime.deps);
-      } finally {
-        await runtime.close();
-      }
+      return withRuntime('follow', (deps) => runFollowCommand(argv, deps));
     },
   },
   keys: {
@@ -228,28 +160,19 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'pmdata keys <create|list|revoke|usage> ...',
     passthrough: true,
     async run({ argv, values }) {
-      const { KEYS_USAGE, runKeysCommand } = await import('../api/keys/cli.ts');
+      const { KEYS_USAGE, runKeys } = await import('./commands/keys.ts');
       if (values.help) {
         printLines([KEYS_USAGE]);
         return 0;
       }
-      const { config, log } = bootConfig();
-      // Keys live in Redis only: no ClickHouse, so this works beside a running `pmdata up`.
-      const { server } = await ensureRedis({ config, log });
-      const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3 });
-      try {
-        return await runKeysCommand(argv, { redis });
-      } finally {
-        redis.disconnect();
-        await server?.stop();
-      }
+      return runKeys(argv);
     },
   },
   doctor: {
     summary: 'Check ClickHouse, Redis, RPC and upstream reachability; print versions and what is wrong',
     usage: 'pmdata doctor',
     async run() {
-      const { runDoctor } = await import('./doctor.ts');
+      const { runDoctor } = await import('./commands/doctor.ts');
       return runDoctor();
     },
   },

@@ -8,7 +8,8 @@ import type { Deps } from '../core/deps.ts';
 import { exitCodeFor } from '../core/errors.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { type MigrateResult, migrate } from '../core/migrations.ts';
-import { createRedis, ensureRedis, type Redis, type RedisServerHandle } from '../core/redis.ts';
+import { createRedis, type Redis } from '../core/redis.ts';
+import { ensureRedis, type RedisServerHandle } from '../core/redis-server.ts';
 
 export interface Runtime {
   deps: Deps;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKeysCommand } from '../api/keys/cli.ts';
 import { hashKey } from '../api/keys/store.ts';
+import { runKeysCommand } from '../jobs/commands/keys.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
 
 let t: ApiTestContext;

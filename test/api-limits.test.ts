@@ -5,9 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../api/app.ts';
-import { runKeysCommand } from '../api/keys/cli.ts';
 import { monthOf, usageKey } from '../api/keys/store.ts';
 import { createRedis } from '../core/redis.ts';
+import { runKeysCommand } from '../jobs/commands/keys.ts';
 import { type ApiTestContext, createApiTestContext, TEST_SECRET } from './api-helpers.ts';
 
 let t: ApiTestContext;

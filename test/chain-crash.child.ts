@@ -9,8 +9,8 @@ import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';
 import { createRedis } from '../core/redis.ts';
-import { runBackfillCommand } from '../ingest/chain/cli.ts';
 import { EVENT_TABLES, NATURAL_ORDER } from '../ingest/chain/types.ts';
+import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 
 const [mode, from, to, times] = process.argv.slice(2);
 const config = loadConfig(process.env);

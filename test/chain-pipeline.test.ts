@@ -5,13 +5,15 @@
 import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, pad, parseAbiItem } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackfillRange } from '../ingest/chain/backfill.ts';
-import { blockAtTime, createEta, runBackfillCommand } from '../ingest/chain/cli.ts';
+import { blockAtTime } from '../ingest/chain/block-at-time.ts';
 import { createFollower } from '../ingest/chain/follower.ts';
 import { createAlphaChain } from '../ingest/chain/pipeline.ts';
 import { emitInBlock, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
 import { alphaChainSettings } from '../ingest/chain/settings.ts';
 import { createLogSource, type LogSource } from '../ingest/chain/source.ts';
 import { createChainWriter } from '../ingest/chain/writer.ts';
+import { runBackfillCommand } from '../jobs/commands/backfill.ts';
+import { createEta } from '../jobs/commands/backfill-progress.ts';
 import { ALPHA_ADDRESS_SETS, allContracts } from '../schemas/abi/alpha-addresses.ts';
 import { type Anvil, startTestChain } from './support/chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createLogger } from '../../core/logger.ts';
 import { freePort } from '../../core/net.ts';
-import { startRedisServer } from '../../core/redis.ts';
+import { startRedisServer } from '../../core/redis-server.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

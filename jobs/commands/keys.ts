@@ -1,6 +1,7 @@
 /**
  * `pmdata keys ...`: issue, list, revoke API keys and show their monthly usage. The CLI entry
- * (jobs/cli.ts) calls `runKeysCommand(argv, deps)` with the words after `keys`.
+ * (jobs/cli.ts) calls `runKeys(argv)` with the words after `keys`; `runKeysCommand(argv, { redis })` is
+ * the command on a Redis client of the caller's (tests). The key store is api/keys/store.ts.
  *
  *   keys create --tier dev --name X [--rate N]   prints the new key once (Redis keeps only its hash)
  *   keys list
@@ -8,9 +9,11 @@
  *   keys usage [<key_id>] [--month YYYY-MM]
  */
 import { parseArgs } from 'node:util';
-import type { Redis } from 'ioredis';
-import { PLANS, rateFor, TIERS, type Tier } from '../access.ts';
-import { type ApiKeyRecord, createKeyStore, monthOf } from './store.ts';
+import { PLANS, rateFor, TIERS, type Tier } from '../../api/access.ts';
+import { type ApiKeyRecord, createKeyStore, monthOf } from '../../api/keys/store.ts';
+import { createRedis, type Redis } from '../../core/redis.ts';
+import { ensureRedis } from '../../core/redis-server.ts';
+import { bootConfig } from '../runtime.ts';
 
 export const KEYS_USAGE = `Usage:
   pmdata keys create --tier <free|dev|pro|enterprise> --name <name> [--rate <req/s, enterprise only>]
@@ -38,6 +41,22 @@ function table(rows: string[][]): string[] {
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
 const count = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * `pmdata keys ...` as a process: keys live in Redis only, so no ClickHouse is opened and this works
+ * beside a running `pmdata up` (a Redis is started in embedded mode when nothing answers).
+ */
+export async function runKeys(argv: string[]): Promise<number> {
+  const { config, log } = bootConfig();
+  const { server } = await ensureRedis({ config, log });
+  const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  try {
+    return await runKeysCommand(argv, { redis });
+  } finally {
+    redis.disconnect();
+    await server?.stop();
+  }
+}
 
 /** Returns the process exit code: 0 done, 1 not found, 2 bad usage. */
 export async function runKeysCommand(argv: string[], deps: KeysCommandDeps): Promise<number> {

@@ -5,7 +5,8 @@ import { loadConfig } from './config.ts';
 import { DependencyError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { freePort } from './net.ts';
-import { ensureRedis, redisAnswers } from './redis.ts';
+import { redisAnswers } from './redis.ts';
+import { ensureRedis } from './redis-server.ts';
 
 const log = createLogger({ level: 'silent' });
 

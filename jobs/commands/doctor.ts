@@ -5,12 +5,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createClickHouse, EngineBusyError } from '../core/clickhouse/index.ts';
-import { type Config, loadConfig, VARIABLES } from '../core/config.ts';
-import { ConfigError } from '../core/errors.ts';
-import { createLogger } from '../core/logger.ts';
-import { MIN_CLICKHOUSE_VERSION } from '../core/migrations.ts';
-import { createRedis, findRedisServer, redisAnswers } from '../core/redis.ts';
+import { createClickHouse, EngineBusyError } from '../../core/clickhouse/index.ts';
+import { type Config, loadConfig, VARIABLES } from '../../core/config.ts';
+import { ConfigError } from '../../core/errors.ts';
+import { createLogger } from '../../core/logger.ts';
+import { MIN_CLICKHOUSE_VERSION } from '../../core/migrations.ts';
+import { createRedis, redisAnswers } from '../../core/redis.ts';
+import { findRedisServer } from '../../core/redis-server.ts';
 
 type Status = 'ok' | 'warn' | 'fail';
 interface Check {

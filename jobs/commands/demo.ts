@@ -6,14 +6,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createKeyStore } from '../api/keys/store.ts';
-import { createLogger } from '../core/logger.ts';
-import { runBackfillCommand } from '../ingest/chain/cli.ts';
-import { startSim } from '../sim/index.ts';
-import type { CatalogSize } from '../sim/world/catalog.ts';
-import { alphaFollowJob } from './processors/alpha-follow.ts';
-import { createBullConnection, createQueues } from './queues.ts';
-import { closeOnSignals, openRuntime, type Runtime } from './runtime.ts';
+import { createKeyStore } from '../../api/keys/store.ts';
+import { createLogger } from '../../core/logger.ts';
+import { startSim } from '../../sim/index.ts';
+import type { CatalogSize } from '../../sim/world/catalog.ts';
+import { alphaFollowJob } from '../processors/alpha-follow.ts';
+import { createBullConnection, createQueues } from '../queues.ts';
+import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
+import { runBackfillCommand } from './backfill.ts';
 
 export interface DemoOptions {
   seed: string;
@@ -60,9 +60,9 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   runtime.onClose(() => sim.stop());
   const { deps } = runtime;
 
-  const { createWorkers } = await import('./worker.ts');
-  const { ALL_JOBS } = await import('./registry.ts');
-  const { applySchedules } = await import('./schedules.ts');
+  const { createWorkers } = await import('../worker.ts');
+  const { ALL_JOBS } = await import('../registry.ts');
+  const { applySchedules } = await import('../schedules.ts');
   const workers = createWorkers({ deps, jobs: ALL_JOBS });
   runtime.onClose(() => workers.close());
   const connection = createBullConnection(deps.config.redisUrl);
@@ -72,7 +72,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     connection.disconnect();
   });
   await applySchedules(queues, deps.config);
-  const { startServer } = await import('../api/server.ts');
+  const { startServer } = await import('../../api/server.ts');
   const server = await startServer(deps);
   runtime.onClose(() => server.close());
 

@@ -1,0 +1,96 @@
+/**
+ * The process roles: `up` (everything in one process, the embedded default), and the cluster mode's
+ * `api`, `worker` and `scheduler`; `migrate` applies the ClickHouse migrations and exits. Each runs
+ * until SIGINT/SIGTERM and closes in order (jobs/runtime.ts).
+ */
+import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
+import { printLines } from './io.ts';
+
+// Heavy modules (BullMQ, the processors and what they import, Fastify) load only when a role needs them.
+async function startWorkers(runtime: Runtime) {
+  const { createWorkers } = await import('../worker.ts');
+  const { ALL_JOBS } = await import('../registry.ts');
+  const workers = createWorkers({ deps: runtime.deps, jobs: ALL_JOBS });
+  runtime.onClose(() => workers.close());
+  return workers;
+}
+
+async function startScheduler(runtime: Runtime) {
+  const { createBullConnection, createQueues } = await import('../queues.ts');
+  const { applySchedules } = await import('../schedules.ts');
+  const connection = createBullConnection(runtime.deps.config.redisUrl);
+  const queues = createQueues({ connection });
+  runtime.onClose(async () => {
+    await queues.close();
+    connection.disconnect();
+  });
+  const ids = await applySchedules(queues, runtime.deps.config);
+  runtime.deps.log.info({ schedules: ids }, 'Applied schedules');
+  return queues;
+}
+
+async function startApi(runtime: Runtime) {
+  const { startServer } = await import('../../api/server.ts');
+  const server = await startServer(runtime.deps);
+  runtime.onClose(() => server.close());
+  return server;
+}
+
+/** `pmdata up`: migrate, Redis, workers, schedulers and the API in one process. */
+export async function runUp(): Promise<number> {
+  const runtime = await openRuntime({ name: 'up' });
+  const { config } = runtime.deps;
+  await startWorkers(runtime);
+  await startScheduler(runtime);
+  const server = await startApi(runtime);
+  printLines([
+    `pmdata is up (${config.embedded ? 'embedded ClickHouse (chDB)' : config.clickhouseUrl}, data in ${config.dataDir})`,
+    `  API      ${server.url}`,
+    `  health   ${server.url}/health`,
+    `  docs     ${server.url}/docs`,
+    `  redis    ${config.redisUrl}${runtime.redisServer ? ' (started by pmdata)' : ''}`,
+    'Press Ctrl+C to stop.',
+  ]);
+  await closeOnSignals(runtime);
+  return 0;
+}
+
+/** `pmdata api`: the HTTP API role. */
+export async function runApiRole(): Promise<number> {
+  const runtime = await openRuntime({ name: 'api' });
+  const server = await startApi(runtime);
+  printLines([`API listening on ${server.url}`]);
+  await closeOnSignals(runtime);
+  return 0;
+}
+
+/** `pmdata worker`: the job worker role, every queue. */
+export async function runWorkerRole(): Promise<number> {
+  const runtime = await openRuntime({ name: 'worker' });
+  const workers = await startWorkers(runtime);
+  printLines([`Worker processing queues: ${workers.queues.join(', ')}`]);
+  await closeOnSignals(runtime);
+  return 0;
+}
+
+/** `pmdata scheduler`: applies the recurring job schedules. */
+export async function runSchedulerRole(): Promise<number> {
+  const runtime = await openRuntime({ name: 'scheduler' });
+  await startScheduler(runtime);
+  printLines(['Scheduler running']);
+  await closeOnSignals(runtime);
+  return 0;
+}
+
+/** `pmdata migrate`: applies the migrations (safe to run twice, or twice at once) and exits. */
+export async function runMigrate(): Promise<number> {
+  const runtime = await openRuntime({ name: 'migrate', redis: false, engineWaitMs: 60_000 });
+  const m = runtime.migrations!;
+  printLines([
+    m.applied.length > 0
+      ? `Applied ${m.applied.length} migration(s): ${m.applied.join(', ')}`
+      : `Nothing to apply (${m.skipped.length} migration(s) already applied)`,
+  ]);
+  await runtime.close();
+  return 0;
+}

@@ -182,6 +182,7 @@ export function createFollower(o: FollowerOptions): Follower {
       blockNumber: ancestor.number,
       blockHash: ancestor.hash,
     });
+    await writer.markTip(ancestor);
     chainHeaders = chainHeaders.filter((h) => h.number < ancestor.number);
     chainHeaders.push(ancestor);
     tipHeader = ancestor;
@@ -279,6 +280,7 @@ export function createFollower(o: FollowerOptions): Follower {
       throw err;
     }
     await writer.writeCheckpoint({ pipeline: FOLLOW_PIPELINE, blockNumber: end.number, blockHash: end.hash });
+    await writer.markTip(end);
     for (const h of next) chainHeaders.push(h);
     tipHeader = end;
     if (result.collected && o.publisher) await o.publisher.publish(result.collected);

@@ -28,7 +28,7 @@ import {
   type RpcLog,
   type Status,
 } from './types.ts';
-import { type ChainWriter, createChainWriter } from './writer.ts';
+import { type ChainWriter, type ChainWriterOptions, createChainWriter } from './writer.ts';
 
 export interface IngestOptions {
   statusOf(block: number): Status;
@@ -164,6 +164,8 @@ export function createAlphaChain(
     /** A page worker's: token lookups and rows go to the main thread (page-worker.ts). */
     tokens?: TokenMap;
     writer?: ChainWriter;
+    /** Told after each change of the chain tables is visible (ChainWriterOptions.onDataChanged). */
+    onDataChanged?: ChainWriterOptions['onDataChanged'];
   },
   settings: AlphaChainSettings,
 ): AlphaChain {
@@ -194,6 +196,7 @@ export function createAlphaChain(
       chainId: settings.chainId,
       batchRows: settings.batchRows,
       maxInFlight: settings.maxInFlight,
+      onDataChanged: deps.onDataChanged,
     });
   const rangeTables = EVENT_TABLES.filter((t) => !REFERENCE_TABLES.includes(t));
 

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { createDataVersions } from '../../core/data-version.ts';
 import type { Deps } from '../../core/deps.ts';
 import { type AlphaChain, createAlphaChain } from './pipeline.ts';
 import { type AlphaChainSettings, alphaChainSettings } from './settings.ts';
@@ -16,7 +17,11 @@ export function alphaChainFor(deps: Deps, overrides: Partial<AlphaChainSettings>
   let chain = chains.get(deps);
   if (!chain) {
     chain = createAlphaChain(
-      { clickhouse: deps.clickhouse, log: deps.log },
+      {
+        clickhouse: deps.clickhouse,
+        log: deps.log,
+        onDataChanged: createDataVersions({ redis: deps.redis }).chainBump(),
+      },
       alphaChainSettings(deps.config, overrides),
     );
     chains.set(deps, chain);

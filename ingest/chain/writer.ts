@@ -6,6 +6,7 @@
  * `flush` returned, i.e. after the data they cover.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import type { ChainTip } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
 import { COLUMNS, formatOf, RowBatch, type SerializedTable } from './serialize.ts';
 import {
@@ -33,6 +34,12 @@ export interface ChainWriterOptions {
   batchRows?: number;
   /** Inserts running at once. */
   maxInFlight?: number;
+  /**
+   * Called once the rows an insert, a range delete or a confirmation changed are visible, and with the
+   * follower's new tip by `markTip` (core/data-version.ts: the API's cache invalidation). A failure
+   * fails the write, so the caller retries it and the bump with it.
+   */
+  onDataChanged?: (tip?: ChainTip) => Promise<void>;
 }
 
 export interface Checkpoint {
@@ -80,6 +87,8 @@ export interface ChainWriter {
   /** Marks pending rows at or below `block` confirmed (in `tables`, default every table with a status). */
   confirmUpTo(block: number, tables?: readonly EventTable[]): Promise<void>;
   writeCheckpoint(cp: Checkpoint): Promise<void>;
+  /** Reports the follower's new tip (after its checkpoint) to `onDataChanged`. */
+  markTip(tip: ChainTip): Promise<void>;
   readCheckpoint(pipeline: string): Promise<Checkpoint | undefined>;
   /** Rows inserted since creation, by table. */
   readonly written: Record<string, number>;
@@ -136,7 +145,11 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
             INSERT_SETTINGS,
           )
     )
-      .then(done, (err) => {
+      .then(async () => {
+        done?.();
+        if (!o.send) await o.onDataChanged?.();
+      })
+      .catch((err) => {
         failure ??= err;
       })
       .finally(() => inFlight.delete(p));
@@ -279,12 +292,14 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
           params,
         );
       }
-      if (!includeBlocks) return;
-      await db().command(
-        'alpha.delete.alpha_blocks',
-        'DELETE FROM alpha_blocks WHERE chain_id = {chain:UInt32} AND number BETWEEN {from:UInt64} AND {to:UInt64}',
-        params,
-      );
+      if (includeBlocks) {
+        await db().command(
+          'alpha.delete.alpha_blocks',
+          'DELETE FROM alpha_blocks WHERE chain_id = {chain:UInt32} AND number BETWEEN {from:UInt64} AND {to:UInt64}',
+          params,
+        );
+      }
+      await o.onDataChanged?.();
     },
     async hasRows(from, to, tables = EVENT_TABLES) {
       const union = [
@@ -309,6 +324,10 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
           { chain: o.chainId, block },
         );
       }
+      await o.onDataChanged?.();
+    },
+    async markTip(tip) {
+      await o.onDataChanged?.(tip);
     },
     async writeCheckpoint(cp) {
       lastCheckpointAt = Math.max(Date.now(), lastCheckpointAt + 1);

@@ -57,7 +57,25 @@ export function usageKey(id: string, month: string): string {
   return `usage:${id}:${month}`;
 }
 
-function toRecord(h: Record<string, string>): ApiKeyRecord | undefined {
+/** The Redis hash of a presented key, or undefined when it cannot be one we issued. */
+export function presentedKeyHash(key: string): string | undefined {
+  if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
+  return hashKey(key);
+}
+
+/** The fields an `apikey:<sha256>` hash holds, in the order `recordOf` reads them by name. */
+export const KEY_FIELDS = [
+  'id',
+  'name',
+  'tier',
+  'status',
+  'rate',
+  'prefix',
+  'created_at',
+  'revoked_at',
+] as const;
+
+export function toRecord(h: Record<string, string>): ApiKeyRecord | undefined {
   if (!h.id || !h.tier || !(TIERS as readonly string[]).includes(h.tier)) return undefined;
   return {
     id: h.id,
@@ -114,8 +132,9 @@ export function createKeyStore(redis: Redis): KeyStore {
     },
 
     async lookup(key) {
-      if (!key.startsWith(KEY_PREFIX) || key.length > 200) return undefined;
-      return toRecord(await redis.hgetall(`apikey:${hashKey(key)}`));
+      const hash = presentedKeyHash(key);
+      if (!hash) return undefined;
+      return toRecord(await redis.hgetall(`apikey:${hash}`));
     },
 
     get,

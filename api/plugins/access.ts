@@ -1,23 +1,30 @@
 /**
  * Keys, tiers, rate limits and quotas for every route, from the one table in api/access.ts.
  * Order per request: key present and known (401) → per-second limit and quota (429) → tier (403).
- * The RateLimit-* headers go on every keyed response, whatever its status.
+ * The RateLimit-* headers go on every keyed response, whatever its status. One Redis call per request
+ * (api/limits.ts) also reads the data versions of the route's sources for the response cache
+ * (`dataSources` in the route config, set by api/plugins/cache.ts; `request.dataVersions`).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { DataSource } from '../../core/data-version.ts';
 import { RetryableError } from '../../core/errors.ts';
 import { type Access, accessFor, PLANS, TIER_RANK } from '../access.ts';
 import { ApiError } from '../errors.ts';
-import { type ApiKeyRecord, createKeyStore } from '../keys/store.ts';
-import { createLimiter } from '../limits.ts';
+import type { ApiKeyRecord } from '../keys/store.ts';
+import { createAccessChecker } from '../limits.ts';
 import { unencapsulated } from './unencapsulated.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** The data sources the route's answers depend on (api/cache/sources.ts); none: not cached. */
+    dataSources?: readonly DataSource[];
   }
   interface FastifyRequest {
     apiKey: ApiKeyRecord | null;
+    /** The versions of the route's `dataSources`, read with the key; null on public routes. */
+    dataVersions: string[] | null;
   }
 }
 
@@ -37,10 +44,10 @@ function tierPhrase(access: Extract<Access, { kind: 'keyed' }>): string {
 }
 
 export const accessPlugin = unencapsulated(async (app: FastifyInstance, opts: { redis: Redis }) => {
-  const store = createKeyStore(opts.redis);
-  const limiter = createLimiter(opts.redis);
+  const checker = createAccessChecker(opts.redis);
 
   app.decorateRequest('apiKey', null);
+  app.decorateRequest('dataVersions', null);
 
   app.addHook('onRoute', (route) => {
     route.config = { ...(route.config ?? {}), access: accessFor(route.url ?? route.path) };
@@ -54,14 +61,16 @@ export const accessPlugin = unencapsulated(async (app: FastifyInstance, opts: { 
     if (typeof presented !== 'string' || presented.trim() === '') {
       throw new ApiError(401, 'Missing API key: send your key in the x-api-key header.');
     }
-    const key = await redisCall(() => store.lookup(presented.trim()));
-    if (!key) throw new ApiError(401, 'Invalid API key.');
-    if (key.status !== 'active') throw new ApiError(401, 'This API key was revoked.');
+    const sources = request.routeOptions.config?.dataSources ?? [];
+    const checked = await redisCall(() => checker.check(presented.trim(), access, sources));
+    if (checked.kind === 'unknown') throw new ApiError(401, 'Invalid API key.');
+    if (checked.kind === 'revoked') throw new ApiError(401, 'This API key was revoked.');
+    const { key, decision } = checked;
     request.apiKey = key;
+    request.dataVersions = checked.versions;
     request.log = request.log.child({ key_id: key.id });
 
     const permitted = TIER_RANK[key.tier] >= TIER_RANK[access.minTier];
-    const decision = await redisCall(() => limiter.consume(key, access.metered && permitted));
     reply.header('ratelimit-limit', String(decision.limit));
     reply.header('ratelimit-remaining', String(decision.remaining));
     reply.header('ratelimit-reset', String(decision.resetS));

@@ -1,0 +1,111 @@
+/**
+ * The direction rules of imports and the reading of a file's imports, for test/import-direction.test.ts.
+ * Imports flow one way: `core ← ingest ← jobs`, `core ← analytics ← jobs`, `core ← api`; `schemas/`
+ * holds the contracts (table definitions, API schemas, ABIs) the parts read; `sim/` is used by tests, the
+ * demo and benchmarks only.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Where a file sits, for the rules: a top-level folder, or `cli` for the command line. */
+export type Area =
+  | 'schemas'
+  | 'core'
+  | 'ingest'
+  | 'analytics'
+  | 'api'
+  | 'jobs'
+  | 'cli'
+  | 'sim'
+  | 'bench'
+  | 'test'
+  | 'bin';
+
+/**
+ * What each area may import besides itself. `cli` is jobs/cli.ts and jobs/commands/: the command line
+ * runs the API role (`pmdata up`, `pmdata api` start api/server.ts), `pmdata keys` uses api's key store,
+ * and `pmdata demo` / `pmdata sim` start the simulated world; the rest of jobs/ (queues, worker,
+ * registry, processors, schedules) does not import api/ or sim/.
+ */
+export const ALLOWED: Record<Area, readonly Area[]> = {
+  core: [],
+  schemas: ['core'],
+  ingest: ['core', 'schemas'],
+  analytics: ['core', 'schemas'],
+  api: ['core', 'schemas'],
+  jobs: ['core', 'schemas', 'ingest', 'analytics'],
+  cli: ['core', 'schemas', 'ingest', 'analytics', 'jobs', 'api', 'sim'],
+  sim: ['core', 'schemas'],
+  bench: ['core', 'schemas', 'ingest', 'analytics', 'api', 'jobs', 'cli', 'sim'],
+  test: ['core', 'schemas', 'ingest', 'analytics', 'api', 'jobs', 'cli', 'sim'],
+  bin: ['cli', 'bench'],
+};
+
+/**
+ * Tests are where the parts meet: a test file (`*.test.ts`, or a `*.child.ts` process a test spawns)
+ * may import any area but bench/, wherever it sits. No other file may import a test file.
+ */
+const TEST_FILE = /\.(test|child)\.ts$/;
+const TEST_ALLOWED: readonly Area[] = [...ALLOWED.test, 'test'];
+
+export const AREAS = Object.keys(ALLOWED) as Area[];
+const SKIP_DIRS = new Set(['node_modules', 'build', 'dist', 'data']);
+
+export function areaOf(rel: string): Area | undefined {
+  if (rel === 'jobs/cli.ts' || rel.startsWith('jobs/commands/')) return 'cli';
+  const top = rel.split('/')[0] as Area;
+  return AREAS.includes(top) ? top : undefined;
+}
+
+export interface ImportRef {
+  /** The importing file, relative to the repository root. */
+  file: string;
+  line: number;
+  specifier: string;
+}
+
+/** Every relative module reference of one source file. */
+export function importsOf(file: string, source: string): ImportRef[] {
+  const lineOf = (pos: number) => source.slice(0, pos).split('\n').length;
+  const refs = ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map((f) => ({ file, line: lineOf(f.pos), specifier: f.fileName }));
+  for (const m of source.matchAll(/new URL\(\s*['"](\.[^'"]+\.[jt]s)['"]\s*,\s*import\.meta\.url\s*\)/g)) {
+    refs.push({ file, line: lineOf(m.index), specifier: m[1]! });
+  }
+  return refs.filter((r) => r.specifier.startsWith('.'));
+}
+
+/** The offending imports, one line each: `file:line imports target (area → area not allowed)`. */
+export function directionViolations(refs: readonly ImportRef[]): string[] {
+  const out: string[] = [];
+  for (const r of refs) {
+    const from = areaOf(r.file);
+    if (!from) continue;
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(r.file), r.specifier));
+    const to = areaOf(target);
+    const isTest = TEST_FILE.test(r.file);
+    let why: string | undefined;
+    if (target.startsWith('..') || !to) why = 'outside the source folders';
+    else if (TEST_FILE.test(target) && !isTest) why = 'a test file, imported by a non-test file';
+    else if (to !== from && !(isTest ? TEST_ALLOWED : ALLOWED[from]).includes(to)) {
+      why = `${from} → ${to} is not allowed`;
+    }
+    if (why) out.push(`${r.file}:${r.line} imports ${target} (${why})`);
+  }
+  return out;
+}
+
+/** The source files under `dir` (relative to the root), build output and dependencies left out. */
+export function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const rel = path.posix.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (!SKIP_DIRS.has(e.name)) sourceFiles(rel, out);
+    } else if (/\.(ts|js|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(rel);
+  }
+  return out;
+}

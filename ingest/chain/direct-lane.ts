@@ -22,7 +22,7 @@ import type { AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
 import { type ContractKind, eventAbi } from '../../schemas/abi/alpha-events.ts';
 import { CODES } from '../../schemas/tables/alpha-chain.ts';
 import { uintString } from './hex.ts';
-import type { TxTransfers } from './mapper.ts';
+import type { TxTransfers } from './mappers/attribution.ts';
 import { Field, hasKeyAt, type PackedLogs, type WordKey, wordKey } from './packed-logs.ts';
 import type { TokenMap } from './token-map.ts';
 import type { BlockHeader, DirectSink, Status, U64 } from './types.ts';

@@ -1,0 +1,133 @@
+/**
+ * The ConditionalTokens (CTF) family: conditions prepared and resolved (alpha_lifecycle), ERC-1155
+ * transfers (alpha_token_transfers, one row per batch item), and splits, merges and redemptions by the
+ * user who acted (alpha_activity; adapter-mediated ones attributed through the transaction, exchange
+ * mints/merges and the NegRiskAdapter's own echoes skipped: they are trades, or mapped from the adapter).
+ */
+import type { EventKey, RowSink, U64 } from '../types.ts';
+import { attribute, type TxContext } from './attribution.ts';
+import {
+  type Decoded,
+  type FamilyMapper,
+  lifecycleBase,
+  type MapContext,
+  type MapStats,
+  str,
+  tokenTransferRow,
+  toU64,
+} from './context.ts';
+
+export function createCtfMapper(ctx: MapContext): FamilyMapper {
+  function mapCtf(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
+    const a = d.args;
+    const ctf = ctx.addressOf(d.contract);
+    switch (d.name) {
+      case 'ConditionPreparation': {
+        const conditionId = str(a.conditionId);
+        const slots = Number(a.outcomeSlotCount);
+        const negRisk = ctx.negRiskAdapters.has(str(a.oracle));
+        let tokens: string | null = null;
+        if (slots === 2) {
+          const collateral = negRisk ? ctx.wcol : ctx.usdcE;
+          tokens = JSON.stringify([
+            { token_id: ctx.positionId(collateral, conditionId, 1n), label: 'Yes' },
+            { token_id: ctx.positionId(collateral, conditionId, 2n), label: 'No' },
+          ]);
+        }
+        rows.alpha_lifecycle.push({
+          ...lifecycleBase(ctx, d, key, 'condition_prepared'),
+          neg_risk: negRisk,
+          condition_id: conditionId,
+          question_id: str(a.questionId),
+          oracle: str(a.oracle),
+          outcome_slot_count: slots,
+          tokens,
+        });
+        return;
+      }
+      case 'ConditionResolution':
+        rows.alpha_lifecycle.push({
+          ...lifecycleBase(ctx, d, key, 'condition_resolved'),
+          neg_risk: ctx.negRiskAdapters.has(str(a.oracle)),
+          condition_id: str(a.conditionId),
+          question_id: str(a.questionId),
+          oracle: str(a.oracle),
+          outcome_slot_count: Number(a.outcomeSlotCount),
+          payout_numerators: a.payoutNumerators as string[],
+        });
+        return;
+      case 'TransferSingle':
+        rows.alpha_token_transfers.push(
+          tokenTransferRow(key, 0, str(a.operator), str(a.from), str(a.to), str(a.id), a.value as U64),
+        );
+        return;
+      case 'TransferBatch': {
+        const ids = a.ids as string[];
+        const values = a.values as U64[];
+        const operator = str(a.operator);
+        const from = str(a.from);
+        const to = str(a.to);
+        // A row per id (the most rows of any event).
+        for (let i = 0; i < ids.length; i++) {
+          rows.alpha_token_transfers.push(tokenTransferRow(key, i, operator, from, to, ids[i]!, values[i]!));
+        }
+        return;
+      }
+      case 'PositionSplit':
+      case 'PositionsMerge':
+      case 'PayoutRedemption': {
+        const redeem = d.name === 'PayoutRedemption';
+        const stakeholder = str(redeem ? a.redeemer : a.stakeholder);
+        // The NegRiskAdapter's own event carries the user; exchange mints/merges are trades.
+        if (ctx.negRiskAdapters.has(stakeholder) || ctx.exchanges.has(stakeholder)) {
+          stats.skipped++;
+          return;
+        }
+        const collateral = str(a.collateralToken);
+        const conditionId = str(a.conditionId);
+        const indexSets = (redeem ? a.indexSets : a.partition) as string[];
+        const type = d.name === 'PositionSplit' ? 'SPLIT' : redeem ? 'REDEEM' : 'MERGE';
+        let ids: Set<string> | undefined;
+        const conditionTokens = () => {
+          ids ??= ctx.tokenIdsOf(collateral, conditionId, indexSets);
+          return ids;
+        };
+        const wallet = attribute(ctx, tx, d, stakeholder, type, conditionTokens);
+        if (wallet === undefined) {
+          stats.skipped++;
+          return;
+        }
+        // A redemption's shares are what the CTF burned from the redeemer in this transaction.
+        const amount = redeem ? tx.burned(stakeholder, conditionTokens()) : toU64(a.amount);
+        // Field by field, no spread: splits are as frequent as fills.
+        rows.alpha_activity.push({
+          chain_id: key.chain_id,
+          block_number: key.block_number,
+          block_hash: key.block_hash,
+          block_time: key.block_time,
+          tx_hash: key.tx_hash,
+          log_index: key.log_index,
+          status: key.status,
+          type,
+          version: ctx.collateralAdapters.has(stakeholder) ? 2 : 1,
+          neg_risk: collateral === ctx.wcol || ctx.collateralAdapterNegRisk.get(stakeholder) === true,
+          wallet,
+          stakeholder,
+          contract: ctf,
+          condition_id: conditionId,
+          market_id: conditionId,
+          neg_risk_market_id: null,
+          index_set: null,
+          collateral_token: collateral,
+          partition: indexSets,
+          amounts: [],
+          amount,
+          payout: redeem ? toU64(a.payout) : 0,
+        });
+        return;
+      }
+    }
+  }
+
+  return mapCtf;
+}

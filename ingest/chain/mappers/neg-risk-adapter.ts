@@ -1,0 +1,120 @@
+/**
+ * The NegRiskAdapter family: neg-risk markets, questions and reported outcomes (alpha_lifecycle), and the
+ * adapter's splits, merges, redemptions and conversions by the user who acted (alpha_activity; a
+ * conversion's payout is the collateral it releases, from the market's fee).
+ */
+import type { EventKey, RowSink, U64 } from '../types.ts';
+import { attribute, type TxContext } from './attribution.ts';
+import {
+  type Decoded,
+  type FamilyMapper,
+  lifecycleBase,
+  type MapContext,
+  type MapStats,
+  str,
+  sumU64,
+  toU64,
+} from './context.ts';
+
+export function createNegRiskAdapterMapper(ctx: MapContext): FamilyMapper {
+  function mapNegRiskAdapter(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
+    const a = d.args;
+    const adapter = ctx.addressOf(d.contract);
+    switch (d.name) {
+      case 'MarketPrepared':
+        rows.alpha_lifecycle.push({
+          ...lifecycleBase(ctx, d, key, 'neg_risk_market_prepared'),
+          market_id: str(a.marketId),
+          oracle: str(a.oracle),
+        });
+        return;
+      case 'QuestionPrepared':
+        rows.alpha_lifecycle.push({
+          ...lifecycleBase(ctx, d, key, 'neg_risk_question_prepared'),
+          market_id: str(a.marketId),
+          question_id: str(a.questionId),
+        });
+        return;
+      case 'OutcomeReported':
+        rows.alpha_lifecycle.push({
+          ...lifecycleBase(ctx, d, key, 'neg_risk_outcome_reported'),
+          market_id: str(a.marketId),
+          question_id: str(a.questionId),
+        });
+        return;
+      case 'PositionSplit':
+      case 'PositionsMerge':
+      case 'PayoutRedemption':
+      case 'PositionsConverted': {
+        const redeem = d.name === 'PayoutRedemption';
+        const convert = d.name === 'PositionsConverted';
+        const stakeholder = str(redeem ? a.redeemer : a.stakeholder);
+        if (ctx.exchanges.has(stakeholder)) {
+          stats.skipped++;
+          return;
+        }
+        const type =
+          d.name === 'PositionSplit'
+            ? 'SPLIT'
+            : d.name === 'PositionsMerge'
+              ? 'MERGE'
+              : redeem
+                ? 'REDEEM'
+                : 'CONVERT';
+        const conditionId = convert ? null : str(a.conditionId);
+        const wallet = attribute(ctx, tx, d, stakeholder, type, () =>
+          conditionId ? ctx.tokenIdsOf(ctx.wcol, conditionId, ['1', '2']) : new Set<string>(),
+        );
+        if (wallet === undefined) {
+          stats.skipped++;
+          return;
+        }
+        const amounts = redeem ? (a.amounts as string[]).map(toU64) : [];
+        const amount = redeem ? sumU64(amounts) : toU64(a.amount);
+        let payout: U64 = 0;
+        if (redeem) payout = toU64(a.payout);
+        else if (convert) payout = conversionPayout(str(a.marketId), str(a.indexSet), a.amount);
+        rows.alpha_activity.push({
+          chain_id: key.chain_id,
+          block_number: key.block_number,
+          block_hash: key.block_hash,
+          block_time: key.block_time,
+          tx_hash: key.tx_hash,
+          log_index: key.log_index,
+          status: key.status,
+          type,
+          version: ctx.collateralAdapters.has(stakeholder) ? 2 : 1,
+          neg_risk: true,
+          wallet,
+          stakeholder,
+          contract: adapter,
+          condition_id: conditionId,
+          market_id: conditionId,
+          neg_risk_market_id: convert ? str(a.marketId) : null,
+          index_set: convert ? str(a.indexSet) : null,
+          collateral_token: '',
+          partition: redeem ? ['1', '2'] : [],
+          amounts,
+          amount,
+          payout,
+        });
+        return;
+      }
+    }
+  }
+
+  /**
+   * Collateral a conversion releases to the user: (noCount − 1)·(amount − fee), fee = amount·feeBips/10⁴
+   * (NegRiskAdapter.convertPositions). Unknown fee (market prepared outside the ingested range): 0 fee.
+   */
+  function conversionPayout(marketId: string, indexSet: string, amount: unknown): U64 {
+    const amt = BigInt(String(amount));
+    let noCount = 0n;
+    for (let bits = BigInt(indexSet); bits > 0n; bits >>= 1n) if (bits & 1n) noCount++;
+    if (noCount <= 1n) return 0;
+    const fee = (amt * BigInt(ctx.tokens.marketFee(marketId) ?? 0)) / 10_000n;
+    return toU64(((noCount - 1n) * (amt - fee)).toString());
+  }
+
+  return mapNegRiskAdapter;
+}

@@ -4,16 +4,19 @@
  * is a bounded ClickHouse query.
  *
  * Per request, in order: gone paths (removed venue, /v1) → key, rate limit, quota, tier → schema
- * validation (422) → handler → one error handler for everything that fails.
+ * validation (422) → response cache (a hit is sent here, api/plugins/cache.ts) → handler → one error
+ * handler for everything that fails.
  */
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
 import type { Deps } from '../core/deps.ts';
+import type { RouteSources } from './cache/sources.ts';
 import { type MarketSlugResolver, noMarketMetadata } from './markets.ts';
 import { createCursorCodec } from './pagination.ts';
 import { accessPlugin } from './plugins/access.ts';
+import { cachePlugin } from './plugins/cache.ts';
 import { docsPlugin } from './plugins/docs.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import { gonePathsPlugin } from './plugins/gone.ts';
@@ -30,6 +33,8 @@ export interface AppOptions {
   marketSlugs?: MarketSlugResolver;
   /** Route modules served in addition to DATA_ROUTES (tests, embedders). */
   extraRoutes?: RoutePlugin[];
+  /** Data sources of routes beyond api/cache/sources.ts (the extra routes' own, for the cache). */
+  cacheSources?: RouteSources;
   /** Called first, before the app's own plugins and routes: hooks added here run before theirs (benchmarks). */
   configure?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -40,6 +45,7 @@ const EXPOSED_HEADERS = [
   'RateLimit-Remaining',
   'RateLimit-Reset',
   'Retry-After',
+  'ETag',
   'X-Request-Id',
 ];
 
@@ -64,6 +70,7 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
     await app.register(docsPlugin);
     await app.register(gonePathsPlugin, { removedVenues: config.removedVenues });
     await app.register(accessPlugin, { redis: deps.redis });
+    await app.register(cachePlugin, { config, redis: deps.redis, log: deps.log, sources: opts.cacheSources });
 
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id);
@@ -117,6 +124,7 @@ export async function buildApp(deps: Deps & AppOptions): Promise<App> {
     secret: deps.secret,
     marketSlugs: deps.marketSlugs,
     extraRoutes: deps.extraRoutes,
+    cacheSources: deps.cacheSources,
     configure: deps.configure,
   });
   await app.ready();

@@ -271,6 +271,25 @@ export const VARIABLES = {
     form: `comma-separated venue codes (${VENUES.join(', ')})`,
     parse: list(oneOf(...VENUES)),
   },
+  // The API's response cache (api/plugins/cache.ts).
+  apiCacheBytes: {
+    env: 'API_CACHE_BYTES',
+    default: String(64 * 1024 * 1024),
+    form: 'an integer 0..17179869184 (bytes of cached responses per API process; 0 = no cache)',
+    parse: integer(0, 16 * 1024 ** 3),
+  },
+  apiCacheShared: {
+    env: 'API_CACHE_SHARED',
+    default: 'false',
+    form: 'true|false',
+    parse: boolean,
+  },
+  apiCacheTtlS: {
+    env: 'API_CACHE_TTL_S',
+    default: '300',
+    form: 'an integer 1..86400 (seconds)',
+    parse: integer(1, 86_400),
+  },
 } satisfies Record<string, VariableSpec<unknown>>;
 
 type Variables = typeof VARIABLES;

@@ -1,0 +1,28 @@
+/**
+ * Which data sources each cached route reads (core/data-version.ts), keyed by the route's URL pattern as
+ * Fastify spells it (`/v2/alpha/markets/:id/volume`). The response cache keys an answer with the
+ * versions of these sources, so a route must list every source its answer depends on: a source left
+ * out would let a change of it go unseen. Routes not listed here are never cached (their answers still
+ * carry an ETag).
+ */
+import { ALPHA_CHAIN_SOURCE, type DataSource } from '../../core/data-version.ts';
+
+/** alpha's market metadata (slugs); bumped by the venue's market ingestion once it writes them. */
+const ALPHA_VENUE: DataSource = 'venue:alpha';
+
+export type RouteSources = Readonly<Record<string, readonly DataSource[]>>;
+
+export const ROUTE_SOURCES: RouteSources = {
+  // Fills and activity are chain rows; market_slug (and the market_slug filter) come from the venue.
+  '/v2/alpha/trades': [ALPHA_CHAIN_SOURCE, ALPHA_VENUE],
+  '/v2/alpha/activity': [ALPHA_CHAIN_SOURCE, ALPHA_VENUE],
+};
+
+/** The sources of a route URL pattern (trailing slash ignored), or undefined: not cached. */
+export function sourcesFor(
+  url: string,
+  table: RouteSources = ROUTE_SOURCES,
+): readonly DataSource[] | undefined {
+  const path = url.length > 1 ? url.replace(/\/+$/, '') : url;
+  return Object.hasOwn(table, path) ? table[path] : undefined;
+}

@@ -1,6 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type App, buildApp } from '../api/app.ts';
+import type { ClickHouse } from '../core/clickhouse/index.ts';
 import type { Trade } from '../schemas/api/alpha-trades.ts';
-import { type ApiTestContext, addr, bytes32, createApiTestContext, fillRow } from './api-helpers.ts';
+import {
+  type ApiTestContext,
+  addr,
+  bytes32,
+  createApiTestContext,
+  fillRow,
+  TEST_SECRET,
+} from './api-helpers.ts';
+import { testConfig } from './support/deps.ts';
 
 let t: ApiTestContext;
 let key: string;
@@ -101,6 +111,17 @@ beforeAll(async () => {
       log_index: 1,
     },
   ]);
+  // The app learns token → condition in the background (api/queries/alpha/tokens.ts, about every second):
+  // wait until it knows the tokens just inserted. B's fills carry condition_id '' (token 1001 → COND_X).
+  // Each poll asks another page size, so no response cache can answer it.
+  let poll = 0;
+  await vi.waitFor(
+    async () => {
+      const p = await page(`/v2/alpha/trades?wallet=${B}&limit=${1 + (poll++ % 200)}`);
+      expect(p.trades[0]!.condition_id).toBe(COND_X);
+    },
+    { timeout: 15_000, interval: 100 },
+  );
 });
 afterAll(async () => t?.close());
 
@@ -365,5 +386,80 @@ describe('GET /v2/alpha/trades errors', () => {
     const res = await get('/v2/alpha/trade');
     expect(res.statusCode).toBe(404);
     expect(res.json().error).toBe('Not Found');
+  });
+});
+
+describe('GET /v2/alpha/trades reads', () => {
+  const D = addr(0xd);
+  const COND_Z = bytes32(0xc3);
+  let app: App;
+  /** Labels of the ClickHouse reads the app ran (the real engine answers them: this only records). */
+  let reads: string[];
+
+  beforeAll(async () => {
+    reads = [];
+    const clickhouse: ClickHouse = {
+      ...t.deps.clickhouse,
+      read: (label, sql, params) => {
+        reads.push(label);
+        return t.deps.clickhouse.read(label, sql, params);
+      },
+      query: (label, sql, params) => {
+        reads.push(label);
+        return t.deps.clickhouse.query(label, sql, params);
+      },
+    };
+    const config = testConfig('api_trades', { API_CACHE_BYTES: '0' });
+    app = await buildApp({ ...t.deps, config, clickhouse, secret: TEST_SECRET });
+  });
+  afterAll(async () => app?.close());
+
+  /** One request's reads, apart from the token map's background refresh. */
+  async function requestReads(url: string) {
+    reads = [];
+    const res = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+    expect(res.statusCode, res.body).toBe(200);
+    return { body: res.json() as Page, reads: reads.filter((l) => !l.startsWith('api.alpha.tokens.')) };
+  }
+
+  it('maps a token learnt after start once the background refresh ran, with one read per request', async () => {
+    // A fill ingested before its token's condition was known (condition_id ''), of a token not known yet.
+    await t.deps.clickhouse.insert('test.fills', 'alpha_fills', [
+      fillRow({ block: 50, logIndex: 1, maker: D, tokenId: '3003' }),
+    ]);
+    const before = await requestReads(`/v2/alpha/trades?wallet=${D}`);
+    expect(before.reads).toEqual(['api.alpha.trades']);
+    expect(before.body.trades[0]).toMatchObject({ token_id: '3003', condition_id: null, outcome_index: 0 });
+
+    await t.deps.clickhouse.insert('test.tokens', 'alpha_tokens', [
+      {
+        chain_id: 137,
+        token_id: '3003',
+        condition_id: COND_Z,
+        outcome_index: 1,
+        complement_token_id: '3004',
+        neg_risk: false,
+        source: 'condition_prepared',
+        block_number: 50,
+        tx_hash: bytes32(50),
+        log_index: 0,
+      },
+    ]);
+    await vi.waitFor(
+      async () => {
+        const after = await requestReads(`/v2/alpha/trades?wallet=${D}`);
+        expect(after.reads).toEqual(['api.alpha.trades']);
+        expect(after.body.trades[0]).toMatchObject({ token_id: '3003', condition_id: COND_Z });
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+  });
+
+  it('answers a page of many wallets and tokens with one read', async () => {
+    const r = await requestReads(`/v2/alpha/trades?wallet=${A},${B},${C}&limit=200`);
+    expect(r.body.trades.length).toBe(200);
+    expect(r.reads).toEqual(['api.alpha.trades']);
+    const slug = await requestReads('/v2/alpha/trades?market_slug=no-such-market');
+    expect(slug.reads).toEqual([]);
   });
 });

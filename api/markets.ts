@@ -3,6 +3,10 @@
  * venue's metadata, which the chain tables do not carry; until a resolver backed by venue metadata is
  * passed to buildApp (`marketSlugs`), no slug is known and slug filters answer an empty page, not an
  * error (issue 5).
+ *
+ * A resolver answers from in-process maps kept fresh in the background (as api/queries/alpha/tokens.ts
+ * does for tokens), never with a query per request: list endpoints call `conditionIds` once per request
+ * with a slug filter and `slugs` once per page.
  */
 export interface MarketSlugResolver {
   /** Condition ids of the alpha market(s) with this slug; empty when the slug is not known. */

@@ -30,7 +30,7 @@ import { createWallets, type WalletSet } from './world/wallets.ts';
 
 /** Default world start: two days before alpha's V1 → V2 cutover (2026-04-28). */
 export const DEFAULT_START_TIME = Date.UTC(2026, 3, 26);
-/** alpha's V1 → V2 cutover (alpha-chain.md §1); used when it falls inside the world's horizon. */
+/** alpha's V1 → V2 cutover; used when it falls inside the world's horizon. */
 export const REAL_CUTOVER_TIME = Date.UTC(2026, 3, 28) / 1000;
 
 const WALLETS_BY_SIZE: Record<CatalogSize, number> = { small: 40, medium: 160, large: 600 };

@@ -1,5 +1,5 @@
 /**
- * The simulated alpha chain against alpha-chain.md and against its own ground truth: one small world for
+ * The simulated alpha chain against alpha's published event signatures and its own ground truth: one small world for
  * the whole file (history built once), then read back through JSON-RPC like an ingestor would.
  */
 import { type Address, decodeEventLog, encodeFunctionData, getAddress, type Hex, parseAbi } from 'viem';

@@ -1,5 +1,5 @@
 /**
- * ClickHouse RowBinary encoding (https://clickhouse.com/docs/interfaces/formats/RowBinary): every value
+ * ClickHouse's RowBinary format: every value
  * in column order, little-endian, no separators; a String is its UTF-8 length as an unsigned LEB128
  * varint followed by its bytes. The engine parses it with little more than copies (≈ 40 % less engine
  * time per alpha_fills row than TabSeparated, measured in docs/chain-ingestion.md), and nothing needs

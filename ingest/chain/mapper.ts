@@ -2,7 +2,7 @@
  * Logs → rows. One page of logs (whole blocks, so whole transactions) goes in; rows for every alpha
  * table, quarantined records and counts come out. Transactions are mapped as a unit because adapter-
  * mediated actions are attributed to the real user through the transaction's other logs
- * (alpha-chain.md §5, §11.5): the CTF sees a collateral adapter as stakeholder, and the user only shows
+ * (docs/chain-ingestion.md, "The chain"): the CTF sees a collateral adapter as stakeholder, and the user only shows
  * up as the adapter's counterparty in the ERC-1155 transfers (or the pUSD wrap/unwrap) of the same tx.
  */
 import type { AlphaContract } from '../../schemas/abi/alpha-addresses.ts';

@@ -4,11 +4,11 @@
  * in the slab's own offset table), and the slab goes back to the pool once every page cut from it has
  * been mapped and released.
  *
- * Why: every byte of a backfill (≈ 1 KB of JSON per log, GBs per backfill) used to pass through freshly
- * allocated buffers (socket chunks, joined batches, concatenated pages). V8 counts such memory as
- * external, and each ≈ 16–32 MB of it started a young-generation GC and each 64 MB an old-generation
- * marking: ≈ 900 collections in one 5M-log backfill, ≈ 10 s of GC CPU on a 25 MB heap
- * (docs/chain-ingestion.md, session 21). A page that is never released is simply collected with its
+ * Why: read through freshly allocated buffers (socket chunks, joined batches, concatenated pages), every
+ * byte of a backfill (≈ 1 KB of JSON per log, GBs per backfill) is memory V8 counts as external, and
+ * each ≈ 16–32 MB of it starts a young-generation GC and each 64 MB an old-generation marking: ≈ 900
+ * collections in one 5M-log backfill, ≈ 10 s of GC CPU on a 25 MB heap (docs/chain-ingestion.md,
+ * "Reading into slabs"). A page that is never released is simply collected with its
  * slab, as any buffer would be: releasing is an optimisation, never a requirement.
  */
 import { F } from './packed-logs.ts';

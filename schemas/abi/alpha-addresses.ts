@@ -1,6 +1,6 @@
 /**
  * Venue alpha's contract addresses on Polygon (chain id 137), as sets per generation
- * (alpha-chain.md §2). Each entry names the contract kind whose event set it emits
+ * (docs/chain-ingestion.md, "The chain"). Each entry names the contract kind whose event set it emits
  * (schemas/abi/alpha-events.ts). Several generations keep more than one address (the collateral
  * adapters and the neg-risk V2 exchange were redeployed): every address of a set is indexed.
  *
@@ -40,7 +40,7 @@ export const ALPHA_ADDRESS_SETS = {
   v2: [
     c('0xE111180000d2663C0091e4f400237545B87B996B', 'exchangeV2', 'CTFExchangeV2', 2),
     c('0xe2222d279d744050d28e00520010520000310F59', 'exchangeV2', 'NegRiskCtfExchangeV2', 2, true),
-    // The address replaced on 2026-04-03 (alpha-chain.md §2): indexed too, for its short history.
+    // The address replaced on 2026-04-03: indexed too, for its short history.
     c('0xe2222d002000Ba0053CEF3375333610F64600036', 'exchangeV2', 'NegRiskCtfExchangeV2 (first)', 2, true),
   ],
   negRisk: [

@@ -1,12 +1,11 @@
 /**
  * Event ABIs of venue alpha's contracts, as viem-parsable human-readable signatures, grouped by
- * contract kind. Source of truth: ../shared/reference/alpha-chain.md §3 (indexed flags as in the
- * upstream sources). A contract kind is what an address *is*; the decoders look events up by
+ * contract kind, with the indexed flags of the contracts' own sources. A contract kind is what an address *is*; the decoders look events up by
  * (emitter address → kind, topic0), never by topic0 alone, because several kinds share topic0 values
- * with different meaning or indexing (alpha-chain.md §11.1–2).
+ * with different meaning or indexing (docs/chain-ingestion.md, "The chain").
  *
- * `ALPHA_EVENT_TOPICS` (schemas/abi/alpha-events.test.ts) pins the topic0 of every event named in
- * alpha-chain.md so a typo in a signature fails a test.
+ * `ALPHA_EVENT_TOPICS` pins every event's topic0, computed apart from these signatures, and
+ * schemas/abi/alpha-events.test.ts checks them against each other, so a typo in a signature fails a test.
  */
 import { type AbiEvent, parseAbi } from 'viem';
 
@@ -77,7 +76,7 @@ export const UMA_CTF_ADAPTER_EVENTS = [
   'event QuestionManuallyResolved(bytes32 indexed questionID, uint256[] payouts)',
 ] as const;
 
-/** UmaCtfAdapter v1.0 ("binary adapter", 0xCB18…): its own event set (alpha-chain.md §3.5). */
+/** UmaCtfAdapter v1.0 ("binary adapter", 0xCB18…): its own event set. */
 export const UMA_CTF_ADAPTER_V1_EVENTS = [
   'event QuestionInitialized(bytes32 indexed questionID, bytes ancillaryData, uint256 resolutionTime, address rewardToken, uint256 reward, uint256 proposalBond, bool earlyResolutionEnabled)',
   'event QuestionSettled(bytes32 indexed questionID, int256 indexed settledPrice, bool indexed earlyResolution)',
@@ -134,7 +133,7 @@ export function eventAbi(kind: ContractKind): readonly AbiEvent[] {
   return parseAbi(signatures) as unknown as readonly AbiEvent[];
 }
 
-/** topic0 of every event named in alpha-chain.md §3, as computed there (pinned by a test). */
+/** topic0 of every known event, computed apart from the signatures above (a test checks both agree). */
 export const ALPHA_EVENT_TOPICS = {
   orderFilledV1: '0xd0a08e8c493f9c94f29311604c9de1b4e8c8d4c06bd0c789af57f2d65bfec0f6',
   ordersMatchedV1: '0x63bf4d16b7fa898ef4c4b2b6d90fd201e9c56313b65638af6088d149d2ce956c',

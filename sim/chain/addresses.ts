@@ -1,5 +1,5 @@
 /**
- * Where the sim places each contract (alpha's real Polygon addresses, alpha-chain.md §2) and the sim's
+ * Where the sim places each contract (alpha's real Polygon addresses) and the sim's
  * own actor accounts (admin, exchange operator, fee receiver, ...), which are fixed made-up addresses
  * derived from labels. Every transaction is sent with anvil's auto-impersonation, so no keys exist.
  */
@@ -42,7 +42,7 @@ export const ADDR = Object.fromEntries(
   Object.entries(CONTRACTS).map(([k, v]) => [k, getAddress(v.address)]),
 ) as Record<ContractKey, Address>;
 
-/** Accounts without code that hold funds (alpha-chain.md §2). */
+/** Accounts without code that hold funds. */
 export const VAULTS = {
   /** NegRisk Vault: receives conversion fees. */
   negRiskVault: getAddress('0x7f67327E88c258932D7d8f72950bE0d46975E11D'),

@@ -14,7 +14,7 @@ import { type Address, concat, encodeAbiParameters, encodePacked, type Hex, kecc
 
 export const ZERO_BYTES32: Hex = `0x${'0'.repeat(64)}`;
 
-/** Polygon addresses the sim places its contracts at (alpha-chain.md §2). */
+/** Polygon addresses the sim places its contracts at (alpha's real ones). */
 export const ALPHA_ADDRESSES = {
   conditionalTokens: '0x4D97DCd97eC945f40cF65F87097ACe5EA0476045',
   usdcE: '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174',

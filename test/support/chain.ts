@@ -2,7 +2,7 @@
  * A private anvil chain for a test file: `useChain()` starts one in `beforeAll` and stops it in
  * `afterAll`; `startTestChain()` is the same launcher without hooks. Chain id 137, no automine
  * unless asked, deterministic (see sim/chain/anvil.ts for the flags). Also: every log of a block range,
- * and the event signatures of alpha-chain.md §3 written out here, independently of the sim's contracts and
+ * and alpha's published event signatures written out here, independently of the sim's contracts and
  * of schemas/abi, so a test decoding against them proves the sim emits the documented ABI.
  */
 import { type AbiEvent, type Address, type Hex, parseAbiItem, toEventSelector } from 'viem';
@@ -60,7 +60,7 @@ export async function allLogs(
   return out;
 }
 
-/** alpha-chain.md §3 declarations, by contract role. */
+/** alpha's published event declarations, by contract role. */
 export const DOC_SIGNATURES = {
   exchangeV1: [
     'event OrderFilled(bytes32 indexed orderHash, address indexed maker, address indexed taker, uint256 makerAssetId, uint256 takerAssetId, uint256 makerAmountFilled, uint256 takerAmountFilled, uint256 fee)',

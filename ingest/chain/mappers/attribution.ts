@@ -1,5 +1,5 @@
 /**
- * Who acted, when a collateral adapter stands between the user and the CTF (alpha-chain.md §5, §11.5):
+ * Who acted, when a collateral adapter stands between the user and the CTF (docs/chain-ingestion.md):
  * the CTF sees the adapter as stakeholder, and the user only shows up as the adapter's counterparty in the
  * ERC-1155 transfers (or the pUSD wrap/unwrap) of the same transaction. `TxContext` indexes a
  * transaction's transfers lazily; `attribute` names the user behind an activity event.

@@ -1,13 +1,18 @@
 /**
- * `npm run bench -- api [--fills N] [--concurrency C[,C2...]] [--requests R] [--limit L] [--granularity G]`
+ * `npm run bench -- api [--fills N] [--activity N] [--requests R] [--concurrency 1,4,16] [--limit L]
+ *   [--hot-urls H] [--zipf S] [--granularity G] [--live] [--live-seconds T] [--live-size small]
+ *   [--live-rate M] [--live-seed S]`
  *
- * Load benchmark of GET /v2/alpha/trades on a benchmark-size dataset: N fills (default 1,000,000)
- * generated straight into the embedded engine's alpha_fills with INSERT ... SELECT FROM numbers(),
- * with skewed (power-law) wallets and tokens like a real venue's. Then the real server (auth, rate
- * limiter, validation, serialization) listens on loopback and C concurrent clients in this process
- * send R requests per scenario: trades by wallet, by token and by tx hash. Prints req/s and
- * p50/p90/p99/max latency. The query condition cache is off, so repeated lookups are not served from
- * a cache of earlier filter results.
+ * The API's benchmark. Generates N fills (default 1,000,000) and N/4 activity rows into a fresh embedded
+ * database (bench/api/data.ts), starts the real server on loopback (auth, rate limiter, validation,
+ * serialization, whatever response cache the configuration turns on) and loads it from this process:
+ * every scenario of bench/api/scenarios.ts plus the lookups mix, at each concurrency, uncached (every
+ * request a key not requested before) and hot (a Zipf mix over H repeated URLs). Prints req/s,
+ * p50/p90/p99, CPU ms per request and errors per run; at concurrency 1, where a request's phases run one
+ * after another, where its time goes (bench/api/phases.ts). `--live` then follows the simulated chain in
+ * this process and loads what it ingests (bench/api/live.ts). The last line is the SUMMARY.
+ *
+ * API_CACHE_* variables in the environment reach the server's configuration (API_CACHE_BYTES=0: no cache).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,115 +25,80 @@ import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';
 import { freePort } from '../core/net.ts';
-import { createRedis, startRedisServer } from '../core/redis.ts';
+import { createRedis } from '../core/redis.ts';
+import { startRedisServer } from '../core/redis-server.ts';
+import { CONFIG_SECTIONS } from '../jobs/config.ts';
+import type { CatalogSize } from '../sim/world/catalog.ts';
+import { generateActivitySql, generateSql, type KeyKind, sampleKeys } from './api/data.ts';
+import { runLive } from './api/live.ts';
+import { type LoadResult, load } from './api/load.ts';
+import { createPhaseProbe, formatBreakdown } from './api/phases.ts';
+import {
+  createFreshKeys,
+  hotUrls,
+  MIX_NAME,
+  MIX_OF,
+  SCENARIOS,
+  type Scenario,
+  type UrlSource,
+  uncachedUrls,
+} from './api/scenarios.ts';
 
-const WALLETS = 50_000;
-const TOKENS = 20_000;
+const KINDS: KeyKind[] = ['wallet', 'token', 'txHash', 'activityWallet'];
 
-/**
- * One SELECT producing `n` fills. Wallet w = floor(W · u³) and token t = floor(T · u²) for uniform u
- * give a few very active wallets and markets and a long tail. About 4 fills per 10 blocks over ~58 days
- * of 2-second blocks; three fills per transaction; a quarter are taker aggregates; the later 40% are
- * exchange version 2, half of those with a builder code.
- */
-export function generateSql(n: number): string {
-  return `
-INSERT INTO alpha_fills
-SELECT
-  137 AS chain_id,
-  50000000 + intDiv(number, 4) * 10 AS block_number,
-  concat('0x', lower(hex(SHA256(concat('b', toString(block_number)))))) AS block_hash,
-  toDateTime64(1767225600 + (block_number - 50000000) * 2, 3, 'UTC') AS block_time,
-  concat('0x', lower(hex(SHA256(concat('tx', toString(intDiv(number, 3))))))) AS tx_hash,
-  toUInt32(number % 4) AS log_index,
-  if(version = 2, '0xe111180000d2663c0091e4f400237545b87b996b', '0x4bfb41d5b3570defd03c39a9a4d8de6bd8b8982e') AS exchange,
-  toUInt8(if(number >= ${Math.floor(n * 0.6)}, 2, 1)) AS version,
-  false AS neg_risk,
-  concat('0x', lower(hex(SHA256(concat('o', toString(number)))))) AS order_hash,
-  concat('0x', lower(hex(substring(SHA256(concat('w', toString(toUInt32(${WALLETS} * pow(cityHash64(number, 1) / 18446744073709551615, 3))))), 1, 20)))) AS maker,
-  if(is_taker, exchange, concat('0x', lower(hex(substring(SHA256(concat('w', toString(cityHash64(number, 2) % ${WALLETS}))), 1, 20))))) AS taker,
-  if(is_taker, 'taker', 'maker') AS role,
-  if(cityHash64(number, 3) % 2 = 0, 'BUY', 'SELL') AS side,
-  concat(toString(cityHash64('t', toUInt32(${TOKENS} * pow(cityHash64(number, 4) / 18446744073709551615, 2)))), '00000000000000000000') AS token_id,
-  '' AS condition_id,
-  toInt8(-1) AS outcome_index,
-  if(side = 'BUY', usd, shares) AS maker_amount,
-  if(side = 'BUY', shares, usd) AS taker_amount,
-  toUInt64(1000000 + cityHash64(number, 5) % 500000000) AS shares,
-  toUInt64(shares * (0.01 + (cityHash64(number, 6) % 98) / 100)) AS usd,
-  usd / shares AS price,
-  toUInt64(0) AS fee,
-  if(version = 2 OR side = 'SELL', 'collateral', 'shares') AS fee_asset,
-  if(version = 2 AND cityHash64(number, 7) % 2 = 0, concat('0x', lower(hex(SHA256(concat('builder', toString(cityHash64(number, 8) % 20)))))), '') AS builder,
-  if(builder != '', concat('0x', lower(hex(SHA256(concat('m', toString(number)))))), '') AS metadata,
-  'confirmed' AS status
-FROM (SELECT number, cityHash64(number, 9) % 4 = 0 AS is_taker FROM numbers(${n}))`;
+function line(name: string, mode: string, c: number, r: LoadResult): string {
+  const codes = Object.entries(r.errorCodes)
+    .map(([k, v]) => `${k}×${v}`)
+    .join(',');
+  return [
+    name.padEnd(22),
+    mode.padEnd(8),
+    String(c).padStart(4),
+    r.rps.toFixed(0).padStart(7),
+    r.p50.toFixed(1).padStart(8),
+    r.p90.toFixed(1).padStart(8),
+    r.p99.toFixed(1).padStart(8),
+    r.max.toFixed(1).padStart(8),
+    r.rowsPerRequest.toFixed(1).padStart(9),
+    r.cpuMs.toFixed(2).padStart(10),
+    `${String(r.errors).padStart(7)}${codes ? ` (${codes})` : ''}`,
+  ].join(' ');
 }
+const HEADER =
+  'scenario               mode     conc   req/s   p50 ms   p90 ms   p99 ms   max ms  rows/req  cpu ms/req  errors';
 
-interface Scenario {
-  name: string;
-  urls: string[];
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-async function load(base: string, key: string, urls: string[], requests: number, concurrency: number) {
-  const latencies: number[] = [];
-  let next = 0;
-  let failures = 0;
-  let rows = 0;
-  const started = performance.now();
-  const cpu0 = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= requests) return;
-        const t0 = performance.now();
-        const res = await fetch(base + urls[i % urls.length], { headers: { 'x-api-key': key } });
-        const body = (await res.json()) as { trades?: unknown[] };
-        latencies.push(performance.now() - t0);
-        if (res.status !== 200) failures++;
-        rows += body.trades?.length ?? 0;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: requests / seconds,
-    p50: percentile(latencies, 50),
-    p90: percentile(latencies, 90),
-    p99: percentile(latencies, 99),
-    max: latencies[latencies.length - 1] ?? Number.NaN,
-    failures,
-    rowsPerRequest: rows / requests,
-    // CPU of this whole process (client, server and engine threads) per request: less sensitive to
-    // other load on the machine than latency is.
-    cpuMs: (cpu.user + cpu.system) / 1000 / requests,
-  };
-}
+const fmt = (v: number | undefined, digits: number) =>
+  v === undefined || !Number.isFinite(v) ? 'n/a' : v.toFixed(digits);
 
 export async function run(args: string[]) {
   const { values } = parseArgs({
     args,
     options: {
       fills: { type: 'string', default: '1000000' },
-      concurrency: { type: 'string', default: '1,2,4' },
-      requests: { type: 'string', default: '2000' },
+      activity: { type: 'string' },
+      concurrency: { type: 'string', default: '1,4,16' },
+      requests: { type: 'string', default: '500' },
       limit: { type: 'string', default: '50' },
+      'hot-urls': { type: 'string', default: '20' },
+      zipf: { type: 'string', default: '1' },
       // What-if: recreate alpha_fills (this run's own database only) with another index_granularity.
       granularity: { type: 'string' },
+      live: { type: 'boolean', default: false },
+      'live-seconds': { type: 'string', default: '30' },
+      'live-size': { type: 'string', default: 'small' },
+      'live-rate': { type: 'string', default: '2' },
+      'live-seed': { type: 'string', default: 'bench-live' },
     },
   });
   const fills = Number(values.fills);
+  const activity = values.activity === undefined ? Math.floor(fills / 4) : Number(values.activity);
   const concurrencies = values.concurrency.split(',').map(Number);
   const requests = Number(values.requests);
   const limit = Number(values.limit);
+  const hotCount = Number(values['hot-urls']);
+  const zipfS = Number(values.zipf);
+  const loadAtStart = os.loadavg();
+
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pmdata-bench-api-'));
   const log = createLogger({ level: 'warn', name: 'bench-api' });
   const redisServer = await startRedisServer({
@@ -137,13 +107,20 @@ export async function run(args: string[]) {
     log,
     persistent: false,
   });
-  const config = loadConfig({
-    PMDATA_DATA_DIR: dir,
-    CLICKHOUSE_DATABASE: 'bench_api',
-    REDIS_URL: redisServer.url,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-  });
+  const cacheEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k.startsWith('API_CACHE_')),
+  );
+  const config = loadConfig(
+    {
+      PMDATA_DATA_DIR: dir,
+      CLICKHOUSE_DATABASE: 'bench_api',
+      REDIS_URL: redisServer.url,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      ...cacheEnv,
+    },
+    CONFIG_SECTIONS,
+  );
   // Interrupted runs still stop their redis-server child and remove the temp data.
   const interrupted = async () => {
     await redisServer.stop();
@@ -154,6 +131,7 @@ export async function run(args: string[]) {
   process.once('SIGTERM', interrupted);
   const clickhouse = await createClickHouse({ config, log });
   const redis = createRedis(config.redisUrl);
+  const record = (text: string) => process.stdout.write(`${text}\n`);
   try {
     await migrate({ clickhouse, log });
     if (values.granularity) {
@@ -169,109 +147,189 @@ export async function run(args: string[]) {
     }
     const t0 = performance.now();
     await clickhouse.command('bench.generate', generateSql(fills));
+    if (activity > 0)
+      await clickhouse.command('bench.generate-activity', generateActivitySql(activity, fills));
     const genS = (performance.now() - t0) / 1000;
-    const [stats] = await clickhouse.query<{ rows: string; parts: string; wallets: string; tokens: string }>(
+    const [stats] = await clickhouse.query<Record<string, string>>(
       'bench.stats',
-      `SELECT (SELECT count() FROM alpha_fills) AS rows,
+      `SELECT (SELECT count() FROM alpha_fills) AS fills,
               (SELECT count() FROM system.parts WHERE database = currentDatabase() AND table = 'alpha_fills' AND active) AS parts,
               (SELECT uniqExact(maker) FROM alpha_fills) AS wallets,
-              (SELECT uniqExact(token_id) FROM alpha_fills) AS tokens`,
+              (SELECT uniqExact(token_id) FROM alpha_fills) AS tokens,
+              (SELECT count() FROM alpha_activity) AS activity,
+              (SELECT uniqExact(wallet) FROM alpha_activity) AS activity_wallets`,
     );
     // Lookups must hit indexes, not a cache of earlier filter results (embedded: one session).
     await clickhouse.command('bench.settings', 'SET use_query_condition_cache = 0');
-    const [setting] = await clickhouse.query<{ v: number }>(
-      'bench.setting',
-      "SELECT getSetting('use_query_condition_cache') AS v",
+
+    // Keys: the hot URLs take the first (most popular) keys of each kind; uncached requests the rest,
+    // each once: per concurrency, R per scenario (times the keys a URL takes) and R for the mix.
+    const scenarioNamed = (name: string) => SCENARIOS.find((s) => s.name === name)!;
+    const hotReserve: Record<KeyKind, number> = { wallet: 0, token: 0, txHash: 0, activityWallet: 0 };
+    const need: Record<KeyKind, number> = { wallet: 0, token: 0, txHash: 0, activityWallet: 0 };
+    for (const s of SCENARIOS) {
+      for (const [k, n] of Object.entries(s.uses) as [KeyKind, number][]) {
+        hotReserve[k] = Math.max(hotReserve[k], n * hotCount);
+        need[k] += n * requests * concurrencies.length;
+      }
+    }
+    for (const name of MIX_OF) {
+      for (const [k, n] of Object.entries(scenarioNamed(name).uses) as [KeyKind, number][])
+        need[k] += Math.ceil((n * requests * concurrencies.length) / MIX_OF.length);
+    }
+    for (const k of KINDS) need[k] += hotReserve[k];
+    const pools = await sampleKeys(clickhouse, need);
+    const fresh = createFreshKeys(pools, hotReserve);
+    const opts = { limit };
+    const hotSets = new Map<string, string[]>();
+    for (const s of SCENARIOS) {
+      const keys = createFreshKeys(pools).keys;
+      hotSets.set(
+        s.name,
+        Array.from({ length: hotCount }, () => s.url(keys, opts)),
+      );
+    }
+    hotSets.set(
+      MIX_NAME,
+      Array.from(
+        { length: hotCount },
+        (_, i) => hotSets.get(MIX_OF[i % MIX_OF.length]!)![Math.floor(i / MIX_OF.length)]!,
+      ),
     );
 
-    // Lookup keys drawn from the data, weighted like the traffic: by row (so active wallets and
-    // tokens come up as often as they trade).
-    const sample = await clickhouse.query<{ maker: string; token_id: string; tx_hash: string }>(
-      'bench.sample',
-      'SELECT maker, token_id, tx_hash FROM alpha_fills ORDER BY cityHash64(tx_hash, log_index) LIMIT 500',
+    const { key } = await createKeyStore(redis).create({
+      tier: 'enterprise',
+      name: 'bench',
+      rate: 1_000_000,
+    });
+    const probe = createPhaseProbe();
+    const engineTimed = probe.patchEngine();
+    const server = await startServer({
+      config,
+      log,
+      clickhouse: probe.instrument(clickhouse),
+      redis,
+      configure: probe.configure,
+    });
+    const n = (v: string | undefined) => Number(v).toLocaleString('en-US');
+    record(
+      `data: alpha_fills ${n(stats!.fills)} rows in ${stats!.parts} parts, ${n(stats!.wallets)} wallets, ${n(stats!.tokens)} tokens; ` +
+        `alpha_activity ${n(stats!.activity)} rows, ${n(stats!.activity_wallets)} wallets (generated in ${genS.toFixed(1)} s)`,
     );
-    const [heavy] = await clickhouse.query<{ maker: string; n: string }>(
-      'bench.heaviest',
-      'SELECT maker, count() AS n FROM alpha_fills GROUP BY maker ORDER BY n DESC LIMIT 1',
+    const cacheSettings = Object.entries(config)
+      .filter(([k]) => /cache/i.test(k))
+      .map(([k, v]) => `${k}=${v}`);
+    record(
+      `server: embedded chDB, loopback HTTP, Enterprise key (auth + limiter on every request), ` +
+        `${cacheSettings.length > 0 ? cacheSettings.join(' ') : 'no response cache in the configuration'}, ` +
+        `use_query_condition_cache=0, index_granularity=${values.granularity ?? 'as migrated'}`,
     );
-    const [heavyToken] = await clickhouse.query<{ token_id: string; n: string }>(
-      'bench.heaviest-token',
-      'SELECT token_id, count() AS n FROM alpha_fills GROUP BY token_id ORDER BY n DESC LIMIT 1',
+    record(
+      `load: ${requests} requests per run, concurrency ${concurrencies.join('/')}, limit=${limit}; ` +
+        `hot = Zipf(s=${zipfS}) over ${hotCount} URLs; load average at start ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
     );
 
-    const { key } = await createKeyStore(redis).create({ tier: 'enterprise', name: 'bench', rate: 100_000 });
-    const server = await startServer({ config, log, clickhouse, redis });
-    const scenarios: Scenario[] = [
+    const results = new Map<string, LoadResult>();
+    const breakdowns: string[] = [];
+    const runs: { name: string; hot: UrlSource; uncached: UrlSource }[] = [
+      ...SCENARIOS.map((s: Scenario) => ({
+        name: s.name,
+        hot: hotUrls(hotSets.get(s.name)!, zipfS, 1),
+        uncached: uncachedUrls(s, fresh.keys, opts),
+      })),
       {
-        name: 'trades by wallet',
-        urls: sample.map((s) => `/v2/alpha/trades?wallet=${s.maker}&limit=${limit}`),
-      },
-      {
-        name: 'trades by token',
-        urls: sample.map((s) => `/v2/alpha/trades?token_id=${s.token_id}&limit=${limit}`),
-      },
-      { name: 'trades by tx hash', urls: sample.map((s) => `/v2/alpha/trades?tx_hash=${s.tx_hash}`) },
-      {
-        name: 'trades by 10 wallets',
-        urls: sample.map(
-          (_, i) =>
-            `/v2/alpha/trades?wallet=${sample
-              .slice(i, i + 10)
-              .map((s) => s.maker)
-              .join(',')}&limit=${limit}`,
-        ),
+        name: MIX_NAME,
+        hot: hotUrls(hotSets.get(MIX_NAME)!, zipfS, 2),
+        uncached: (i: number) => scenarioNamed(MIX_OF[i % MIX_OF.length]!).url(fresh.keys, opts),
       },
     ];
-    const out: string[] = [];
-    out.push(
-      `alpha_fills: ${Number(stats!.rows).toLocaleString('en-US')} rows in ${stats!.parts} parts, ` +
-        `${Number(stats!.wallets).toLocaleString('en-US')} wallets, ${Number(stats!.tokens).toLocaleString('en-US')} tokens ` +
-        `(generated in ${genS.toFixed(1)} s); heaviest wallet ${Number(heavy!.n).toLocaleString('en-US')} fills, ` +
-        `heaviest token ${Number(heavyToken!.n).toLocaleString('en-US')} fills`,
-    );
-    out.push(
-      `server: embedded chDB, loopback HTTP, enterprise key (auth + limiter on every request), ` +
-        `concurrency ${concurrencies.join('/')}, ${requests} requests per scenario, limit=${limit}, ` +
-        `use_query_condition_cache=${setting!.v}, index_granularity=${values.granularity ?? 'as migrated'}`,
-    );
-    out.push(
-      'scenario                conc   req/s   p50 ms   p90 ms   p99 ms   max ms  rows/req  errors  cpu ms/req',
-    );
-    const line = (name: string, c: number, r: Awaited<ReturnType<typeof load>>) =>
-      [
-        name.padEnd(22),
-        String(c).padStart(5),
-        r.rps.toFixed(0).padStart(7),
-        r.p50.toFixed(1).padStart(8),
-        r.p90.toFixed(1).padStart(8),
-        r.p99.toFixed(1).padStart(8),
-        r.max.toFixed(1).padStart(8),
-        r.rowsPerRequest.toFixed(1).padStart(9),
-        String(r.failures).padStart(7),
-        r.cpuMs.toFixed(1).padStart(11),
-      ].join(' ');
-    const record = (text: string) => {
-      out.push(text);
-      process.stdout.write(`${text}\n`);
-    };
     try {
-      for (const c of concurrencies) {
-        for (const s of scenarios) {
-          await load(server.url, key, s.urls, Math.min(200, requests), c); // warm-up
-          record(line(s.name, c, await load(server.url, key, s.urls, requests, c)));
-        }
-        // The heaviest wallet and token: the worst case for a single lookup.
-        for (const [name, url] of [
-          ['heaviest wallet', `/v2/alpha/trades?wallet=${heavy!.maker}&limit=${limit}`],
-          ['heaviest token', `/v2/alpha/trades?token_id=${heavyToken!.token_id}&limit=${limit}`],
-        ] as const) {
-          record(line(name, c, await load(server.url, key, [url], Math.min(500, requests), c)));
+      // Warm-up (JIT, connections, the engine's first reads): the hot URLs once each.
+      for (const urls of hotSets.values()) {
+        await load({ base: server.url, key, urls: (i) => urls[i]!, requests: urls.length, concurrency: 1 });
+      }
+      record('');
+      record(HEADER);
+      for (const mode of ['uncached', 'hot'] as const) {
+        for (const c of concurrencies) {
+          for (const r of runs) {
+            if (c === 1) probe.start();
+            const result = await load({
+              base: server.url,
+              key,
+              urls: r[mode],
+              requests,
+              concurrency: c,
+              observe: c === 1 ? probe.observe : undefined,
+            });
+            if (c === 1) breakdowns.push('', ...formatBreakdown(`${r.name}, ${mode}`, await probe.stop()));
+            results.set(`${mode}|${r.name}|${c}`, result);
+            record(line(r.name, mode, c, result));
+          }
         }
       }
+      if (fresh.reused() > 0) {
+        record(
+          `note: the dataset ran out of distinct keys; ${fresh.reused()} uncached key uses repeated an earlier key`,
+        );
+      }
+      if (!engineTimed || probe.engineCalls() === 0) {
+        record(
+          'note: the embedded engine calls could not be timed; engine rows are missing from the breakdowns',
+        );
+      }
+      for (const b of breakdowns) record(b);
+
+      let liveP99: number | undefined;
+      if (values.live) {
+        record('');
+        const live = await runLive(
+          {
+            config,
+            log,
+            clickhouse,
+            redis,
+            base: server.url,
+            key,
+            seed: values['live-seed'],
+            size: values['live-size'] as CatalogSize,
+            rate: Number(values['live-rate']),
+            seconds: Number(values['live-seconds']),
+            concurrency: 4,
+            limit,
+          },
+          record,
+        );
+        liveP99 = live.load.p99;
+        record(
+          `live: while the follower ingested ${live.blocks} blocks (${live.rows.toLocaleString('en-US')} rows): ` +
+            `${live.load.requests} lookups at concurrency 4, ${live.load.rps.toFixed(0)} req/s, ` +
+            `p50 ${live.load.p50.toFixed(1)} ms, p90 ${live.load.p90.toFixed(1)} ms, p99 ${live.load.p99.toFixed(1)} ms, ` +
+            `max ${live.load.max.toFixed(1)} ms, cpu ${live.load.cpuMs.toFixed(2)} ms/req, errors ${live.load.errors}`,
+        );
+      }
+
+      record('');
+      record(
+        `load average at end ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
+      );
+      const get = (mode: string, name: string, c: number) => results.get(`${mode}|${name}|${c}`);
+      const summary = [
+        `uncached_rps_c16=${fmt(get('uncached', MIX_NAME, 16)?.rps, 1)}`,
+        `uncached_p99_ms_c16=${fmt(get('uncached', MIX_NAME, 16)?.p99, 1)}`,
+        `uncached_p99_ms_c4=${fmt(get('uncached', MIX_NAME, 4)?.p99, 1)}`,
+        `cpu_ms_wallet=${fmt(get('uncached', 'trades by wallet', 1)?.cpuMs, 2)}`,
+        `hot_rps_c16=${fmt(get('hot', MIX_NAME, 16)?.rps, 1)}`,
+        `hot_p99_ms_c16=${fmt(get('hot', MIX_NAME, 16)?.p99, 1)}`,
+      ];
+      if (values.live) summary.push(`live_p99_ms_c4=${fmt(liveP99, 1)}`);
+      process.stdout.write(`SUMMARY ${summary.join(' ')}\n`);
     } finally {
       await server.close();
     }
-    process.stdout.write(`\n${out.join('\n')}\n`);
   } finally {
     process.removeListener('SIGINT', interrupted);
     process.removeListener('SIGTERM', interrupted);

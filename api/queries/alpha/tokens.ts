@@ -151,12 +151,17 @@ export function createTokenConditions(o: TokenConditionsOptions): TokenCondition
     return total;
   }
 
+  /** Logged once per run of failures (not once a second while, say, the table is missing). */
+  let failing = false;
   function schedule(): void {
     timer = setTimeout(async () => {
       try {
         await map.refresh();
+        if (failing) log.info({ tokens: tokens.size }, 'Refreshed the token map again');
+        failing = false;
       } catch (err) {
-        log.warn({ err: (err as Error).message }, 'Failed to refresh the token map');
+        if (!failing) log.warn({ err: (err as Error).message }, 'Failed to refresh the token map; retrying');
+        failing = true;
       }
       if (running) schedule();
     }, refreshMs);
@@ -187,6 +192,7 @@ export function createTokenConditions(o: TokenConditionsOptions): TokenCondition
         );
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'Failed to load the token map; retrying in the background');
+        failing = true;
       }
       if (running) schedule();
     },

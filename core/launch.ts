@@ -19,7 +19,7 @@ import os from 'node:os';
  * machine, a 1M-fill backfill peaked at 922–1,049 MiB); a 32 MB young generation lets the mapper's
  * short-lived rows die there instead of being promoted (16 MB: decode + write ~20 % slower; 64 MB:
  * ~40 MiB more RSS and no faster). A larger old-generation growing factor under the cap was ≈ 10 %
- * faster but put the shipped backfill over 1 GiB (docs/chain-ingestion.md). A 160 MB floor under the
+ * faster but put the shipped backfill over 1 GiB (docs/operations.md). A 160 MB floor under the
  * old generation's limit stops V8 from setting it to ≈ 1.5 × the live set after every full collection
  * (≈ 55 MB live: a full collection every 150–300 ms); the heap itself stays where it was.
  */

@@ -137,6 +137,10 @@ export function listHandler<Row extends unknown[], Item, Field extends string, E
   });
   const label = `api.${spec.name}`;
   const { filters } = spec;
+  const names = filters.map((f) => f.name);
+  if (new Set([...names, 'order']).size !== names.length + 1) {
+    throw new Error(`${spec.name}: filter names must be distinct and not "order" (${names.join(', ')})`);
+  }
   const page = (items: Item[], pagination: PageInfo) =>
     ({ [spec.field]: items, pagination }) as ListPage<Field, Item>;
 

@@ -208,7 +208,7 @@ export async function run(args: string[]) {
       config,
       log,
       clickhouse: probe.instrument(clickhouse),
-      redis,
+      redis: probe.instrumentRedis(redis),
       configure: probe.configure,
     });
     const n = (v: string | undefined) => Number(v).toLocaleString('en-US');

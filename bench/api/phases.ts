@@ -19,6 +19,7 @@
  */
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { cpuNowMs } from './load.ts';
 
@@ -54,6 +55,8 @@ interface QueryCall {
 interface RequestRecord {
   marks: Partial<Record<MarkName, Mark>>;
   queries: QueryCall[];
+  redisCommands: number;
+  redisWall: number;
 }
 
 const mark = (): Mark => ({ wall: performance.now(), cpu: cpuNowMs() });
@@ -78,6 +81,9 @@ export interface Breakdown {
   rows: PhaseRow[];
   totalWallMs: number;
   totalCpuMs: number;
+  /** Redis commands the app sent per request, and the wall ms from sending one to its reply. */
+  redisCommands: number;
+  redisWallMs: number;
 }
 
 export function createPhaseProbe() {
@@ -105,7 +111,7 @@ export function createPhaseProbe() {
   function configure(app: FastifyInstance): void {
     app.server.prependListener('request', () => {
       if (!recording) return;
-      current = { marks: {}, queries: [] };
+      current = { marks: {}, queries: [], redisCommands: 0, redisWall: 0 };
       records.push(current);
       at('arrived');
     });
@@ -184,6 +190,24 @@ export function createPhaseProbe() {
     });
   }
 
+  /** Counts and times the commands the app sends on this client (ioredis sends each through sendCommand). */
+  function instrumentRedis(redis: Redis): Redis {
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = (command, stream) => {
+      const rec = recording ? current : undefined;
+      if (rec) {
+        const t0 = performance.now();
+        rec.redisCommands++;
+        const settle = () => {
+          rec.redisWall += performance.now() - t0;
+        };
+        (command as unknown as { promise: Promise<unknown> }).promise.then(settle, settle);
+      }
+      return send(command, stream);
+    };
+    return redis;
+  }
+
   /**
    * Times the embedded engine's own query calls (chdb's Session, which the client's chDB connection
    * runs every statement through). Patched once per process; a no-op when chdb cannot be loaded.
@@ -238,6 +262,8 @@ export function createPhaseProbe() {
     let n = 0;
     let totalWall = 0;
     let totalCpu = 0;
+    let redisCommands = 0;
+    let redisWall = 0;
     const pairs = Math.min(records.length, client.length);
     for (let i = 0; i < pairs; i++) {
       const rec = records[i]!;
@@ -287,7 +313,7 @@ export function createPhaseProbe() {
         const qWall = inSpan.reduce((t, q) => t + q.wall, 0);
         const qCpu = inSpan.reduce((t, q) => t + q.cpu, 0);
         if (qWall !== unionWall) {
-          add(3.5, 'overlap of the queries above (counted twice)', unionWall - qWall, unionCpu - qCpu);
+          add(3.5, 'overlap, or run past the phase, of queries above', unionWall - qWall, unionCpu - qCpu);
         }
         // A request that skipped the handler was answered by a hook (a cache hit) or failed early.
         const label = skipped.includes('handled')
@@ -310,6 +336,8 @@ export function createPhaseProbe() {
       );
       totalWall += c.wall;
       totalCpu += c.cpu;
+      redisCommands += rec.redisCommands;
+      redisWall += rec.redisWall;
     }
     const div = Math.max(1, n);
     const rows = [...phases.values()]
@@ -321,12 +349,20 @@ export function createPhaseProbe() {
         engineElapsedMs: r.engineElapsedMs === undefined ? undefined : r.engineElapsedMs / div,
         resultBytes: r.resultBytes === undefined ? undefined : r.resultBytes / div,
       }));
-    return { requests: n, rows, totalWallMs: totalWall / div, totalCpuMs: totalCpu / div };
+    return {
+      requests: n,
+      rows,
+      totalWallMs: totalWall / div,
+      totalCpuMs: totalCpu / div,
+      redisCommands: redisCommands / div,
+      redisWallMs: redisWall / div,
+    };
   }
 
   return {
     configure,
     instrument,
+    instrumentRedis,
     patchEngine,
     /** Engine calls seen while recording (0 means the engine patch did not take). */
     engineCalls: () => engineCalls,
@@ -373,6 +409,7 @@ export function formatBreakdown(title: string, b: Breakdown): string[] {
   }
   out.push(
     `  ${'total (as the client measured it)'.padEnd(52)}${b.totalWallMs.toFixed(2).padStart(10)}${b.totalCpuMs.toFixed(2).padStart(9)}`,
+    `  Redis: ${b.redisCommands.toFixed(1)} commands per request, ${b.redisWallMs.toFixed(2)} ms from sending to reply (within the rows above)`,
   );
   return out;
 }

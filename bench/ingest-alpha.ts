@@ -44,6 +44,7 @@ import { emitLogsCalldata, installRawEmitter, type RawLogSpec } from '../ingest/
 import { alphaChainSettings } from '../ingest/chain/settings.ts';
 import { logPages } from '../ingest/chain/source.ts';
 import { type BlockHeader, EVENT_TABLES } from '../ingest/chain/types.ts';
+import { CONFIG_SECTIONS } from '../jobs/config.ts';
 import { ALPHA_ADDRESS_SETS, allContracts } from '../schemas/abi/alpha-addresses.ts';
 import { ALPHA_EVENT_TOPICS } from '../schemas/abi/alpha-events.ts';
 import { type Anvil, startAnvil } from '../sim/chain/anvil.ts';
@@ -379,7 +380,10 @@ export async function run(args: string[]): Promise<void> {
     stop = () => anvil.stop();
   } else positionIds = values['position-ids'] === 'simplified' ? 'simplified' : 'ctf';
 
-  const config = loadConfig({ PMDATA_DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'bench', LOG_LEVEL: 'warn' });
+  const config = loadConfig(
+    { PMDATA_DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'bench', LOG_LEVEL: 'warn' },
+    CONFIG_SECTIONS,
+  );
   const clickhouse = await createClickHouse({ config, log });
   await migrate({ clickhouse, log });
   const settings = alphaChainSettings(config, {

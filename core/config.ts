@@ -1,14 +1,16 @@
 /**
- * Configuration: read from the environment once, validated, typed. Every variable is declared in
- * `VARIABLES` with its unit, default and accepted form; `docs/configuration.md` documents each one
- * (a test keeps the two in step). A bad value fails at start with a message naming the variable.
+ * Configuration: read from the environment once, validated, typed. Every variable is declared with its
+ * unit, default and accepted form: core's in `VARIABLES`, a venue's in its own section
+ * (ingest/venues/<code>/config.ts, `defineConfigSection`), which the entry points hand to `loadConfig`
+ * (jobs/config.ts lists them). `docs/configuration.md` documents each one (a test keeps the two in
+ * step). A bad value fails at start with a message naming the variable.
  */
 import path from 'node:path';
-import { ConfigError } from './errors.ts';
+import { ConfigError, PermanentError } from './errors.ts';
 
-type Parser<T> = (raw: string) => T;
+export type Parser<T> = (raw: string) => T;
 
-interface VariableSpec<T> {
+export interface VariableSpec<T> {
   /** Environment variable name. */
   env: string;
   /** Default, as the raw string the environment would carry; undefined means "unset". */
@@ -20,7 +22,7 @@ interface VariableSpec<T> {
 
 class InvalidValue extends Error {}
 
-const integer =
+export const integer =
   (min: number, max: number): Parser<number> =>
   (raw) => {
     if (!/^-?\d+$/.test(raw.trim())) throw new InvalidValue();
@@ -29,21 +31,21 @@ const integer =
     return n;
   };
 
-const boolean: Parser<boolean> = (raw) => {
+export const boolean: Parser<boolean> = (raw) => {
   const v = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new InvalidValue();
 };
 
-const oneOf =
+export const oneOf =
   <T extends string>(...values: T[]): Parser<T> =>
   (raw) => {
     if (!(values as string[]).includes(raw)) throw new InvalidValue();
     return raw as T;
   };
 
-const url =
+export const url =
   (...protocols: string[]): Parser<string> =>
   (raw) => {
     let u: URL;
@@ -56,12 +58,12 @@ const url =
     return raw;
   };
 
-const optional =
+export const optional =
   <T>(p: Parser<T>): Parser<T | undefined> =>
   (raw) =>
     raw.trim() === '' ? undefined : p(raw.trim());
 
-const list =
+export const list =
   <T>(item: Parser<T>): Parser<T[]> =>
   (raw) =>
     raw
@@ -78,7 +80,7 @@ const identifier: Parser<string> = (raw) => {
   return raw;
 };
 
-const text: Parser<string> = (raw) => raw;
+export const text: Parser<string> = (raw) => raw;
 
 const minLength =
   (n: number): Parser<string> =>
@@ -169,78 +171,6 @@ export const VARIABLES = {
     form: 'an integer 5..86400 (seconds)',
     parse: integer(5, 86_400),
   },
-  alphaRpcUrls: {
-    env: 'ALPHA_RPC_URLS',
-    default: 'http://127.0.0.1:8545',
-    form: 'comma-separated http(s) or ws(s) URLs',
-    parse: list(url('http:', 'https:', 'ws:', 'wss:')),
-  },
-  alphaChainId: {
-    env: 'ALPHA_CHAIN_ID',
-    default: '137',
-    form: 'an integer 1..4294967295 (EVM chain id)',
-    parse: integer(1, 4_294_967_295),
-  },
-  alphaFinalityDepth: {
-    env: 'ALPHA_FINALITY_DEPTH',
-    default: '128',
-    form: 'an integer 0..100000 (blocks)',
-    parse: integer(0, 100_000),
-  },
-  alphaStartBlock: {
-    env: 'ALPHA_START_BLOCK',
-    default: '4023686',
-    form: 'an integer >= 0 (block number)',
-    parse: integer(0, Number.MAX_SAFE_INTEGER),
-  },
-  alphaLogRange: {
-    env: 'ALPHA_LOG_RANGE',
-    default: '10',
-    form: 'an integer 1..1000000 (blocks per eth_getLogs at start)',
-    parse: integer(1, 1_000_000),
-  },
-  alphaLogRangeMax: {
-    env: 'ALPHA_LOG_RANGE_MAX',
-    default: '10000',
-    form: 'an integer 1..1000000 (blocks)',
-    parse: integer(1, 1_000_000),
-  },
-  alphaBackfillJobBlocks: {
-    env: 'ALPHA_BACKFILL_JOB_BLOCKS',
-    default: '100000',
-    form: 'an integer 1..100000000 (blocks per backfill job)',
-    parse: integer(1, 100_000_000),
-  },
-  alphaPipelineWorkers: {
-    env: 'ALPHA_PIPELINE_WORKERS',
-    default: '0',
-    form: 'an integer 0..16 (worker threads beside the calling thread per backfill range; 0 = none)',
-    parse: integer(0, 16),
-  },
-  alphaPollIntervalMs: {
-    env: 'ALPHA_POLL_INTERVAL_MS',
-    default: '2000',
-    form: 'an integer 10..600000 (milliseconds)',
-    parse: integer(10, 600_000),
-  },
-  alphaRpcReader: {
-    env: 'ALPHA_RPC_READER',
-    default: 'slabs',
-    form: 'slabs|fetch',
-    parse: oneOf('slabs', 'fetch'),
-  },
-  alphaPositionIds: {
-    env: 'ALPHA_POSITION_IDS',
-    default: 'ctf',
-    form: 'ctf|simplified',
-    parse: oneOf('ctf', 'simplified'),
-  },
-  alphaAddressesFile: {
-    env: 'ALPHA_ADDRESSES_FILE',
-    default: undefined,
-    form: 'a JSON file path, or unset for the Polygon defaults',
-    parse: optional(text),
-  },
   apiSecret: {
     env: 'PMDATA_SECRET',
     default: undefined,
@@ -292,20 +222,55 @@ export const VARIABLES = {
   },
 } satisfies Record<string, VariableSpec<unknown>>;
 
-type Variables = typeof VARIABLES;
-export type Config = { [K in keyof Variables]: ReturnType<Variables[K]['parse']> } & {
+/** Declarations of variables, by the key their values get in the loaded config. */
+export type VariableSpecs = Record<string, VariableSpec<unknown>>;
+/** The values of a block of declarations, once loaded. */
+export type ValuesOf<V extends VariableSpecs> = { readonly [K in keyof V]: ReturnType<V[K]['parse']> };
+
+export type Config = ValuesOf<typeof VARIABLES> & {
   /** True when no CLICKHOUSE_URL is set: ClickHouse runs in-process (chDB). */
   readonly embedded: boolean;
+  /** The values of each section `loadConfig` was given, by section name; read them with `section.of`. */
+  readonly sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 };
 
 /**
- * Reads and validates every variable. Collects all problems before failing, so one start shows every
- * bad value at once.
+ * A block of variables a part of pmdata declares for itself (a venue's settings, in its own config
+ * module) and `loadConfig` validates with the rest at start. Core knows no section: the entry points
+ * pass them.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems: { variable: string; message: string }[] = [];
+export interface ConfigSection<V extends VariableSpecs = VariableSpecs> {
+  /** The section's name (a venue code); its values are `config.sections[name]`. */
+  readonly name: string;
+  readonly variables: V;
+  /** This section's values in a loaded config; fails when the config was loaded without the section. */
+  of(config: Config): ValuesOf<V>;
+}
+
+export function defineConfigSection<V extends VariableSpecs>(name: string, variables: V): ConfigSection<V> {
+  return {
+    name,
+    variables,
+    of(config) {
+      const values = config.sections[name];
+      if (!values) {
+        throw new PermanentError(
+          `The configuration was loaded without the "${name}" section: pass it to loadConfig (jobs/config.ts)`,
+        );
+      }
+      return values as ValuesOf<V>;
+    },
+  };
+}
+
+/** Parses `specs` from `env` into an object, adding each bad value to `problems`. */
+function parseVariables(
+  env: NodeJS.ProcessEnv,
+  specs: VariableSpecs,
+  problems: { variable: string; message: string }[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(VARIABLES) as [string, VariableSpec<unknown>][]) {
+  for (const [key, spec] of Object.entries(specs)) {
     const raw = env[spec.env] ?? spec.default;
     if (raw === undefined) {
       out[key] = undefined;
@@ -320,8 +285,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       });
     }
   }
+  return out;
+}
+
+/**
+ * Reads and validates every variable: core's and those of each section given. Collects all problems
+ * before failing, so one start shows every bad value at once.
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  sections: readonly ConfigSection[] = [],
+): Config {
+  const declared = new Set(Object.values(VARIABLES).map((v) => v.env));
+  for (const section of sections) {
+    for (const spec of Object.values(section.variables)) {
+      if (declared.has(spec.env)) throw new Error(`${spec.env} is declared twice (section ${section.name})`);
+      declared.add(spec.env);
+    }
+  }
+  const problems: { variable: string; message: string }[] = [];
+  const out = parseVariables(env, VARIABLES, problems);
+  const values: Record<string, Readonly<Record<string, unknown>>> = {};
+  for (const section of sections) {
+    values[section.name] = Object.freeze(parseVariables(env, section.variables, problems));
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   out.dataDir = path.resolve(out.dataDir as string);
   out.embedded = out.clickhouseUrl === undefined;
+  out.sections = Object.freeze(values);
   return Object.freeze(out) as Config;
 }

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../core/logger.ts';
 import { type MigrateResult, migrate } from '../core/migrations.ts';
 import { createRedis, type Redis } from '../core/redis.ts';
 import { ensureRedis, type RedisServerHandle } from '../core/redis-server.ts';
+import { CONFIG_SECTIONS } from './config.ts';
 
 export interface Runtime {
   deps: Deps;
@@ -32,7 +33,7 @@ export interface RuntimeOptions {
 }
 
 export function bootConfig(env: NodeJS.ProcessEnv = process.env): { config: Config; log: Logger } {
-  const config = loadConfig(env);
+  const config = loadConfig(env, CONFIG_SECTIONS);
   const log = createLogger({ level: config.logLevel });
   return { config, log };
 }

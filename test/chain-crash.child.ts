@@ -11,9 +11,10 @@ import { migrate } from '../core/migrations.ts';
 import { createRedis } from '../core/redis.ts';
 import { EVENT_TABLES, NATURAL_ORDER } from '../ingest/chain/types.ts';
 import { runBackfillCommand } from '../jobs/commands/backfill.ts';
+import { CONFIG_SECTIONS } from '../jobs/config.ts';
 
 const [mode, from, to, times] = process.argv.slice(2);
-const config = loadConfig(process.env);
+const config = loadConfig(process.env, CONFIG_SECTIONS);
 const log = createLogger({ level: config.logLevel });
 const clickhouse = await createClickHouse({ config, log });
 await migrate({ clickhouse, log });

@@ -1,5 +1,6 @@
 /**
- * The alpha chain pipeline's settings, derived once from the validated config. Address sets come from
+ * The alpha chain pipeline's settings, derived once from the validated config (alpha's section,
+ * ingest/venues/alpha/config.ts). Address sets come from
  * schemas/abi/alpha-addresses.ts unless ALPHA_ADDRESSES_FILE names a JSON file of the same shape
  * (`{ "<set>": [{ "address", "kind", "label", "version", "negRisk" }], "roles": { ... } }`).
  */
@@ -8,6 +9,7 @@ import type { Config } from '../../core/config.ts';
 import { PermanentError } from '../../core/errors.ts';
 import { type AddressSets, ALPHA_ADDRESS_SETS, ALPHA_ROLES } from '../../schemas/abi/alpha-addresses.ts';
 import { EVENTS_BY_KIND } from '../../schemas/abi/alpha-events.ts';
+import { alphaConfig } from '../venues/alpha/config.ts';
 import type { PositionIdScheme } from './position-ids.ts';
 
 export interface AlphaChainSettings {
@@ -60,25 +62,26 @@ export function alphaChainSettings(
   config: Config,
   overrides: Partial<AlphaChainSettings> = {},
 ): AlphaChainSettings {
-  const file = config.alphaAddressesFile ? readAddressFile(config.alphaAddressesFile) : undefined;
+  const alpha = alphaConfig.of(config);
+  const file = alpha.addressesFile ? readAddressFile(alpha.addressesFile) : undefined;
   return {
-    chainId: config.alphaChainId,
-    rpcUrls: config.alphaRpcUrls,
-    rpcReader: config.alphaRpcReader,
-    finalityDepth: config.alphaFinalityDepth,
-    startBlock: config.alphaStartBlock,
+    chainId: alpha.chainId,
+    rpcUrls: alpha.rpcUrls,
+    rpcReader: alpha.rpcReader,
+    finalityDepth: alpha.finalityDepth,
+    startBlock: alpha.startBlock,
     sets: file?.sets ?? ALPHA_ADDRESS_SETS,
     roles: { ...ALPHA_ROLES, ...(file?.roles ?? {}) },
-    positionIds: config.alphaPositionIds,
-    logRange: config.alphaLogRange,
-    logRangeMax: Math.max(config.alphaLogRange, config.alphaLogRangeMax),
+    positionIds: alpha.positionIds,
+    logRange: alpha.logRange,
+    logRangeMax: Math.max(alpha.logRange, alpha.logRangeMax),
     logConcurrency: 4,
     targetLogsPerPage: 10_000,
     batchRows: 15_000,
     maxInFlight: 4,
-    pollIntervalMs: config.alphaPollIntervalMs,
-    backfillJobBlocks: config.alphaBackfillJobBlocks,
-    pipelineWorkers: config.alphaPipelineWorkers,
+    pollIntervalMs: alpha.pollIntervalMs,
+    backfillJobBlocks: alpha.backfillJobBlocks,
+    pipelineWorkers: alpha.pipelineWorkers,
     followMaxBlocksPerTick: 500,
     ...overrides,
   };

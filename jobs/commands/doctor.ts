@@ -6,12 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createClickHouse, EngineBusyError } from '../../core/clickhouse/index.ts';
-import { type Config, loadConfig, VARIABLES } from '../../core/config.ts';
+import { type Config, loadConfig, VARIABLES, type VariableSpecs } from '../../core/config.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { createLogger } from '../../core/logger.ts';
 import { MIN_CLICKHOUSE_VERSION } from '../../core/migrations.ts';
 import { createRedis, redisAnswers } from '../../core/redis.ts';
 import { findRedisServer } from '../../core/redis-server.ts';
+import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
+import { CONFIG_SECTIONS } from '../config.ts';
 
 type Status = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -119,13 +121,22 @@ async function checkRpc(url: string): Promise<Check> {
   }
 }
 
-/** Venue upstream base URLs are the variables named <VENUE>_..._URL. */
+/** Venue upstream base URLs are the variables named <VENUE>_..._URL, in core's or a venue's section. */
 function upstreamUrls(config: Config): { env: string; url: string }[] {
   const out: { env: string; url: string }[] = [];
-  for (const [key, spec] of Object.entries(VARIABLES)) {
-    if (!/^(ALPHA|BETA|GAMMA|DELTA|EPSILON)_\w*_URL$/.test(spec.env)) continue;
-    const value = (config as unknown as Record<string, unknown>)[key];
-    if (typeof value === 'string' && value) out.push({ env: spec.env, url: value });
+  const blocks: [VariableSpecs, Readonly<Record<string, unknown>>][] = [
+    [VARIABLES, config],
+    ...CONFIG_SECTIONS.map((s): [VariableSpecs, Readonly<Record<string, unknown>>] => [
+      s.variables,
+      s.of(config),
+    ]),
+  ];
+  for (const [specs, values] of blocks) {
+    for (const [key, spec] of Object.entries(specs)) {
+      if (!/^(ALPHA|BETA|GAMMA|DELTA|EPSILON)_\w*_URL$/.test(spec.env)) continue;
+      const value = values[key];
+      if (typeof value === 'string' && value) out.push({ env: spec.env, url: value });
+    }
   }
   return out;
 }
@@ -148,7 +159,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<n
   const checks: Check[] = [{ name: 'node', status: 'ok', detail: process.version }];
   let config: Config;
   try {
-    config = loadConfig(env);
+    config = loadConfig(env, CONFIG_SECTIONS);
     checks.push({ name: 'config', status: 'ok', detail: 'all variables valid' });
   } catch (err) {
     const problems = err instanceof ConfigError ? err.problems.map((p) => `${p.variable}: ${p.message}`) : [];
@@ -158,7 +169,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<n
   }
   checks.push(await checkClickHouse(config));
   checks.push(await checkRedis(config));
-  for (const url of config.alphaRpcUrls) checks.push(await checkRpc(url));
+  for (const url of alphaConfig.of(config).rpcUrls) checks.push(await checkRpc(url));
   for (const u of upstreamUrls(config)) checks.push(await checkUpstream(u.env, u.url));
   print(checks);
   return checks.some((c) => c.status === 'fail') ? 1 : 0;

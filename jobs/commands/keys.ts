@@ -13,7 +13,6 @@ import { PLANS, rateFor, TIERS, type Tier } from '../../api/access.ts';
 import { type ApiKeyRecord, createKeyStore, monthOf } from '../../api/keys/store.ts';
 import { createRedis, type Redis } from '../../core/redis.ts';
 import { ensureRedis } from '../../core/redis-server.ts';
-import { bootConfig } from '../runtime.ts';
 
 export const KEYS_USAGE = `Usage:
   pmdata keys create --tier <free|dev|pro|enterprise> --name <name> [--rate <req/s, enterprise only>]
@@ -47,6 +46,7 @@ const count = (n: number) => n.toLocaleString('en-US');
  * beside a running `pmdata up` (a Redis is started in embedded mode when nothing answers).
  */
 export async function runKeys(argv: string[]): Promise<number> {
+  const { bootConfig } = await import('../runtime.ts');
   const { config, log } = bootConfig();
   const { server } = await ensureRedis({ config, log });
   const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3 });

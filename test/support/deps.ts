@@ -11,6 +11,7 @@ import type { Deps } from '../../core/deps.ts';
 import { createLogger } from '../../core/logger.ts';
 import { migrate } from '../../core/migrations.ts';
 import { createRedis } from '../../core/redis.ts';
+import { CONFIG_SECTIONS } from '../../jobs/config.ts';
 
 export interface TestDeps extends Deps {
   /** A prefix unique to this file, for Redis keys and BullMQ queue prefixes. */
@@ -20,14 +21,17 @@ export interface TestDeps extends Deps {
 
 export function testConfig(name: string, env: Record<string, string> = {}): Config {
   const tmpRoot = inject('tmpRoot');
-  return loadConfig({
-    PMDATA_DATA_DIR: path.join(tmpRoot, `data-${name}-${process.pid}`),
-    CLICKHOUSE_DATABASE: `test_${name.replace(/[^A-Za-z0-9_]/g, '_')}_${process.pid}`,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    REDIS_URL: inject('redisUrl'),
-    ...(process.env.CLICKHOUSE_URL ? { CLICKHOUSE_URL: process.env.CLICKHOUSE_URL } : {}),
-    ...env,
-  });
+  return loadConfig(
+    {
+      PMDATA_DATA_DIR: path.join(tmpRoot, `data-${name}-${process.pid}`),
+      CLICKHOUSE_DATABASE: `test_${name.replace(/[^A-Za-z0-9_]/g, '_')}_${process.pid}`,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      REDIS_URL: inject('redisUrl'),
+      ...(process.env.CLICKHOUSE_URL ? { CLICKHOUSE_URL: process.env.CLICKHOUSE_URL } : {}),
+      ...env,
+    },
+    CONFIG_SECTIONS,
+  );
 }
 
 /** ClickHouse for this test process: the embedded engine lives under the run's temp root. */

@@ -82,6 +82,7 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
           route: request.routeOptions.url ?? null,
           url: request.url.slice(0, 300),
           status_code: reply.statusCode,
+          cache: request.cacheHit ? 'hit' : request.cacheKey ? 'miss' : undefined,
           ms: Math.round(reply.elapsedTime * 10) / 10,
         },
         'Served request',

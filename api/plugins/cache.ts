@@ -2,9 +2,9 @@
  * The response cache and ETags of the data routes.
  *
  * Cache: a route listed in api/cache/sources.ts has its 200 answers kept as serialized bytes (body and
- * content-type, never per-request headers such as RateLimit-*), keyed by the route, its normalized
- * parameters (validated, defaults applied, keys sorted: the cursor digest's normalization) and the
- * versions of the sources it reads, which the access check read from Redis in its one call
+ * content-type, never per-request headers such as RateLimit-*), keyed by the route, its parameters as
+ * validation left them (types coerced, defaults applied, unknown ones dropped), their names sorted and
+ * hashed as the cursor digest does (api/pagination.ts `filtersDigest`), and the versions of the sources it reads, which the access check read from Redis in its one call
  * (api/plugins/access.ts). A data change bumps its source's version (core/data-version.ts), so later
  * requests look under a new key: an entry is never served after the data it came from changed. A hit
  * is sent from the preHandler hook: after the key, limit and tier checks and validation, before the

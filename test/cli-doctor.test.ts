@@ -34,9 +34,14 @@ describe('pmdata doctor and CLI usage', () => {
     const up = pmdata(['up'], { PORT: 'abc' });
     expect(up.code).toBe(1);
     expect(up.err).toMatch(/PORT: got "abc", expected an integer 0\.\.65535/);
-    const doctor = pmdata(['doctor'], { PORT: 'abc' });
+    const doctor = pmdata(['doctor'], { PORT: 'abc', ALPHA_CHAIN_ID: '0' });
     expect(doctor.code).toBe(1);
     expect(doctor.out).toMatch(/^FAIL\s+config\s+PORT: got "abc"/m);
+    // A venue's own variables (declared in its config section) are validated at the same start.
+    expect(doctor.out).toMatch(/^FAIL\s+config\s.*ALPHA_CHAIN_ID: got "0", expected an integer 1\.\./m);
+    const venue = pmdata(['up'], { ALPHA_START_BLOCK: 'soon' });
+    expect(venue.code).toBe(1);
+    expect(venue.err).toMatch(/ALPHA_START_BLOCK: got "soon", expected an integer >= 0/);
   });
 
   it('every command answers --help, and an unknown command exits 2 with the command list', () => {

@@ -180,6 +180,14 @@ describe('response cache against the live follower', () => {
     expect(stable(hit.headers)).toEqual(stable(miss.headers));
     expect(hit.headers['ratelimit-limit']).toBe('100000');
     expect(hit.headers['x-request-id']).not.toBe(miss.headers['x-request-id']);
+    // Parameters as validated: order and an explicit default do not make another entry.
+    const calls = engine.calls();
+    await get(cached, '/v2/alpha/trades?role=maker&limit=5');
+    const shuffled = await get(cached, '/v2/alpha/trades?limit=5&role=maker&order=desc');
+    const defaults = await get(cached, '/v2/alpha/trades?limit=50&order=desc');
+    expect(engine.calls()).toBe(calls);
+    expect(shuffled.statusCode).toBe(200);
+    expect(defaults.body).toBe((await get(uncached, '/v2/alpha/trades')).body);
   });
 
   it('serves no stale answer after the follower ingests new blocks and confirms pending rows', async () => {

@@ -3,7 +3,7 @@
  *
  * Cache: a route listed in api/cache/sources.ts has its 200 answers kept as serialized bytes (body and
  * content-type, never per-request headers such as RateLimit-*), keyed by the route, its parameters as
- * validation left them (types coerced, defaults applied, unknown ones dropped), their names sorted and
+ * validation left them (types coerced, defaults applied), their names sorted and
  * hashed as the cursor digest does (api/pagination.ts `filtersDigest`), and the versions of the sources it reads, which the access check read from Redis in its one call
  * (api/plugins/access.ts). A data change bumps its source's version (core/data-version.ts), so later
  * requests look under a new key: an entry is never served after the data it came from changed. A hit

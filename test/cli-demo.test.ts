@@ -43,6 +43,11 @@ describe('pmdata demo', () => {
       await sleep(200);
     }
     expect(out).toMatch(/alpha backfill done: .* 0 quarantined/);
+    // The summary counts what the range jobs did, not an empty result read before they completed.
+    const done = /alpha backfill done: .*?, ([\d,]+) events read, ([\d,]+) rows written/.exec(out);
+    expect(done, out).not.toBeNull();
+    expect(Number(done![1]!.replaceAll(',', ''))).toBeGreaterThan(0);
+    expect(Number(done![2]!.replaceAll(',', ''))).toBeGreaterThan(0);
     const example = /curl -s -H 'x-api-key: (\S+)' '(\S+\/v2\/alpha\/trades\?wallet=\S+)'/.exec(out);
     expect(example, out).not.toBeNull();
     const [, key, url] = example!;

@@ -212,6 +212,11 @@ export async function run(args: string[]) {
       configure: probe.configure,
     });
     const n = (v: string | undefined) => Number(v).toLocaleString('en-US');
+    if (Number(stats!.fills) !== fills || Number(stats!.activity) !== activity) {
+      record(
+        `note: the tables hold other row counts than generated (a retried insert?): figures are not comparable`,
+      );
+    }
     record(
       `data: alpha_fills ${n(stats!.fills)} rows in ${stats!.parts} parts, ${n(stats!.wallets)} wallets, ${n(stats!.tokens)} tokens; ` +
         `alpha_activity ${n(stats!.activity)} rows, ${n(stats!.activity_wallets)} wallets (generated in ${genS.toFixed(1)} s)`,

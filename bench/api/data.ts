@@ -16,6 +16,11 @@ const wallet = (n: string) =>
 /** Power-law wallet number: floor(W · u³) for uniform u (a few very active wallets and a long tail). */
 const skewedWallet = (seedExpr: string) =>
   `toUInt32(${WALLETS} * pow(cityHash64(${seedExpr}) / 18446744073709551615, 3))`;
+/**
+ * A generating INSERT runs to the end however long a busy machine makes it: a timeout would leave the
+ * blocks written so far, and the wrapper's retry would write them again.
+ */
+const ONE_STATEMENT = 'SETTINGS max_execution_time = 0';
 /** Blocks the fills span: about 4 fills per 10 blocks. */
 const blockSpan = (fills: number) => Math.ceil(fills / 4) * 10;
 
@@ -56,7 +61,8 @@ SELECT
   if(version = 2 AND cityHash64(number, 7) % 2 = 0, concat('0x', lower(hex(SHA256(concat('builder', toString(cityHash64(number, 8) % 20)))))), '') AS builder,
   if(builder != '', concat('0x', lower(hex(SHA256(concat('m', toString(number)))))), '') AS metadata,
   'confirmed' AS status
-FROM (SELECT number, cityHash64(number, 9) % 4 = 0 AS is_taker FROM numbers(${n}))`;
+FROM (SELECT number, cityHash64(number, 9) % 4 = 0 AS is_taker FROM numbers(${n}))
+${ONE_STATEMENT}`;
 }
 
 /**
@@ -90,7 +96,8 @@ SELECT
   toUInt64(1000000 + cityHash64(number, 16) % 200000000) AS amount,
   if(type = 'REDEEM', intDiv(amount, 1 + cityHash64(number, 17) % 2), 0) AS payout,
   'confirmed' AS status
-FROM (SELECT number, cityHash64(number, 10) % 100 AS r FROM numbers(${m}))`;
+FROM (SELECT number, cityHash64(number, 10) % 100 AS r FROM numbers(${m}))
+${ONE_STATEMENT}`;
 }
 
 /** Distinct lookup keys of each kind, heaviest-first in traffic order (row-weighted sample). */

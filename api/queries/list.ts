@@ -39,8 +39,17 @@ export interface ListSpec<Row extends unknown[], Item, Field extends string, Env
   field: Field;
   /** Per-app state the mapper reads (in-process maps), made once when the route is registered. */
   setup?(scope: FastifyInstance, ctx: RouteContext): Env;
-  /** The page's rows → resources: in-process lookups only (at most one seam call per page, none per row). */
-  toItems(rows: Row[], env: Env, ctx: RouteContext): Item[] | Promise<Item[]>;
+  /**
+   * The page's rows → resources: in-process lookups only (at most one seam call per page, none per row).
+   * A mapping that could not complete a row from what the process knows yet (an in-process map that has
+   * not caught up) sets `page.provisional`: the answer is served but not kept by the response cache, whose
+   * key (the data versions) would not change when the map catches up.
+   */
+  toItems(rows: Row[], env: Env, ctx: RouteContext, page: PageMapping): Item[] | Promise<Item[]>;
+}
+
+export interface PageMapping {
+  provisional: boolean;
 }
 
 export interface PageInfo {
@@ -181,6 +190,9 @@ export function listHandler<Row extends unknown[], Item, Field extends string, E
         ),
       ),
     );
-    return page(await spec.toItems(cut.items, env, ctx), cut.pagination);
+    const mapping: PageMapping = { provisional: false };
+    const items = await spec.toItems(cut.items, env, ctx, mapping);
+    if (mapping.provisional) request.cacheKey = null;
+    return page(items, cut.pagination);
   };
 }

@@ -161,9 +161,11 @@ export const alphaTrades: ListSpec<FillRow, Trade, 'trades', TokenConditions> = 
     minTotal,
   ],
   setup: (scope, ctx) => tokenConditionsOf(scope, ctx),
-  async toItems(rows, tokens, ctx) {
+  async toItems(rows, tokens, ctx, page) {
     // Fills ingested before their token's condition was known carry ''; the in-process map fills it in.
     const known = rows.map((r) => (r[CONDITION_ID] === '' ? tokens.get(r[TOKEN_ID]) : undefined));
+    // A token the map does not know yet may be known a second later, under the same data versions.
+    page.provisional = rows.some((r, i) => r[CONDITION_ID] === '' && known[i] === undefined);
     const slugs = await pageSlugs(
       ctx.markets,
       rows.map((r, i) => (r[CONDITION_ID] !== '' ? r[CONDITION_ID] : known[i]?.conditionId || null)),

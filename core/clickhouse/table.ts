@@ -16,7 +16,7 @@
  */
 import { ByteWriter, enum8, type U64 } from './row-binary.ts';
 
-interface ColumnBase<Ch extends string, Ts> {
+interface ColumnBase<Ch extends string, Ts, Rd = Ts> {
   /** The ClickHouse type as `DESCRIBE TABLE` prints it. */
   readonly ch: Ch;
   /** ByteWriter method that writes the value (enum8: written through `codes`). */
@@ -25,32 +25,37 @@ interface ColumnBase<Ch extends string, Ts> {
   readonly written: boolean;
   /** Phantom: the TypeScript type of the value in a row as ingestion builds it. */
   readonly ts?: Ts;
+  /**
+   * Phantom: the type of the value as a read returns it (JSONCompactEachRow with 64-bit integers
+   * quoted: UInt64 as a decimal string, DateTime64 as its text).
+   */
+  readonly rd?: Rd;
   readonly codes?: Readonly<Record<string, number>>;
 }
 
-export type Column = ColumnBase<string, unknown>;
+export type Column = ColumnBase<string, unknown, unknown>;
 
-const col = <Ch extends string, Ts>(ch: Ch, write: string) =>
-  ({ ch, write, written: true }) as ColumnBase<Ch, Ts>;
+const col = <Ch extends string, Ts, Rd = Ts>(ch: Ch, write: string) =>
+  ({ ch, write, written: true }) as ColumnBase<Ch, Ts, Rd>;
 
 /** The column kinds of every described table. */
 export const c = {
   u8: <T extends number = number>() => col<'UInt8', T>('UInt8', 'u8'),
   u32: col<'UInt32', number>('UInt32', 'u32'),
-  u64: col<'UInt64', U64>('UInt64', 'u64'),
+  u64: col<'UInt64', U64, string>('UInt64', 'u64'),
   /** A block number or other UInt64 that is always a safe integer in ingestion. */
-  u64n: col<'UInt64', number>('UInt64', 'u64'),
+  u64n: col<'UInt64', number, string>('UInt64', 'u64'),
   i8: col<'Int8', number>('Int8', 'i8'),
   f64: col<'Float64', number>('Float64', 'f64'),
   bool: col<'Bool', boolean>('Bool', 'bool'),
   hex: <T extends string = string>() => col<'String', T>('String', 'ascii'),
   text: col<'String', string>('String', 'str'),
   lowText: <T extends string = string>() => col<'LowCardinality(String)', T>('LowCardinality(String)', 'str'),
-  time: col<"DateTime64(3, 'UTC')", number>("DateTime64(3, 'UTC')", 'dateTime64ms'),
+  time: col<"DateTime64(3, 'UTC')", number, string>("DateTime64(3, 'UTC')", 'dateTime64ms'),
   nullableHex: col<'Nullable(String)', string | null>('Nullable(String)', 'nullableAscii'),
   nullableText: col<'Nullable(String)', string | null>('Nullable(String)', 'nullableStr'),
   hexArray: col<'Array(String)', string[]>('Array(String)', 'asciiArray'),
-  u64Array: col<'Array(UInt64)', U64[]>('Array(UInt64)', 'u64Array'),
+  u64Array: col<'Array(UInt64)', U64[], string[]>('Array(UInt64)', 'u64Array'),
   enum8<const Codes extends Record<string, number>>(codes: Codes) {
     const ch = `Enum8(${Object.entries(codes)
       .map(([k, v]) => `'${k}' = ${v}`)
@@ -63,7 +68,8 @@ export const c = {
   },
 };
 
-type ValueOf<C> = C extends ColumnBase<string, infer Ts> ? Ts : never;
+type ValueOf<C> = C extends ColumnBase<string, infer Ts, unknown> ? Ts : never;
+type ReadOf<C> = C extends ColumnBase<string, unknown, infer Rd> ? Rd : never;
 
 export interface TableDescription<Cols extends Record<string, Column> = Record<string, Column>> {
   readonly name: string;
@@ -108,9 +114,40 @@ export function describeColumns(t: TableDescription): { name: string; type: stri
   return Object.entries(t.columns).map(([name, k]) => ({ name, type: k.ch }));
 }
 
-/** A comma-separated column list of `t` for a SELECT (names checked at compile time). */
-export function columnList<T extends TableDescription>(_t: T, names: readonly ColumnName<T>[]): string {
-  return names.join(', ');
+/** A SELECT expression that is not a plain column, with the type a read returns for it. */
+export interface Expression<R> {
+  readonly sql: string;
+  /** Phantom: the read type. */
+  readonly rd?: R;
+}
+
+export const expression = <R>(sql: string): Expression<R> => ({ sql });
+
+/** What a read selects of a described table: its columns by name, or typed expressions. */
+export type Selected<T extends TableDescription> = ColumnName<T> | Expression<unknown>;
+
+/**
+ * The row a read of `S` returns (JSONCompactEachRow: an array in selection order), each value typed
+ * from the table's description, so a query module never restates a table's columns.
+ */
+export type ReadRow<T extends TableDescription, S extends readonly Selected<T>[]> = {
+  -readonly [I in keyof S]: S[I] extends Expression<infer R>
+    ? R
+    : S[I] extends ColumnName<T>
+      ? ReadOf<T['columns'][S[I]]>
+      : never;
+};
+
+/** The SELECT expressions of a selection of `t` (column names checked at compile time and at load). */
+export function selectList<T extends TableDescription, const S extends readonly Selected<T>[]>(
+  t: T,
+  items: S,
+): string[] {
+  return items.map((item) => {
+    if (typeof item !== 'string') return item.sql;
+    if (!Object.hasOwn(t.columns, item)) throw new Error(`${t.name} has no column ${item}`);
+    return item;
+  });
 }
 
 /** Identifiers of columns and tables come from code: plain names only. */

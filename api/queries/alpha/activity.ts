@@ -3,18 +3,20 @@
  * docs/chain-ingestion.md), newest first by default, keyset on (block_number, log_index). CONVERT rows
  * carry neg_risk_market_id and index_set, and null condition_id / market_id.
  */
+import { expression, type ReadRow, selectList } from '../../../core/clickhouse/table.ts';
 import { ACTIVITY_TYPES, type Activity } from '../../../schemas/api/alpha-activity.ts';
+import { ALPHA_ACTIVITY } from '../../../schemas/tables/alpha-chain.ts';
 import { ValidationFailure } from '../../errors.ts';
 import { bytes32, type Filter, marketSlug, walletList } from '../filters.ts';
 import type { ListSpec } from '../list.ts';
 import { blockTimeRange, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
 
 /** The columns the response needs, in this order. */
-const COLUMNS = [
+const SELECTED = [
   'block_number',
   'log_index',
   'tx_hash',
-  'toUnixTimestamp(block_time)',
+  expression<number>('toUnixTimestamp(block_time)'),
   'status',
   'type',
   'version',
@@ -29,24 +31,8 @@ const COLUMNS = [
   'payout',
 ] as const;
 
-type ActivityRow = [
-  block_number: string,
-  log_index: number,
-  tx_hash: string,
-  ts: number,
-  status: Activity['status'],
-  type: Activity['type'],
-  version: number,
-  neg_risk: boolean,
-  wallet: string,
-  condition_id: string | null,
-  market_id: string | null,
-  neg_risk_market_id: string | null,
-  index_set: string | null,
-  partition: string[],
-  amount: string,
-  payout: string,
-];
+/** One row as read: the selection's values, typed from the alpha_activity description. */
+type ActivityRow = ReadRow<typeof ALPHA_ACTIVITY, typeof SELECTED>;
 
 /** `type`: a comma list of ACTIVITY_TYPES (any case, duplicates ignored); anything else is a 422. */
 const types: Filter<Activity['type'][]> = {
@@ -125,7 +111,7 @@ function toActivity(r: ActivityRow, slugs: Map<string, string>): Activity {
 export const alphaActivity: ListSpec<ActivityRow, Activity, 'activity'> = {
   name: 'alpha.activity',
   table: 'alpha_activity',
-  columns: COLUMNS,
+  columns: selectList(ALPHA_ACTIVITY, SELECTED),
   keyset: CHAIN_KEYSET,
   defaultLimit: 50,
   field: 'activity',

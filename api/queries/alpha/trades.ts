@@ -6,7 +6,9 @@
  * or condition → projection by_token; tx_hash, order_hash → alpha_fill_hashes then the primary key;
  * builder → bloom filter; time → partition + minmax.
  */
+import { expression, type ReadRow, selectList } from '../../../core/clickhouse/table.ts';
 import type { Trade } from '../../../schemas/api/alpha-trades.ts';
+import { ALPHA_FILLS } from '../../../schemas/tables/alpha-chain.ts';
 import { bytes32, equals, type Filter, marketSlug, walletList } from '../filters.ts';
 import type { ListSpec } from '../list.ts';
 import { blockTimeRange, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
@@ -16,11 +18,11 @@ import { type TokenCondition, type TokenConditions, tokenConditionsOf } from './
  * The columns the response needs, in this order. price (usd ÷ shares) and fee_asset (V1 BUY: shares,
  * else collateral) are derived rather than read: each column read costs the engine time on every lookup.
  */
-const COLUMNS = [
+const SELECTED = [
   'block_number',
   'log_index',
   'tx_hash',
-  'toUnixTimestamp(block_time)',
+  expression<number>('toUnixTimestamp(block_time)'),
   'status',
   'exchange',
   'exchange_version',
@@ -40,29 +42,8 @@ const COLUMNS = [
   'metadata',
 ] as const;
 
-type FillRow = [
-  block_number: string,
-  log_index: number,
-  tx_hash: string,
-  ts: number,
-  status: Trade['status'],
-  exchange: string,
-  exchange_version: number,
-  neg_risk: boolean,
-  order_hash: string,
-  maker: string,
-  taker: string,
-  role: Trade['role'],
-  side: Trade['side'],
-  token_id: string,
-  condition_id: string,
-  outcome_index: number,
-  shares: string,
-  usd: string,
-  fee: string,
-  builder: string,
-  metadata: string,
-];
+/** One row as read: the selection's values, typed from the alpha_fills description. */
+type FillRow = ReadRow<typeof ALPHA_FILLS, typeof SELECTED>;
 
 /** A hash lookup through alpha_fill_hashes to alpha_fills' primary key (maker, block_number). */
 const viaFillHashes = (param: string, kind: 'tx' | 'order') =>
@@ -75,7 +56,7 @@ const minTotal: Filter<number> = {
     usd > 0 ? { sql: 'usd >= {min_usd:UInt64}', params: { min_usd: Math.round(usd * 1e6) } } : undefined,
 };
 
-/** Positions in FillRow the page mapping reads. */
+/** Positions in SELECTED the page mapping reads. */
 const TOKEN_ID = 13;
 const CONDITION_ID = 14;
 
@@ -137,7 +118,7 @@ function toTrade(r: FillRow, known: TokenCondition | undefined, slugs: Map<strin
 export const alphaTrades: ListSpec<FillRow, Trade, 'trades', TokenConditions> = {
   name: 'alpha.trades',
   table: 'alpha_fills',
-  columns: COLUMNS,
+  columns: selectList(ALPHA_FILLS, SELECTED),
   keyset: CHAIN_KEYSET,
   defaultLimit: 50,
   field: 'trades',

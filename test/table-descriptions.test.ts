@@ -7,7 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ByteWriter } from '../core/clickhouse/row-binary.ts';
-import { c, defineTable, describeColumns, insertColumns, rowBinaryEncoder } from '../core/clickhouse/table.ts';
+import {
+  c,
+  defineTable,
+  describeColumns,
+  insertColumns,
+  rowBinaryEncoder,
+} from '../core/clickhouse/table.ts';
 import { ALPHA_CHAIN_TABLES } from '../schemas/tables/alpha-chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 

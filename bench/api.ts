@@ -29,7 +29,7 @@ import { createRedis } from '../core/redis.ts';
 import { startRedisServer } from '../core/redis-server.ts';
 import { CONFIG_SECTIONS } from '../jobs/config.ts';
 import type { CatalogSize } from '../sim/world/catalog.ts';
-import { generateActivitySql, generateSql, type KeyKind, sampleKeys } from './api/data.ts';
+import { generateActivitySql, generateSql, generateTokensSql, type KeyKind, sampleKeys } from './api/data.ts';
 import { runLive } from './api/live.ts';
 import { type LoadResult, load } from './api/load.ts';
 import { createPhaseProbe, formatBreakdown } from './api/phases.ts';
@@ -146,6 +146,7 @@ export async function run(args: string[]) {
       );
     }
     const t0 = performance.now();
+    await clickhouse.command('bench.generate-tokens', generateTokensSql());
     await clickhouse.command('bench.generate', generateSql(fills));
     if (activity > 0)
       await clickhouse.command('bench.generate-activity', generateActivitySql(activity, fills));
@@ -175,7 +176,7 @@ export async function run(args: string[]) {
     }
     for (const name of MIX_OF) {
       for (const [k, n] of Object.entries(scenarioNamed(name).uses) as [KeyKind, number][])
-        need[k] += Math.ceil((n * requests * concurrencies.length) / MIX_OF.length);
+        need[k] += n * Math.ceil(requests / MIX_OF.length) * concurrencies.length;
     }
     for (const k of KINDS) need[k] += hotReserve[k];
     const pools = await sampleKeys(clickhouse, need);
@@ -311,6 +312,12 @@ export async function run(args: string[]) {
             `${live.load.requests} lookups at concurrency 4, ${live.load.rps.toFixed(0)} req/s, ` +
             `p50 ${live.load.p50.toFixed(1)} ms, p90 ${live.load.p90.toFixed(1)} ms, p99 ${live.load.p99.toFixed(1)} ms, ` +
             `max ${live.load.max.toFixed(1)} ms, cpu ${live.load.cpuMs.toFixed(2)} ms/req, errors ${live.load.errors}`,
+        );
+        record(
+          `live: the follower's ClickHouse calls meanwhile (label: calls, total ms, max ms): ${live.statements
+            .slice(0, 8)
+            .map((st) => `${st.label} ${st.calls}, ${st.totalMs.toFixed(0)}, ${st.maxMs.toFixed(0)}`)
+            .join('; ')}`,
         );
       }
 

@@ -16,6 +16,11 @@ const wallet = (n: string) =>
 /** Power-law wallet number: floor(W · u³) for uniform u (a few very active wallets and a long tail). */
 const skewedWallet = (seedExpr: string) =>
   `toUInt32(${WALLETS} * pow(cityHash64(${seedExpr}) / 18446744073709551615, 3))`;
+/** Token number → token id (a decimal string, as uint256 ids are stored). */
+const tokenId = (t: string) => `concat(toString(cityHash64('t', toUInt32(${t}))), '00000000000000000000')`;
+/** Token number → its condition: tokens 2k and 2k + 1 are the two outcomes of condition k. */
+const conditionOf = (t: string) => `concat('0x', lower(hex(SHA256(concat('c', toString(intDiv(${t}, 2)))))))`;
+
 /**
  * A generating INSERT runs to the end however long a busy machine makes it: a timeout would leave the
  * blocks written so far, and the wrapper's retry would write them again.
@@ -26,7 +31,8 @@ const blockSpan = (fills: number) => Math.ceil(fills / 4) * 10;
 
 /**
  * One SELECT producing `n` fills. Wallet w = floor(W · u³) and token t = floor(T · u²) for uniform u
- * give a few very active wallets and markets and a long tail. About 4 fills per 10 blocks over ~58 days
+ * give a few very active wallets and markets and a long tail; each fill carries its token's condition
+ * and outcome (as the writer stores them once the token is known). About 4 fills per 10 blocks over ~58 days
  * of 2-second blocks (at 1M fills); three fills per transaction; a quarter are taker aggregates; the
  * later 40% are exchange version 2, half of those with a builder code.
  */
@@ -48,9 +54,9 @@ SELECT
   if(is_taker, exchange, ${wallet(`cityHash64(number, 2) % ${WALLETS}`)}) AS taker,
   if(is_taker, 'taker', 'maker') AS role,
   if(cityHash64(number, 3) % 2 = 0, 'BUY', 'SELL') AS side,
-  concat(toString(cityHash64('t', toUInt32(${TOKENS} * pow(cityHash64(number, 4) / 18446744073709551615, 2)))), '00000000000000000000') AS token_id,
-  '' AS condition_id,
-  toInt8(-1) AS outcome_index,
+  ${tokenId('t')} AS token_id,
+  ${conditionOf('t')} AS condition_id,
+  toInt8(t % 2) AS outcome_index,
   if(side = 'BUY', usd, shares) AS maker_amount,
   if(side = 'BUY', shares, usd) AS taker_amount,
   toUInt64(1000000 + cityHash64(number, 5) % 500000000) AS shares,
@@ -61,7 +67,33 @@ SELECT
   if(version = 2 AND cityHash64(number, 7) % 2 = 0, concat('0x', lower(hex(SHA256(concat('builder', toString(cityHash64(number, 8) % 20)))))), '') AS builder,
   if(builder != '', concat('0x', lower(hex(SHA256(concat('m', toString(number)))))), '') AS metadata,
   'confirmed' AS status
-FROM (SELECT number, cityHash64(number, 9) % 4 = 0 AS is_taker FROM numbers(${n}))
+FROM (
+  SELECT number, cityHash64(number, 9) % 4 = 0 AS is_taker,
+    toUInt32(${TOKENS} * pow(cityHash64(number, 4) / 18446744073709551615, 2)) AS t
+  FROM numbers(${n}))
+${ONE_STATEMENT}`;
+}
+
+/**
+ * Every token's row in alpha_tokens (token → condition, outcome, complement), as the chain's
+ * ConditionPreparation events teach them: the API's token map knows every token of the fills, so pages
+ * are mapped (and cacheable) as with ingested data.
+ */
+export function generateTokensSql(): string {
+  return `
+INSERT INTO alpha_tokens
+SELECT
+  137 AS chain_id,
+  ${tokenId('number')} AS token_id,
+  ${conditionOf('number')} AS condition_id,
+  toInt8(number % 2) AS outcome_index,
+  ${tokenId('bitXor(number, 1)')} AS complement_token_id,
+  false AS neg_risk,
+  'condition_prepared' AS source,
+  49999000 + intDiv(number, 2) AS block_number,
+  concat('0x', lower(hex(SHA256(concat('ctx', toString(intDiv(number, 2))))))) AS tx_hash,
+  toUInt32(number % 2) AS log_index
+FROM numbers(${TOKENS})
 ${ONE_STATEMENT}`;
 }
 
@@ -86,7 +118,7 @@ SELECT
   ${wallet(skewedWallet('number, 11'))} AS wallet,
   wallet AS stakeholder,
   '0x4d97dcd97ec945f40cf65f87097ace5ea0476045' AS contract,
-  if(type = 'CONVERT', NULL, concat('0x', lower(hex(SHA256(concat('c', toString(cityHash64(number, 13) % ${TOKENS / 2}))))))) AS condition_id,
+  if(type = 'CONVERT', NULL, ${conditionOf(`cityHash64(number, 13) % ${TOKENS}`)}) AS condition_id,
   if(type = 'CONVERT', NULL, toString(cityHash64(number, 13) % ${TOKENS / 2})) AS market_id,
   if(type = 'CONVERT', concat('0x', lower(hex(SHA256(concat('nr', toString(cityHash64(number, 14) % 500)))))), NULL) AS neg_risk_market_id,
   if(type = 'CONVERT', toString(1 + cityHash64(number, 15) % 254), NULL) AS index_set,

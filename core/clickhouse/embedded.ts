@@ -53,8 +53,8 @@ export interface Session {
 }
 
 /** Sessions that each run one statement at a time; a statement waits for a free one in FIFO order. */
-export interface SessionPool {
-  use<T>(fn: (session: Session) => Promise<T>): Promise<T>;
+export interface SessionPool<S = Session> {
+  use<T>(fn: (session: S) => Promise<T>): Promise<T>;
 }
 
 export interface EmbeddedEngine {
@@ -73,11 +73,11 @@ export interface EmbeddedEngine {
  * Opens sessions on demand, up to `size`. A failed open is reported to its caller; a statement that
  * was waiting meanwhile tries to open one in its place.
  */
-function createSessionPool(size: number, open: () => Promise<Session>): SessionPool {
-  const idle: Session[] = [];
-  const waiting: { resolve: (s: Session) => void; reject: (err: unknown) => void }[] = [];
+export function createSessionPool<S>(size: number, open: () => Promise<S>): SessionPool<S> {
+  const idle: S[] = [];
+  const waiting: { resolve: (s: S) => void; reject: (err: unknown) => void }[] = [];
   let opened = 0;
-  async function acquire(): Promise<Session> {
+  async function acquire(): Promise<S> {
     const free = idle.pop();
     if (free) return free;
     if (opened >= size) return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
@@ -91,7 +91,7 @@ function createSessionPool(size: number, open: () => Promise<Session>): SessionP
       throw err;
     }
   }
-  function release(session: Session): void {
+  function release(session: S): void {
     const next = waiting.shift();
     if (next) next.resolve(session);
     else idle.push(session);

@@ -129,7 +129,9 @@ export async function run(args: string[]) {
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
-  const clickhouse = await createClickHouse({ config, log });
+  // Lookups must hit indexes, not a cache of earlier filter results: set on every statement (embedded:
+  // on every session, the read lanes included).
+  const clickhouse = await createClickHouse({ config, log, settings: { use_query_condition_cache: 0 } });
   const redis = createRedis(config.redisUrl);
   const record = (text: string) => process.stdout.write(`${text}\n`);
   try {
@@ -160,8 +162,6 @@ export async function run(args: string[]) {
               (SELECT count() FROM alpha_activity) AS activity,
               (SELECT uniqExact(wallet) FROM alpha_activity) AS activity_wallets`,
     );
-    // Lookups must hit indexes, not a cache of earlier filter results (embedded: one session).
-    await clickhouse.command('bench.settings', 'SET use_query_condition_cache = 0');
 
     // Keys: the hot URLs take the first (most popular) keys of each kind; uncached requests the rest,
     // each once: per concurrency, R per scenario (times the keys a URL takes) and R for the mix.

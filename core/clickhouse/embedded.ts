@@ -14,8 +14,8 @@
  * So a process opens three kinds of sessions: the main one runs commands (DDL, DELETE, mutations) and
  * JSON inserts, with parameters as given; insert lanes run raw inserts; read lanes run queries, whose
  * values are rendered as literals (literals.ts) so that they stay out of the chain: a read never waits
- * behind a parameterized write (a DELETE, a pending→confirmed UPDATE) nor behind another read. The
- * base settings are set once on each session when it opens.
+ * behind a parameterized write (a DELETE, a pending→confirmed UPDATE), and EMBEDDED_READ_LANES reads
+ * run at once. The base settings are set once on each session when it opens.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,7 +35,7 @@ export const EMBEDDED_INSERT_LANES = 2;
 export const EMBEDDED_READ_LANES = 2;
 
 /** Formats chDB's raw insert takes (text only). */
-export type ChdbTextFormat = 'TabSeparated' | 'JSONCompactEachRow' | 'JSONEachRow';
+type ChdbTextFormat = 'TabSeparated' | 'JSONCompactEachRow' | 'JSONEachRow';
 
 type ChdbRawInsert = (params: {
   table: string;

@@ -2,6 +2,7 @@
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production \
+    UV_THREADPOOL_SIZE=8 \
     HOST=0.0.0.0 \
     PMDATA_DATA_DIR=/var/lib/pmdata
 COPY package.json package-lock.json ./

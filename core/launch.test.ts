@@ -82,6 +82,8 @@ describe('launching an ingesting command with its memory settings', () => {
     expect(hasHeapFlags(['--max-old-space-size=384'], {})).toBe(true);
     expect(ingestionEnv({}).JE_MALLOC_CONF).toBe('dirty_decay_ms:10000,muzzy_decay_ms:0');
     expect(ingestionEnv({ JE_MALLOC_CONF: 'dirty_decay_ms:0' }).JE_MALLOC_CONF).toBe('dirty_decay_ms:0');
+    expect(ingestionEnv({}).UV_THREADPOOL_SIZE).toBe('8');
+    expect(ingestionEnv({ UV_THREADPOOL_SIZE: '16' }).UV_THREADPOOL_SIZE).toBe('16');
   });
 
   it('starts the child with the flags and environment; one Ctrl+C reaches it once; the launcher exits with its code', async () => {

@@ -36,6 +36,16 @@ export const INGESTION_NODE_FLAGS: readonly string[] = [
  */
 export const ENGINE_MALLOC_CONF = 'dirty_decay_ms:10000,muzzy_decay_ms:0';
 
+/**
+ * libuv threads of a process holding the embedded engine. A running chDB statement holds one of them
+ * for its whole run, and the engine has up to five sessions at work (the main one, two insert lanes, two
+ * read lanes: core/clickhouse/embedded.ts); with libuv's default of 4, a read could wait for a thread
+ * behind the writes, and file I/O behind both. libuv reads the variable when its pool starts, before any
+ * of our code runs, so it is set in the environment of the process: the npm scripts, the image, and the
+ * ingestion child processes.
+ */
+export const ENGINE_THREADPOOL_SIZE = '8';
+
 /** Set in the child's environment: it is the launched process (and must not launch again). */
 export const LAUNCHED_ENV = 'PMDATA_LAUNCHED';
 
@@ -47,10 +57,14 @@ export function hasHeapFlags(execArgv: readonly string[], env: NodeJS.ProcessEnv
   return /--max[-_](old[-_]space|semi[-_]space|heap)[-_]size/.test(flags);
 }
 
-/** The environment of an ingesting process: the engine's allocator setting unless one is given. */
+/**
+ * The environment of an ingesting process: the engine's allocator setting and its libuv threads unless
+ * given.
+ */
 export function ingestionEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
     ...env,
+    UV_THREADPOOL_SIZE: env.UV_THREADPOOL_SIZE ?? ENGINE_THREADPOOL_SIZE,
     JE_MALLOC_CONF: env.JE_MALLOC_CONF ?? ENGINE_MALLOC_CONF,
     MALLOC_CONF: env.MALLOC_CONF ?? ENGINE_MALLOC_CONF,
   };

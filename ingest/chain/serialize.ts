@@ -16,34 +16,24 @@ import { insertColumns, rowBinaryEncoder, type TableDescription } from '../../co
 import {
   ALPHA_ACTIVITY,
   ALPHA_BLOCKS,
+  ALPHA_CHAIN_TABLES,
   ALPHA_COLLATERAL,
   ALPHA_EXCHANGE_EVENTS,
   ALPHA_FILLS,
-  ALPHA_LIFECYCLE,
-  ALPHA_NEG_RISK_MARKETS,
-  ALPHA_ORACLE,
   ALPHA_TOKEN_TRANSFERS,
-  ALPHA_TOKENS,
-  QUARANTINE,
 } from '../../schemas/tables/alpha-chain.ts';
 import type { EventTable } from './types.ts';
 
 type AnyRow = Record<string, unknown>;
 
-/** The tables the chain pipeline writes, by name (their descriptions: schemas/tables/alpha-chain.ts). */
-const WRITTEN = {
-  alpha_fills: ALPHA_FILLS,
-  alpha_activity: ALPHA_ACTIVITY,
-  alpha_lifecycle: ALPHA_LIFECYCLE,
-  alpha_oracle: ALPHA_ORACLE,
-  alpha_collateral: ALPHA_COLLATERAL,
-  alpha_token_transfers: ALPHA_TOKEN_TRANSFERS,
-  alpha_exchange_events: ALPHA_EXCHANGE_EVENTS,
-  alpha_tokens: ALPHA_TOKENS,
-  alpha_neg_risk_markets: ALPHA_NEG_RISK_MARKETS,
-  alpha_blocks: ALPHA_BLOCKS,
-  quarantine: QUARANTINE,
-} as const satisfies Record<EventTable | 'alpha_blocks' | 'quarantine', TableDescription>;
+type WrittenTable = EventTable | 'alpha_blocks' | 'quarantine';
+
+/**
+ * The tables the chain pipeline writes (their descriptions: schemas/tables/alpha-chain.ts); progress
+ * (alpha_checkpoints) goes through the writer's own statements, alpha_fill_hashes through a view.
+ */
+const { alpha_checkpoints: _progress, alpha_fill_hashes: _view, ...WRITTEN } = ALPHA_CHAIN_TABLES;
+WRITTEN satisfies Record<WrittenTable, TableDescription>;
 
 /**
  * Column order of each table as written: its description's written columns (alpha_fills' `price` is
@@ -51,7 +41,7 @@ const WRITTEN = {
  */
 export const COLUMNS = Object.fromEntries(
   Object.entries(WRITTEN).map(([name, t]) => [name, insertColumns(t)]),
-) as Record<keyof typeof WRITTEN, readonly string[]>;
+) as Record<WrittenTable, readonly string[]>;
 
 /** RowBinary encoders of the hot tables, compiled from their descriptions. */
 const BINARY: Partial<Record<string, (w: ByteWriter, r: AnyRow) => void>> = Object.fromEntries(

@@ -3,21 +3,17 @@
  * docs/chain-ingestion.md), newest first by default, keyset on (block_number, log_index). CONVERT rows
  * carry neg_risk_market_id and index_set, and null condition_id / market_id.
  */
-import { expression, type ReadRow, selectList } from '../../../core/clickhouse/table.ts';
+import { type ReadRow, selectList } from '../../../core/clickhouse/table.ts';
 import { ACTIVITY_TYPES, type Activity } from '../../../schemas/api/alpha-activity.ts';
 import { ALPHA_ACTIVITY } from '../../../schemas/tables/alpha-chain.ts';
 import { ValidationFailure } from '../../errors.ts';
 import { bytes32, type Filter, marketSlug, walletList } from '../filters.ts';
 import type { ListSpec } from '../list.ts';
-import { blockTimeRange, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
+import { blockTimeRange, CHAIN_EVENT_HEAD, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
 
 /** The columns the response needs, in this order. */
 const SELECTED = [
-  'block_number',
-  'log_index',
-  'tx_hash',
-  expression<number>('toUnixTimestamp(block_time)'),
-  'status',
+  ...CHAIN_EVENT_HEAD,
   'type',
   'version',
   'neg_risk',

@@ -2,9 +2,22 @@
  * What the alpha chain event lists (alpha_fills, alpha_activity: docs/chain-ingestion.md) share: the
  * keyset (block_number, log_index), the block time range, base units, and the page's market slugs.
  */
+import { expression } from '../../../core/clickhouse/table.ts';
 import type { MarketSlugResolver } from '../../markets.ts';
 import { timeRange } from '../filters.ts';
 import type { KeyColumn } from '../list.ts';
+
+/**
+ * The columns every chain event resource starts with (keyset, transaction, time in Unix seconds, status):
+ * the first five of a trades or activity selection.
+ */
+export const CHAIN_EVENT_HEAD = [
+  'block_number',
+  'log_index',
+  'tx_hash',
+  expression<number>('toUnixTimestamp(block_time)'),
+  'status',
+] as const;
 
 /** Chain events are ordered, and cursors keyed, by (block_number, log_index). */
 export const CHAIN_KEYSET: readonly KeyColumn[] = [

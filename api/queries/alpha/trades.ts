@@ -6,12 +6,12 @@
  * or condition → projection by_token; tx_hash, order_hash → alpha_fill_hashes then the primary key;
  * builder → bloom filter; time → partition + minmax.
  */
-import { expression, type ReadRow, selectList } from '../../../core/clickhouse/table.ts';
+import { type ReadRow, selectList } from '../../../core/clickhouse/table.ts';
 import type { Trade } from '../../../schemas/api/alpha-trades.ts';
 import { ALPHA_FILLS } from '../../../schemas/tables/alpha-chain.ts';
 import { bytes32, equals, type Filter, marketSlug, walletList } from '../filters.ts';
 import type { ListSpec } from '../list.ts';
-import { blockTimeRange, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
+import { blockTimeRange, CHAIN_EVENT_HEAD, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
 import { type TokenCondition, type TokenConditions, tokenConditionsOf } from './tokens.ts';
 
 /**
@@ -19,11 +19,7 @@ import { type TokenCondition, type TokenConditions, tokenConditionsOf } from './
  * else collateral) are derived rather than read: each column read costs the engine time on every lookup.
  */
 const SELECTED = [
-  'block_number',
-  'log_index',
-  'tx_hash',
-  expression<number>('toUnixTimestamp(block_time)'),
-  'status',
+  ...CHAIN_EVENT_HEAD,
   'exchange',
   'exchange_version',
   'neg_risk',

@@ -10,6 +10,8 @@
  * Add an endpoint's scenario with one line in SCENARIOS (and, if it needs a new kind of key, the key's
  * sample in data.ts).
  */
+
+import { createRng } from '../../sim/world/rng.ts';
 import type { KeyKind, KeyPools } from './data.ts';
 
 /** Lookup keys for one URL: each call returns the next key of its kind. */
@@ -85,16 +87,10 @@ export function createFreshKeys(pools: KeyPools, skip: Partial<Record<KeyKind, n
   return { keys, reused: () => reused };
 }
 
-/** A small deterministic PRNG (mulberry32): the same run draws the same hot URLs in the same order. */
-export function createRandom(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** A deterministic generator (the sim's seeded one): the same run draws the same hot URLs in the same order. */
+export function createRandom(seed: number): () => number {
+  const rng = createRng(seed);
+  return () => rng.next();
 }
 
 /** Draws indexes 0..n-1 with P(k) ∝ 1/(k+1)^s. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRng } from '../../sim/world/rng.ts';
 import { createTestDeps, type TestDeps } from '../../test/support/deps.ts';
 import { ClickHouseQueryError } from '../errors.ts';
 import { LiteralError, renderParams, stringLiteral } from './literals.ts';
@@ -24,16 +25,10 @@ async function roundTrip(values: string[]): Promise<void> {
   });
 }
 
-/** A reproducible generator (mulberry32), so a failing fuzz case can be replayed. */
+/** A reproducible generator (the sim's seeded one), so a failing fuzz case can be replayed. */
 function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = createRng(seed);
+  return () => rng.next();
 }
 
 describe('string literals', () => {

@@ -381,7 +381,12 @@ export async function run(args: string[]): Promise<void> {
   } else positionIds = values['position-ids'] === 'simplified' ? 'simplified' : 'ctf';
 
   const config = loadConfig(
-    { PMDATA_DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'bench', LOG_LEVEL: 'warn' },
+    {
+      PMDATA_DATA_DIR: dataDir,
+      CLICKHOUSE_DATABASE: 'bench',
+      LOG_LEVEL: 'warn',
+      ...(process.env.ALPHA_RPC_READER ? { ALPHA_RPC_READER: process.env.ALPHA_RPC_READER } : {}),
+    },
     CONFIG_SECTIONS,
   );
   const clickhouse = await createClickHouse({ config, log });

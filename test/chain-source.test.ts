@@ -114,7 +114,7 @@ describe('alpha log source', () => {
     await anvil?.stop();
   });
 
-  it.each(['slabs', 'fetch'] as const)(
+  it.each(['slabs', 'fetch', 'undici'] as const)(
     'shrinks refused ranges, retries throttled requests, falls back past a dead URL and batches headers (%s)',
     async (httpReader) => {
       Object.assign(seen, { getLogs: 0, refused: 0, throttled: 0, batches: 0, batchSizes: [], cut: 0 });

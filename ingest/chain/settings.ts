@@ -16,7 +16,7 @@ export interface AlphaChainSettings {
   chainId: number;
   rpcUrls: readonly string[];
   /** How eth_getLogs over plain http: is read (LogSourceOptions.httpReader). */
-  rpcReader: 'slabs' | 'fetch';
+  rpcReader: 'slabs' | 'fetch' | 'undici';
   finalityDepth: number;
   startBlock: number;
   sets: AddressSets;

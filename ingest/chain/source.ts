@@ -11,6 +11,7 @@
  * logs) is handed over in parts of about the target, cut on transaction boundaries (docs/decisions.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request as undiciRequest } from 'undici';
 import { createPublicClient, fallback, http, type PublicClient, type Transport, webSocket } from 'viem';
 import { isRetryable, PermanentError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -49,7 +50,7 @@ export interface LogSourceOptions {
    * How eth_getLogs over plain `http:` is read: `slabs` (default), our HTTP/1.1 client reading into
    * reusable slabs (http-stream.ts, slab-reader.ts); `fetch`, as `https:` URLs always are.
    */
-  httpReader?: 'slabs' | 'fetch';
+  httpReader?: 'slabs' | 'fetch' | 'undici';
 }
 
 export interface LogSource {
@@ -362,10 +363,118 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
     };
   }
 
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
+
+  /** Through undici (a pooled Agent, request() with keep-alive): its chunks copied into slabs. */
+  function openUndiciRequest(url: string, filter: Record<string, unknown>, partLogs: number): LogRequest {
+    const reader = new SlabLogReader(slabs, partLogs, slabReadAheadBytes, Math.min(1000, partLogs));
+    const body = JSON.stringify({ jsonrpc: '2.0', id: ++requestId, method: 'eth_getLogs', params: [filter] });
+    const controller = new AbortController();
+    const started = Date.now();
+    let headed = false;
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    let stream: import('node:stream').Readable | undefined;
+    const abort = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      controller.abort(err);
+      stream?.destroy();
+      reader.fail(err);
+    };
+    const check = () => {
+      const now = Date.now();
+      const since = !headed ? started : reader.waiting ? reader.lastActivity : now;
+      if (now - since >= timeoutMs) {
+        abort(httpError(`eth_getLogs: no data for ${timeoutMs} ms`, { name: 'TimeoutError' }));
+      } else timer = setTimeout(check, timeoutMs - (now - since));
+    };
+    timer = setTimeout(check, timeoutMs);
+    const head = undiciRequest(url, {
+      dispatcher,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: controller.signal,
+    }).then((res) => {
+      headed = true;
+      const headers = new Map<string, string>();
+      for (const [k, v] of Object.entries(res.headers)) {
+        if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+      }
+      return { res, head: { status: res.statusCode, headers } };
+    });
+    head.then(
+      ({ res, head: h }) => {
+        if (settled) {
+          res.body.destroy();
+          return;
+        }
+        reader.head(h);
+        const b = res.body;
+        stream = b;
+        reader.onDrain = () => b.resume();
+        b.on('data', (chunk: Buffer) => {
+          let more = true;
+          for (let off = 0; off < chunk.length; ) {
+            const space = reader.space();
+            const n = Math.min(space.length, chunk.length - off);
+            chunk.copy(space, 0, off, off + n);
+            more = reader.wrote(space, n);
+            off += n;
+          }
+          if (!more) b.pause();
+        });
+        b.on('end', () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          reader.end();
+        });
+        b.on('error', (err) => {
+          abort(
+            controller.signal.aborted
+              ? (controller.signal.reason as Error)
+              : httpError(`eth_getLogs: ${err.message}`, { name: 'HttpRequestError', cause: err }),
+          );
+        });
+      },
+      (err) => {
+        if (settled) return;
+        abort(
+          controller.signal.aborted
+            ? (controller.signal.reason as Error)
+            : httpError(`eth_getLogs: ${(err as Error).message}`, { name: 'HttpRequestError', cause: err }),
+        );
+      },
+    );
+    return {
+      answered: head.then(
+        ({ head: h }) => lengthOf(h.headers.get('content-length')),
+        () => ({ bytes: undefined }),
+      ),
+      async *parts() {
+        for (;;) {
+          const part = await reader.next();
+          if (!part) return;
+          yield part;
+          if (part.last) return;
+        }
+      },
+      close() {
+        abort(httpError('eth_getLogs: closed', { name: 'AbortError' }));
+        reader.discard();
+      },
+    };
+  }
+
   const openLogRequest = (url: string, filter: Record<string, unknown>, partLogs: number) =>
-    url.startsWith('http:') && opts.httpReader !== 'fetch'
-      ? openSlabRequest(url, filter, partLogs)
-      : openFetchRequest(url, filter, partLogs);
+    opts.httpReader === 'undici'
+      ? openUndiciRequest(url, filter, partLogs)
+      : url.startsWith('http:') && opts.httpReader !== 'fetch'
+        ? openSlabRequest(url, filter, partLogs)
+        : openFetchRequest(url, filter, partLogs);
 
   function streamLogs(
     from: number,

@@ -74,8 +74,8 @@ export const alphaConfig = defineConfigSection('alpha', {
   rpcReader: {
     env: 'ALPHA_RPC_READER',
     default: 'slabs',
-    form: 'slabs|fetch',
-    parse: oneOf('slabs', 'fetch'),
+    form: 'slabs|fetch|undici',
+    parse: oneOf('slabs', 'fetch', 'undici'),
   },
   /** Outcome-token id derivation: ConditionalTokens' (Polygon) or the simulated chain's. */
   positionIds: {

@@ -9,7 +9,7 @@ import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';
 import { createRedis } from '../core/redis.ts';
-import { EVENT_TABLES, NATURAL_ORDER } from '../ingest/chain/types.ts';
+import { EVENT_TABLES, NATURAL_ORDER } from '../ingest/venues/alpha/chain/rows.ts';
 import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import { CONFIG_SECTIONS } from '../jobs/config.ts';
 

@@ -5,8 +5,8 @@
  * type width or enum code would shift or change what the engine reads.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLUMNS } from '../ingest/chain/serialize.ts';
-import type { RowSet } from '../ingest/chain/types.ts';
+import { COLUMNS } from '../ingest/venues/alpha/chain/serialize.ts';
+import type { RowSet } from '../ingest/venues/alpha/chain/rows.ts';
 import { createChainWriter } from '../ingest/chain/writer.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 

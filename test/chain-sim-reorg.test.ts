@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackfillRange } from '../ingest/chain/backfill.ts';
 import { createFollower, type Follower } from '../ingest/chain/follower.ts';
-import { createAlphaChain } from '../ingest/chain/pipeline.ts';
-import { alphaChainSettings } from '../ingest/chain/settings.ts';
-import { EVENT_TABLES, NATURAL_ORDER } from '../ingest/chain/types.ts';
+import { createAlphaChain } from '../ingest/venues/alpha/chain/pipeline.ts';
+import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
+import { EVENT_TABLES, NATURAL_ORDER } from '../ingest/venues/alpha/chain/rows.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 

@@ -7,20 +7,15 @@
 import { toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillPipeline, runBackfillRange } from '../ingest/chain/backfill.ts';
-import { FAST_EVENTS } from '../ingest/chain/decoders.ts';
+import { FAST_EVENTS } from '../ingest/venues/alpha/chain/decoders.ts';
 import { readPackedLogs } from '../ingest/chain/log-objects.ts';
 import { usesPageWorkers } from '../ingest/chain/page-workers.ts';
-import { type AlphaChain, createAlphaChain } from '../ingest/chain/pipeline.ts';
-import { COLUMNS, formatOf, RowBatch, type SerializedTable } from '../ingest/chain/serialize.ts';
-import { alphaChainSettings } from '../ingest/chain/settings.ts';
+import { type AlphaChain, createAlphaChain } from '../ingest/venues/alpha/chain/pipeline.ts';
+import { COLUMNS, formatOf, RowBatch, type SerializedTable } from '../ingest/venues/alpha/chain/serialize.ts';
+import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { logPages } from '../ingest/chain/source.ts';
-import {
-  EVENT_TABLES,
-  type EventTable,
-  NATURAL_ORDER,
-  type RowSink,
-  type RpcLog,
-} from '../ingest/chain/types.ts';
+import type { RpcLog } from '../ingest/chain/types.ts';
+import { EVENT_TABLES, type EventTable, NATURAL_ORDER, type RowSink } from '../ingest/venues/alpha/chain/rows.ts';
 import { allContracts } from '../schemas/abi/alpha-addresses.ts';
 import { eventAbi } from '../schemas/abi/alpha-events.ts';
 import { type Sim, startSim } from '../sim/index.ts';

@@ -10,8 +10,9 @@
  */
 
 import { ingestRangeOnWorkers, usesPageWorkers } from './page-workers.ts';
-import type { AlphaChain } from './pipeline.ts';
-import type { BlockHeader, Status } from './types.ts';
+import type { AlphaChain } from '../venues/alpha/chain/pipeline.ts';
+import type { BlockHeader } from './types.ts';
+import type { Status } from '../venues/alpha/chain/rows.ts';
 
 export interface BlockRange {
   from: number;

@@ -1,6 +1,6 @@
 /** Turning a time into a block of alpha's chain (`pmdata backfill alpha --from-block 2024-01-01`). */
 import { PermanentError } from '../../core/errors.ts';
-import type { AlphaChain } from './pipeline.ts';
+import type { AlphaChain } from '../venues/alpha/chain/pipeline.ts';
 
 /** Block number at or after `time` (Unix ms), by binary search over headers. */
 export async function blockAtTime(chain: AlphaChain, timeMs: number, head: number): Promise<number> {

@@ -16,11 +16,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { PermanentError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { AlphaChain } from './pipeline.ts';
-import type { Publisher } from './publish.ts';
-import { CHANNEL_OF } from './publish.ts';
+import type { AlphaChain } from '../venues/alpha/chain/pipeline.ts';
+import type { Publisher } from '../venues/alpha/chain/publish.ts';
+import { CHANNEL_OF } from '../venues/alpha/chain/publish.ts';
 import { ReorgDetectedError } from './rpc-errors.ts';
-import { type BlockHeader, type EventTable, type RowSet, STATUS_TABLES } from './types.ts';
+import type { BlockHeader } from './types.ts';
+import { type EventTable, type RowSet, STATUS_TABLES } from '../venues/alpha/chain/rows.ts';
 
 export const FOLLOW_PIPELINE = 'follow';
 

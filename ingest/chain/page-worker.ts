@@ -9,8 +9,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../../core/logger.ts';
 import type { FromWorker, PageWorkerData, ToWorker } from './page-workers.ts';
 import { chunkClaimer, ingestClaimedChunks } from './page-workers.ts';
-import { createAlphaChain } from './pipeline.ts';
-import { createTokenMap, type TokenMap } from './token-map.ts';
+import { createAlphaChain } from '../venues/alpha/chain/pipeline.ts';
+import { createTokenMap, type TokenMap } from '../venues/alpha/chain/token-map.ts';
 import { createChainWriter } from './writer.ts';
 
 const data = workerData as PageWorkerData;

@@ -18,11 +18,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PermanentError } from '../../core/errors.ts';
-import type { MapStats } from './mapper.ts';
-import type { AlphaChain, PageResult, RangeResult } from './pipeline.ts';
+import type { MapStats } from '../venues/alpha/chain/mapper.ts';
+import type { AlphaChain, PageResult, RangeResult } from '../venues/alpha/chain/pipeline.ts';
 import { ReorgDetectedError } from './rpc-errors.ts';
-import type { SerializedTable } from './serialize.ts';
-import type { AlphaChainSettings } from './settings.ts';
+import type { SerializedTable } from '../venues/alpha/chain/serialize.ts';
+import type { AlphaChainSettings } from '../venues/alpha/chain/settings.ts';
 import type { BlockHeader } from './types.ts';
 
 /** What a page worker starts with. */

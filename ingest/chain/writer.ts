@@ -8,17 +8,9 @@
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { ChainTip } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
-import { COLUMNS, formatOf, RowBatch, type SerializedTable } from './serialize.ts';
-import {
-  type BlockHeader,
-  type DirectSink,
-  EVENT_TABLES,
-  type EventTable,
-  type QuarantineRow,
-  type RowSet,
-  type RowSink,
-  STATUS_TABLES,
-} from './types.ts';
+import { COLUMNS, formatOf, RowBatch, type SerializedTable } from '../venues/alpha/chain/serialize.ts';
+import type { BlockHeader } from './types.ts';
+import { type DirectSink, EVENT_TABLES, type EventTable, type QuarantineRow, type RowSet, type RowSink, STATUS_TABLES } from '../venues/alpha/chain/rows.ts';
 
 export interface ChainWriterOptions {
   /** Where rows are inserted; optional only with `send`. */

@@ -4,7 +4,7 @@
  * range is skipped by its checkpoint, and an interrupted one resumes after its last checkpoint.
  */
 import { type BackfillRangeResult, runBackfillRange } from '../../ingest/chain/backfill.ts';
-import { alphaChainFor } from '../../ingest/chain/runtime.ts';
+import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { defineJob } from '../define.ts';
 
 export interface AlphaBackfillPayload {

@@ -5,8 +5,8 @@
  * finds the lease taken completes at once.
  */
 import { createFollower } from '../../ingest/chain/follower.ts';
-import { createPublisher } from '../../ingest/chain/publish.ts';
-import { acquireLease, alphaChainFor } from '../../ingest/chain/runtime.ts';
+import { createPublisher } from '../../ingest/venues/alpha/chain/publish.ts';
+import { acquireLease, alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { defineJob } from '../define.ts';
 
 export const ALPHA_FOLLOW_LEASE = 'alpha:follow:lease';

@@ -2,7 +2,7 @@
  * The NegRiskOperator family: its markets and questions, flags, reports and resolutions, one
  * alpha_lifecycle row each.
  */
-import type { EventKey, RowSink } from '../types.ts';
+import type { EventKey, RowSink } from '../rows.ts';
 import { type Decoded, type FamilyMapper, lifecycleBase, type MapContext, str } from './context.ts';
 
 export function createOperatorMapper(ctx: MapContext): FamilyMapper {

@@ -5,11 +5,11 @@
  * (docs/chain-ingestion.md, "The chain"): the CTF sees a collateral adapter as stakeholder, and the user only shows
  * up as the adapter's counterparty in the ERC-1155 transfers (or the pUSD wrap/unwrap) of the same tx.
  */
-import type { AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
-import { ALPHA_EVENT_TOPICS } from '../../schemas/abi/alpha-events.ts';
+import type { AlphaContract } from '../../../../schemas/abi/alpha-addresses.ts';
+import { ALPHA_EVENT_TOPICS } from '../../../../schemas/abi/alpha-events.ts';
 import type { DecodeResult, DecoderRegistry } from './decoders.ts';
 import { createDirectLane, TopicClass, TransferRead } from './direct-lane.ts';
-import { AmountOverflowError, hexNumber, idString, word, ZERO_WORD } from './hex.ts';
+import { AmountOverflowError, hexNumber, idString, word, ZERO_WORD } from '../../../chain/hex.ts';
 import { addTransfer, TxContext, type TxTransfers } from './mappers/attribution.ts';
 import { createCollateralMapper } from './mappers/collateral.ts';
 import {
@@ -25,16 +25,9 @@ import { createNegRiskAdapterMapper } from './mappers/neg-risk-adapter.ts';
 import { createOperatorMapper } from './mappers/operator.ts';
 import { learnTokens } from './mappers/tokens.ts';
 import { createUmaMapper } from './mappers/uma.ts';
-import { PackedLogs } from './packed-logs.ts';
-import {
-  type BlockHeader,
-  emptyRowSet,
-  type QuarantineRow,
-  type RowSet,
-  type RowSink,
-  type RpcLog,
-  type Status,
-} from './types.ts';
+import { PackedLogs } from '../../../chain/packed-logs.ts';
+import type { BlockHeader, RpcLog } from '../../../chain/types.ts';
+import { emptyRowSet, type QuarantineRow, type RowSet, type RowSink, type Status } from './rows.ts';
 
 export { toU64 } from './mappers/context.ts';
 export type { MapperOptions, MapStats, TxTransfers };

@@ -4,7 +4,7 @@
  * MarketPrepared the market's fee. They are learnt before a page's rows are made (the token map), and
  * written to alpha_tokens and alpha_neg_risk_markets.
  */
-import type { RowSink } from '../types.ts';
+import type { RowSink } from '../rows.ts';
 import { type Decoded, type MapContext, str } from './context.ts';
 
 export function learnTokens(ctx: MapContext, d: Decoded, rows: RowSink): void {

@@ -4,7 +4,8 @@
  * user who acted (alpha_activity; adapter-mediated ones attributed through the transaction, exchange
  * mints/merges and the NegRiskAdapter's own echoes skipped: they are trades, or mapped from the adapter).
  */
-import type { EventKey, RowSink, U64 } from '../types.ts';
+import type { U64 } from '../../../../chain/types.ts';
+import type { EventKey, RowSink } from '../rows.ts';
 import { attribute, type TxContext } from './attribution.ts';
 import {
   type Decoded,

@@ -8,7 +8,7 @@
  * `confirmed`. Documented in docs/chain-ingestion.md.
  */
 import type { Redis } from 'ioredis';
-import type { EventTable, RowSet } from './types.ts';
+import type { EventTable, RowSet } from './rows.ts';
 
 export type PublishStatus = 'pending' | 'confirmed' | 'removed';
 

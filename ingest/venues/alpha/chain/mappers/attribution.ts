@@ -4,8 +4,9 @@
  * ERC-1155 transfers (or the pUSD wrap/unwrap) of the same transaction. `TxContext` indexes a
  * transaction's transfers lazily; `attribute` names the user behind an activity event.
  */
-import { ZERO_ADDRESS } from '../hex.ts';
-import type { ActivityRow, U64 } from '../types.ts';
+import { ZERO_ADDRESS } from '../../../../chain/hex.ts';
+import type { U64 } from '../../../../chain/types.ts';
+import type { ActivityRow } from '../rows.ts';
 import { type Decoded, type MapContext, toU64 } from './context.ts';
 
 /** What attribution reads of a transaction: its CTF transfers and its pUSD movements, in log order. */

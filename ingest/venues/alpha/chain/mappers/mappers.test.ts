@@ -8,10 +8,11 @@ import {
   ALPHA_ROLES,
   type AlphaContract,
   allContracts,
-} from '../../../schemas/abi/alpha-addresses.ts';
+} from '../../../../../schemas/abi/alpha-addresses.ts';
 import { positionIdOf } from '../position-ids.ts';
 import { createTokenMap } from '../token-map.ts';
-import { type EventKey, emptyRowSet, type RowSet, type RpcLog } from '../types.ts';
+import type { RpcLog } from '../../../../chain/types.ts';
+import { type EventKey, emptyRowSet, type RowSet } from '../rows.ts';
 import { TxContext } from './attribution.ts';
 import { createCollateralMapper } from './collateral.ts';
 import { createMapContext, type Decoded, type FamilyMapper, type MapStats } from './context.ts';

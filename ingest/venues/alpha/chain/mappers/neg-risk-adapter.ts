@@ -3,7 +3,8 @@
  * adapter's splits, merges, redemptions and conversions by the user who acted (alpha_activity; a
  * conversion's payout is the collateral it releases, from the market's fee).
  */
-import type { EventKey, RowSink, U64 } from '../types.ts';
+import type { U64 } from '../../../../chain/types.ts';
+import type { EventKey, RowSink } from '../rows.ts';
 import { attribute, type TxContext } from './attribution.ts';
 import {
   type Decoded,

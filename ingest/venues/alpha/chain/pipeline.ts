@@ -8,27 +8,19 @@
  * with ReorgDetectedError before any row of that page (or part of a dense page) is written; its
  * callers delete what the failed range wrote above their checkpoint.
  */
-import type { ClickHouse } from '../../core/clickhouse/index.ts';
-import type { Logger } from '../../core/logger.ts';
-import { ALPHA_EVENT_TOPICS } from '../../schemas/abi/alpha-events.ts';
+import type { ClickHouse } from '../../../../core/clickhouse/index.ts';
+import type { Logger } from '../../../../core/logger.ts';
+import { ALPHA_EVENT_TOPICS } from '../../../../schemas/abi/alpha-events.ts';
 import { createDecoderRegistry, type DecoderRegistry } from './decoders.ts';
 import { createRowMapper, type MapStats, type RowMapper } from './mapper.ts';
-import { PackedLogs } from './packed-logs.ts';
-import { ReorgDetectedError } from './rpc-errors.ts';
+import { PackedLogs } from '../../../chain/packed-logs.ts';
+import { ReorgDetectedError } from '../../../chain/rpc-errors.ts';
 import type { AlphaChainSettings } from './settings.ts';
-import { createLogSource, type LogSource, logPages } from './source.ts';
+import { createLogSource, type LogSource, logPages } from '../../../chain/source.ts';
 import { createTokenMap, type TokenMap } from './token-map.ts';
-import {
-  type BlockHeader,
-  EVENT_TABLES,
-  type EventTable,
-  emptyRowSet,
-  REFERENCE_TABLES,
-  type RowSet,
-  type RpcLog,
-  type Status,
-} from './types.ts';
-import { type ChainWriter, type ChainWriterOptions, createChainWriter } from './writer.ts';
+import type { BlockHeader, RpcLog } from '../../../chain/types.ts';
+import { EVENT_TABLES, type EventTable, emptyRowSet, REFERENCE_TABLES, type RowSet, type Status } from './rows.ts';
+import { type ChainWriter, type ChainWriterOptions, createChainWriter } from '../../../chain/writer.ts';
 
 export interface IngestOptions {
   statusOf(block: number): Status;

@@ -10,9 +10,9 @@
  * Rows are serialized as they arrive into a `RowBatch` (one growable byte buffer per table), so row
  * objects die young and a pending insert holds bytes, not objects.
  */
-import type { RawInsertFormat } from '../../core/clickhouse/index.ts';
-import { ByteWriter } from '../../core/clickhouse/row-binary.ts';
-import { insertColumns, rowBinaryEncoder, type TableDescription } from '../../core/clickhouse/table.ts';
+import type { RawInsertFormat } from '../../../../core/clickhouse/index.ts';
+import { ByteWriter } from '../../../../core/clickhouse/row-binary.ts';
+import { insertColumns, rowBinaryEncoder, type TableDescription } from '../../../../core/clickhouse/table.ts';
 import {
   ALPHA_ACTIVITY,
   ALPHA_BLOCKS,
@@ -21,8 +21,8 @@ import {
   ALPHA_EXCHANGE_EVENTS,
   ALPHA_FILLS,
   ALPHA_TOKEN_TRANSFERS,
-} from '../../schemas/tables/alpha-chain.ts';
-import type { EventTable } from './types.ts';
+} from '../../../../schemas/tables/alpha-chain.ts';
+import type { EventTable } from './rows.ts';
 
 type AnyRow = Record<string, unknown>;
 

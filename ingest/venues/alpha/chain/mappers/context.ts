@@ -5,13 +5,14 @@
  * uma.ts, collateral.ts, tokens.ts) takes it and maps the decoded logs of its contracts to rows.
  */
 import type { Hex } from 'viem';
-import type { AddressSets, AlphaContract } from '../../../schemas/abi/alpha-addresses.ts';
-import { allContracts } from '../../../schemas/abi/alpha-addresses.ts';
+import type { AddressSets, AlphaContract } from '../../../../../schemas/abi/alpha-addresses.ts';
+import { allContracts } from '../../../../../schemas/abi/alpha-addresses.ts';
 import type { Args } from '../decoders.ts';
-import { AmountOverflowError } from '../hex.ts';
+import { AmountOverflowError } from '../../../../chain/hex.ts';
 import { type PositionIdScheme, positionIdOf } from '../position-ids.ts';
 import type { TokenMap } from '../token-map.ts';
-import type { EventKey, RowSink, RpcLog, TokenTransferRow, U64 } from '../types.ts';
+import type { RpcLog, U64 } from '../../../../chain/types.ts';
+import type { EventKey, RowSink, TokenTransferRow } from '../rows.ts';
 import type { TxContext } from './attribution.ts';
 
 export interface MapperOptions {

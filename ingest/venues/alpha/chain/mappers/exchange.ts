@@ -3,8 +3,9 @@
  * and the taker's aggregate alike), OrdersMatched, FeeCharged, OrderCancelled, pauses, TokenRegistered,
  * and the fee module's FeeRefunded (alpha_exchange_events, alpha_lifecycle).
  */
-import { optionalBytes32, ratio } from '../hex.ts';
-import type { EventKey, RowSink, U64 } from '../types.ts';
+import { optionalBytes32, ratio } from '../../../../chain/hex.ts';
+import type { U64 } from '../../../../chain/types.ts';
+import type { EventKey, RowSink } from '../rows.ts';
 import { type Decoded, type FamilyMapper, type MapContext, str, toU64 } from './context.ts';
 
 export function createExchangeMapper(ctx: MapContext): { exchange: FamilyMapper; feeModule: FamilyMapper } {

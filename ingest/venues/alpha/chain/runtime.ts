@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { createDataVersions } from '../../core/data-version.ts';
-import type { Deps } from '../../core/deps.ts';
+import { createDataVersions } from '../../../../core/data-version.ts';
+import type { Deps } from '../../../../core/deps.ts';
 import { type AlphaChain, createAlphaChain } from './pipeline.ts';
 import { type AlphaChainSettings, alphaChainSettings } from './settings.ts';
 

@@ -11,8 +11,8 @@
  * log the simulated chain emits.
  */
 import { type AbiEvent, decodeEventLog, type Hex, parseAbiItem, toEventSelector } from 'viem';
-import { type AddressSets, type AlphaContract, allContracts } from '../../schemas/abi/alpha-addresses.ts';
-import { type ContractKind, eventAbi } from '../../schemas/abi/alpha-events.ts';
+import { type AddressSets, type AlphaContract, allContracts } from '../../../../schemas/abi/alpha-addresses.ts';
+import { type ContractKind, eventAbi } from '../../../../schemas/abi/alpha-events.ts';
 import {
   AmountOverflowError,
   addressOf,
@@ -26,8 +26,8 @@ import {
   word,
   wordAt,
   wordCount,
-} from './hex.ts';
-import type { RpcLog } from './types.ts';
+} from '../../../chain/hex.ts';
+import type { RpcLog } from '../../../chain/types.ts';
 
 export type Args = Record<string, unknown>;
 

@@ -5,11 +5,11 @@
  * (`{ "<set>": [{ "address", "kind", "label", "version", "negRisk" }], "roles": { ... } }`).
  */
 import fs from 'node:fs';
-import type { Config } from '../../core/config.ts';
-import { PermanentError } from '../../core/errors.ts';
-import { type AddressSets, ALPHA_ADDRESS_SETS, ALPHA_ROLES } from '../../schemas/abi/alpha-addresses.ts';
-import { EVENTS_BY_KIND } from '../../schemas/abi/alpha-events.ts';
-import { alphaConfig } from '../venues/alpha/config.ts';
+import type { Config } from '../../../../core/config.ts';
+import { PermanentError } from '../../../../core/errors.ts';
+import { type AddressSets, ALPHA_ADDRESS_SETS, ALPHA_ROLES } from '../../../../schemas/abi/alpha-addresses.ts';
+import { EVENTS_BY_KIND } from '../../../../schemas/abi/alpha-events.ts';
+import { alphaConfig } from '../config.ts';
 import type { PositionIdScheme } from './position-ids.ts';
 
 export interface AlphaChainSettings {

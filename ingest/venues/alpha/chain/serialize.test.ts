@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteWriter, enum8 } from '../../core/clickhouse/row-binary.ts';
+import { ByteWriter, enum8 } from '../../../../core/clickhouse/row-binary.ts';
 import { formatOf, RowBatch, serializeRows } from './serialize.ts';
 
 const key = {

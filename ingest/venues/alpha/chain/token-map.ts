@@ -3,7 +3,7 @@
  * write `alpha_tokens`. Bounded: a size-capped cache in front of the `alpha_tokens` table; misses of a
  * page are looked up in one query.
  */
-import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import type { ClickHouse } from '../../../../core/clickhouse/index.ts';
 
 export interface TokenInfo {
   condition_id: string;

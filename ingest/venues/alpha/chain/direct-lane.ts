@@ -17,15 +17,16 @@
  * exchange events the simulation does not emit.
  */
 import { toEventSelector } from 'viem';
-import type { ByteWriter } from '../../core/clickhouse/row-binary.ts';
-import type { AlphaContract } from '../../schemas/abi/alpha-addresses.ts';
-import { type ContractKind, eventAbi } from '../../schemas/abi/alpha-events.ts';
-import { CODES } from '../../schemas/tables/alpha-chain.ts';
-import { uintString } from './hex.ts';
+import type { ByteWriter } from '../../../../core/clickhouse/row-binary.ts';
+import type { AlphaContract } from '../../../../schemas/abi/alpha-addresses.ts';
+import { type ContractKind, eventAbi } from '../../../../schemas/abi/alpha-events.ts';
+import { CODES } from '../../../../schemas/tables/alpha-chain.ts';
+import { uintString } from '../../../chain/hex.ts';
 import type { TxTransfers } from './mappers/attribution.ts';
-import { Field, hasKeyAt, type PackedLogs, type WordKey, wordKey } from './packed-logs.ts';
+import { Field, hasKeyAt, type PackedLogs, type WordKey, wordKey } from '../../../chain/packed-logs.ts';
 import type { TokenMap } from './token-map.ts';
-import type { BlockHeader, DirectSink, Status, U64 } from './types.ts';
+import type { BlockHeader, U64 } from '../../../chain/types.ts';
+import type { DirectSink, Status } from './rows.ts';
 
 /** What the lane does with a log. */
 export enum Hot {

@@ -14,12 +14,12 @@ import {
   toHex,
 } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { ALPHA_ADDRESS_SETS, ALPHA_ROLES } from '../../schemas/abi/alpha-addresses.ts';
+import { ALPHA_ADDRESS_SETS, ALPHA_ROLES } from '../../../../schemas/abi/alpha-addresses.ts';
 import { createDecoderRegistry } from './decoders.ts';
 import { createRowMapper } from './mapper.ts';
 import { positionIdOf } from './position-ids.ts';
 import { createTokenMap } from './token-map.ts';
-import type { BlockHeader, RpcLog } from './types.ts';
+import type { BlockHeader, RpcLog } from '../../../chain/types.ts';
 
 const ADAPTER = '0xada100874d00e3331d00f2007a9c336a65009718';
 const CTF = ALPHA_ROLES.conditionalTokens.toLowerCase();

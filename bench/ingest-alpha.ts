@@ -37,14 +37,13 @@ import { loadConfig } from '../core/config.ts';
 import { hasHeapFlags, INGESTION_NODE_FLAGS, ingestionEnv } from '../core/launch.ts';
 import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';
-import { runBackfillRange } from '../ingest/chain/backfill.ts';
 import type { PackedLogs } from '../ingest/chain/packed-logs.ts';
-import { createAlphaChain } from '../ingest/venues/alpha/chain/pipeline.ts';
 import { emitLogsCalldata, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
-import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { logPages } from '../ingest/chain/source.ts';
 import type { BlockHeader } from '../ingest/chain/types.ts';
+import { createAlphaChain, createAlphaChainParts } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { EVENT_TABLES } from '../ingest/venues/alpha/chain/rows.ts';
+import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { CONFIG_SECTIONS } from '../jobs/config.ts';
 import { ALPHA_ADDRESS_SETS, allContracts } from '../schemas/abi/alpha-addresses.ts';
 import { ALPHA_EVENT_TOPICS } from '../schemas/abi/alpha-events.ts';
@@ -382,12 +381,7 @@ export async function run(args: string[]): Promise<void> {
   } else positionIds = values['position-ids'] === 'simplified' ? 'simplified' : 'ctf';
 
   const config = loadConfig(
-    {
-      PMDATA_DATA_DIR: dataDir,
-      CLICKHOUSE_DATABASE: 'bench',
-      LOG_LEVEL: 'warn',
-      ...(process.env.ALPHA_RPC_READER ? { ALPHA_RPC_READER: process.env.ALPHA_RPC_READER } : {}),
-    },
+    { PMDATA_DATA_DIR: dataDir, CLICKHOUSE_DATABASE: 'bench', LOG_LEVEL: 'warn' },
     CONFIG_SECTIONS,
   );
   const clickhouse = await createClickHouse({ config, log });
@@ -403,8 +397,10 @@ export async function run(args: string[]): Promise<void> {
     logRangeMax: 16,
     ...(values['batch-rows'] ? { batchRows: Number(values['batch-rows']) } : {}),
   });
-  const chain = createAlphaChain({ clickhouse, log }, settings);
-  const head = await chain.source.headNumber();
+  // The pipeline is measured through the ingestor; raw reads and decode + write through its parts.
+  const parts = createAlphaChainParts({ clickhouse, log }, settings);
+  const chain = createAlphaChain({ clickhouse, log }, settings, parts);
+  const head = await chain.head();
   const nodeCpu = nodeCpuReader(rpcUrl);
   observeGc();
   /**
@@ -426,8 +422,8 @@ export async function run(args: string[]): Promise<void> {
   const rawPass = async (): Promise<{ events: number; seconds: number }> => {
     const t = performance.now();
     let events = 0;
-    for await (const page of logPages(chain.source, 0, head, {
-      addresses: chain.decoders.logAddresses,
+    for await (const page of logPages(parts.source, 0, head, {
+      addresses: parts.decoders.logAddresses,
       initialRange: settings.logRange,
       maxRange: settings.logRangeMax,
       concurrency: settings.logConcurrency,
@@ -495,12 +491,12 @@ export async function run(args: string[]): Promise<void> {
     }, 250);
     hwm.start();
     const t0 = performance.now();
-    const tokens = await chain.tokenPass(0, head);
+    const tokens = await chain.referencePass(0, head);
     const tokenSeconds = (performance.now() - t0) / 1000;
     const t1 = performance.now();
     const pipeCpu = cpuMeter(nodeCpu);
     const pipeTimeline = overlapTimeline(nodeCpu);
-    const result = await runBackfillRange(chain, { from: 0, to: head }, { head });
+    const result = await chain.ingestRange({ from: 0, to: head }, { head });
     const pipeSeconds = (performance.now() - t1) / 1000;
     const pipePeak = endPhase('pipeline');
     clearInterval(sampler);
@@ -560,8 +556,8 @@ export async function run(args: string[]): Promise<void> {
     const pages: { logs: PackedLogs; headers: Map<number, BlockHeader> }[] = [];
     let inMemory = 0;
     const sampleFrom = Math.floor(head / 2);
-    for await (const page of logPages(chain.source, sampleFrom, head, {
-      addresses: chain.decoders.logAddresses,
+    for await (const page of logPages(parts.source, sampleFrom, head, {
+      addresses: parts.decoders.logAddresses,
       initialRange: settings.logRange,
       maxRange: settings.logRangeMax,
       concurrency: settings.logConcurrency,
@@ -569,14 +565,14 @@ export async function run(args: string[]): Promise<void> {
     })) {
       if (page.logs.length === 0) continue;
       const blocks = [...page.logs.blocks()];
-      pages.push({ logs: page.logs, headers: await chain.source.getHeaders(blocks) });
+      pages.push({ logs: page.logs, headers: await parts.source.getHeaders(blocks) });
       inMemory += page.logs.length;
       if (inMemory >= limit) break;
     }
     const mix = new Map<string, number>();
     for (const p of pages) {
       for (const l of p.logs) {
-        const r = chain.decoders.decode(l);
+        const r = parts.decoders.decode(l);
         const k = r.status === 'quarantine' ? 'quarantined' : r.name;
         mix.set(k, (mix.get(k) ?? 0) + 1);
       }
@@ -593,9 +589,9 @@ export async function run(args: string[]): Promise<void> {
         await clickhouse.command('bench.truncate', `TRUNCATE TABLE ${t}`);
       const started = performance.now();
       for (const p of pages) {
-        await chain.writeLogs(p.logs, p.headers, { statusOf: () => 'confirmed', writeTokens: true });
+        await parts.pipeline.writeLogs(p.logs, p.headers, { statusOf: () => 'confirmed' });
       }
-      await chain.writer.flush();
+      await parts.writer.flush();
       return (performance.now() - started) / 1000;
     };
     const warmSeconds = await writePass();

@@ -11,8 +11,8 @@ import { createKeyStore } from '../api/keys/store.ts';
 import type { RoutePlugin } from '../api/routes/index.ts';
 import type { ClickHouse } from '../core/clickhouse/index.ts';
 import { createDataVersions, type DataVersions } from '../core/data-version.ts';
-import { createFollower, type Follower } from '../ingest/chain/follower.ts';
-import { createAlphaChain } from '../ingest/venues/alpha/chain/pipeline.ts';
+import type { Follower } from '../ingest/chain/follower.ts';
+import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { TEST_SECRET } from './api-helpers.ts';
@@ -123,7 +123,7 @@ describe('response cache against the live follower', () => {
         followMaxBlocksPerTick: 50,
       }),
     );
-    follower = createFollower({ chain, clickhouse: deps.clickhouse, log: deps.log, fromBlock: 0 });
+    follower = chain.follow({ fromBlock: 0 });
     await deps.clickhouse.command(
       'test.analytics.create',
       'CREATE TABLE test_analytics (value UInt64, computed_at UInt64) ENGINE = MergeTree ORDER BY computed_at',

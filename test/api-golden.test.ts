@@ -18,8 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
 import type { MarketSlugResolver } from '../api/markets.ts';
-import { runBackfillRange } from '../ingest/chain/backfill.ts';
-import { createAlphaChain } from '../ingest/venues/alpha/chain/pipeline.ts';
+import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { TEST_SECRET } from './api-helpers.ts';
@@ -292,8 +291,8 @@ describe('golden answers of the chain-data API on a fixed-seed world', () => {
         finalityDepth: FINALITY_DEPTH,
       }),
     );
-    await chain.tokenPass(0, head);
-    await runBackfillRange(chain, { from: 0, to: head }, { head });
+    await chain.referencePass(0, head);
+    await chain.ingestRange({ from: 0, to: head }, { head });
 
     slugOf = new Map(sim.catalog.venues.alpha.markets.map((m) => [m.key.toLowerCase(), m.slug]));
     const bySlug = new Map<string, string[]>();

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA_CHAIN_SOURCE, createDataVersions, type DataVersions } from '../core/data-version.ts';
 import { createChainWriter } from '../ingest/chain/writer.ts';
+import { ALPHA_CHAIN_WRITES } from '../ingest/venues/alpha/chain/tables.ts';
 import { addr, bytes32, fillRow } from './api-helpers.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -29,6 +30,7 @@ describe('alpha-chain data version', () => {
   function writer(fail = false) {
     const bump = versions.chainBump();
     return createChainWriter({
+      tables: ALPHA_CHAIN_WRITES,
       clickhouse: deps.clickhouse,
       log: deps.log,
       chainId: 137,

@@ -6,13 +6,12 @@
 import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, pad, parseAbiItem } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../core/redis.ts';
-import { runBackfillRange } from '../ingest/chain/backfill.ts';
-import { createFollower, type Follower } from '../ingest/chain/follower.ts';
-import { type AlphaChain, createAlphaChain } from '../ingest/venues/alpha/chain/pipeline.ts';
-import { createPublisher } from '../ingest/venues/alpha/chain/publish.ts';
+import type { Follower } from '../ingest/chain/follower.ts';
 import { emitInBlock, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
-import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
+import { type AlphaChainIngestor, createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
+import { createPublisher } from '../ingest/venues/alpha/chain/publish.ts';
 import { EVENT_TABLES, NATURAL_ORDER } from '../ingest/venues/alpha/chain/rows.ts';
+import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { ALPHA_ADDRESS_SETS, allContracts } from '../schemas/abi/alpha-addresses.ts';
 import { type Anvil, startTestChain } from './support/chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -111,7 +110,7 @@ function blockEvents(seed: number) {
 describe('alpha live follower', () => {
   let deps: TestDeps;
   let anvil: Anvil;
-  let chain: AlphaChain;
+  let chain: AlphaChainIngestor;
   let follower: Follower;
   const messages: { channel: string; status: string }[] = [];
   let subscriber: ReturnType<typeof createRedis>;
@@ -172,10 +171,7 @@ describe('alpha live follower', () => {
       messages.push({ channel, status: (JSON.parse(message) as { status: string }).status });
     });
     chain = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settingsFor());
-    follower = createFollower({
-      chain,
-      clickhouse: deps.clickhouse,
-      log: deps.log,
+    follower = chain.follow({
       publisher: createPublisher(deps.redis, { prefix: `${deps.prefix}:`, chainId: 137 }),
       fromBlock: 1,
     });
@@ -223,8 +219,8 @@ describe('alpha live follower', () => {
     }
     const head = Number(await anvil.rpc<string>('eth_blockNumber'));
     const clean = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settingsFor());
-    await clean.tokenPass(1, head);
-    await runBackfillRange(clean, { from: 1, to: head }, { head });
+    await clean.referencePass(1, head);
+    await clean.ingestRange({ from: 1, to: head }, { head });
     const backfilled = await tables();
     for (const t of Object.keys(followed)) expect(backfilled[t], t).toEqual(followed[t]);
 

@@ -4,14 +4,14 @@
  */
 import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, pad, parseAbiItem } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBackfillRange } from '../ingest/chain/backfill.ts';
-import { blockAtTime } from '../ingest/chain/block-at-time.ts';
-import { createFollower } from '../ingest/chain/follower.ts';
-import { createAlphaChain } from '../ingest/venues/alpha/chain/pipeline.ts';
+import { PackedLogs } from '../ingest/chain/packed-logs.ts';
 import { emitInBlock, installRawEmitter, type RawLogSpec } from '../ingest/chain/raw-emitter.ts';
-import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { createLogSource, type LogSource } from '../ingest/chain/source.ts';
 import { createChainWriter } from '../ingest/chain/writer.ts';
+import { createAlphaChain, createAlphaChainParts } from '../ingest/venues/alpha/chain/ingestor.ts';
+import { REFERENCE_TABLES } from '../ingest/venues/alpha/chain/rows.ts';
+import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
+import { ALPHA_CHAIN_WRITES } from '../ingest/venues/alpha/chain/tables.ts';
 import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import { createEta } from '../jobs/commands/backfill-progress.ts';
 import { ALPHA_ADDRESS_SETS, allContracts } from '../schemas/abi/alpha-addresses.ts';
@@ -57,15 +57,18 @@ describe('alpha chain pipeline on anvil', () => {
     await deps?.close();
   });
 
-  function chainFor(startBlock = 0) {
-    const settings = alphaChainSettings(deps.config, {
+  function settingsFor(startBlock = 0) {
+    return alphaChainSettings(deps.config, {
       rpcUrls: [anvil.url],
       positionIds: 'simplified',
       finalityDepth: 1,
       logRange: 3,
       startBlock,
     });
-    return createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings);
+  }
+
+  function chainFor(startBlock = 0) {
+    return createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settingsFor(startBlock));
   }
 
   it('maps V1 and V2 OrderFilled into maker and taker fills, and quarantines malformed logs without stopping', async () => {
@@ -149,7 +152,7 @@ describe('alpha chain pipeline on anvil', () => {
       },
     ]);
     const chain = chainFor();
-    const res = await runBackfillRange(chain, { from: 1, to: second });
+    const res = await chain.ingestRange({ from: 1, to: second });
     expect(res.quarantined).toBe(2);
 
     const fills = await deps.clickhouse.query<Record<string, unknown>>(
@@ -221,10 +224,10 @@ describe('alpha chain pipeline on anvil', () => {
     const before = await snapshot();
     const head = Number(await anvil.rpc<string>('eth_blockNumber'));
     const chain = chainFor();
-    const again = await runBackfillRange(chain, { from: 1, to: head });
+    const again = await chain.ingestRange({ from: 1, to: head });
     expect(again.skipped).toBe(true);
     // A different range over the same blocks rewrites them: same rows.
-    await runBackfillRange(chain, { from: 0, to: head });
+    await chain.ingestRange({ from: 0, to: head });
     expect(await snapshot()).toEqual(before);
   });
 
@@ -255,11 +258,7 @@ describe('alpha chain pipeline on anvil', () => {
     ]);
     // The backfill ran from block 0, below this start block (the Polygon default, far above this chain's
     // head): the follower continues after the backfill all the same.
-    const follower = createFollower({
-      chain: chainFor(4_023_686),
-      clickhouse: deps.clickhouse,
-      log: deps.log,
-    });
+    const follower = chainFor(4_023_686).follow();
     const first = await follower.tick();
     expect(first).toMatchObject({ kind: 'ingested', from: backfilledTo + 1 });
     expect(await count()).toBe(before + 1);
@@ -290,13 +289,20 @@ describe('alpha chain pipeline on anvil', () => {
     });
     const batches: number[] = [];
     const writer = createChainWriter({
+      tables: ALPHA_CHAIN_WRITES,
       log: deps.log,
       chainId: settings.chainId,
       send: async (_t, rows) => void batches.push(rows),
     });
-    const chain = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log, source, writer }, settings);
+    const { pipeline } = createAlphaChainParts(
+      { clickhouse: deps.clickhouse, log: deps.log, source, writer },
+      settings,
+    );
     const head = Number(await anvil.rpc<string>('eth_blockNumber'));
-    const result = await chain.ingestRange(0, head, { statusOf: () => 'confirmed', writeTokens: false });
+    const result = await pipeline.ingestRange(0, head, {
+      statusOf: () => 'confirmed',
+      skip: REFERENCE_TABLES,
+    });
     await writer.flush();
     expect(result.logs).toBeGreaterThan(0);
     expect(batches.length).toBeGreaterThan(0);
@@ -319,18 +325,19 @@ describe('alpha chain pipeline on anvil', () => {
   it('turns a date into the first block at or after it', async () => {
     const chain = chainFor();
     const head = Number(await anvil.rpc<string>('eth_blockNumber'));
-    const headers = await chain.source.getHeaders(Array.from({ length: head + 1 }, (_, i) => i));
+    const source = createLogSource({ urls: [anvil.url], log: deps.log });
+    const headers = await source.getHeaders(Array.from({ length: head + 1 }, (_, i) => i));
     for (const k of [1, head]) {
       const t = headers.get(k)!.timestampMs;
-      const b = await blockAtTime(chain, t, head);
+      const b = await chain.blockAt(t, head);
       expect(headers.get(b)!.timestampMs).toBeGreaterThanOrEqual(t);
       if (b > 0) expect(headers.get(b - 1)!.timestampMs).toBeLessThan(t);
     }
-    expect(await blockAtTime(chain, headers.get(head)!.timestampMs + 1000, head)).toBe(head + 1);
+    expect(await chain.blockAt(headers.get(head)!.timestampMs + 1000, head)).toBe(head + 1);
   });
 
   it('pages mapped at the same time on one chain each count their own rows (range jobs share the writer)', async () => {
-    const chain = chainFor();
+    const chain = createAlphaChainParts({ clickhouse: deps.clickhouse, log: deps.log }, settingsFor());
     const usdc = '0x2791bca1f2de4661ed88a30c99a7a9449aa84174';
     const page = (block: number, n: number) => {
       const blockHash = pad(`0x${block.toString(16)}`, { size: 32 });
@@ -359,16 +366,16 @@ describe('alpha chain pipeline on anvil', () => {
           },
         ],
       ]);
-      return { logs, headers };
+      return { logs: PackedLogs.of(logs), headers };
     };
     // Blocks far above the chain's, removed afterwards. The mapper yields every 1,000 logs, so the two
     // mappings interleave.
     const a = page(900_000, 2_500);
     const b = page(900_001, 3_000);
-    const opts = { statusOf: () => 'confirmed' as const, writeTokens: false };
+    const opts = { statusOf: () => 'confirmed' as const, skip: REFERENCE_TABLES };
     const [ra, rb] = await Promise.all([
-      chain.writeLogs(a.logs, a.headers, opts),
-      chain.writeLogs(b.logs, b.headers, opts),
+      chain.pipeline.writeLogs(a.logs, a.headers, opts),
+      chain.pipeline.writeLogs(b.logs, b.headers, opts),
     ]);
     expect([ra.rows, rb.rows]).toEqual([2_500, 3_000]);
     await chain.writer.flush();

@@ -5,9 +5,9 @@
  * type width or enum code would shift or change what the engine reads.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLUMNS } from '../ingest/venues/alpha/chain/serialize.ts';
-import type { RowSet } from '../ingest/venues/alpha/chain/rows.ts';
 import { createChainWriter } from '../ingest/chain/writer.ts';
+import type { RowSet } from '../ingest/venues/alpha/chain/rows.ts';
+import { ALPHA_CHAIN_WRITES, COLUMNS } from '../ingest/venues/alpha/chain/tables.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
 const U64_MAX = '18446744073709551615';
@@ -232,6 +232,7 @@ describe('RowBinary inserts of the hot tables', () => {
 
   it('every column reads back as written', async () => {
     const writer = createChainWriter({
+      tables: ALPHA_CHAIN_WRITES,
       clickhouse: deps.clickhouse,
       log: deps.log,
       chainId: 137,
@@ -298,7 +299,12 @@ describe('RowBinary inserts of the hot tables', () => {
         .readdirSync(os.tmpdir())
         .filter((d) => d.startsWith(`pmdata-insert-${process.pid}-`))
         .flatMap((d) => fs.readdirSync(`${os.tmpdir()}/${d}`));
-    const writer = createChainWriter({ clickhouse: deps.clickhouse, log: deps.log, chainId: 137 });
+    const writer = createChainWriter({
+      tables: ALPHA_CHAIN_WRITES,
+      clickhouse: deps.clickhouse,
+      log: deps.log,
+      chainId: 137,
+    });
     await deps.clickhouse.command('test.rename', 'RENAME TABLE alpha_blocks TO alpha_blocks_away');
     try {
       await writer.addBlocks(blocks);

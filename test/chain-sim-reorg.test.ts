@@ -4,11 +4,10 @@
  * clean backfill of the final chain, and the fills equal the (rolled back) ground truth.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBackfillRange } from '../ingest/chain/backfill.ts';
-import { createFollower, type Follower } from '../ingest/chain/follower.ts';
-import { createAlphaChain } from '../ingest/venues/alpha/chain/pipeline.ts';
-import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
+import type { Follower } from '../ingest/chain/follower.ts';
+import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { EVENT_TABLES, NATURAL_ORDER } from '../ingest/venues/alpha/chain/rows.ts';
+import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -44,10 +43,7 @@ describe('alpha follower on the sim chain with injected reorgs', () => {
       createTestDeps('chain_sim_reorg'),
       startSim({ seed: 'chain-reorg', size: 'small', replicas: false }),
     ]);
-    follower = createFollower({
-      chain: createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings()),
-      clickhouse: deps.clickhouse,
-      log: deps.log,
+    follower = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings()).follow({
       fromBlock: 0,
     });
   }, 120_000);
@@ -77,8 +73,8 @@ describe('alpha follower on the sim chain with injected reorgs', () => {
       await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${t}`);
     const head = Number(await sim.anvil.rpc<string>('eth_blockNumber'));
     const clean = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings());
-    await clean.tokenPass(0, head);
-    await runBackfillRange(clean, { from: 0, to: head }, { head });
+    await clean.referencePass(0, head);
+    await clean.ingestRange({ from: 0, to: head }, { head });
     const backfilled = await dump();
     for (const t of Object.keys(followed)) expect(backfilled[t], t).toEqual(followed[t]);
   }, 120_000);

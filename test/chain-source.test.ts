@@ -114,58 +114,54 @@ describe('alpha log source', () => {
     await anvil?.stop();
   });
 
-  it.each(['slabs', 'fetch', 'undici'] as const)(
-    'shrinks refused ranges, retries throttled requests, falls back past a dead URL and batches headers (%s)',
-    async (httpReader) => {
-      Object.assign(seen, { getLogs: 0, refused: 0, throttled: 0, batches: 0, batchSizes: [], cut: 0 });
-      const dead = `http://127.0.0.1:${await freePort()}`;
-      const source = createLogSource({
-        urls: [dead, proxyUrl],
-        httpReader,
-        log: createLogger({ level: 'silent' }),
-        backoffMs: 5,
-        maxAttempts: 8,
-      });
-      const head = await source.headNumber();
-      const pages = [];
-      for await (const page of logPages(source, 0, head, {
-        addresses: [CTF.toLowerCase()],
-        initialRange: 16,
-        maxRange: 64,
-        concurrency: 3,
-        targetLogsPerPage: 50,
-      })) {
-        pages.push(page);
-      }
-      // Pages tile [0, head] in order; the dense block's page comes in parts.
-      const parts = pages.filter((p) => p.from <= dense && dense <= p.to);
-      expect(parts.length).toBeGreaterThan(2);
-      expect(parts.map((p) => p.final)).toEqual([...parts.slice(1).map(() => false), true]);
-      for (let i = 1; i < parts.length; i++) {
-        if (parts[i]!.logs.length === 0) continue;
-        const prev = parts[i - 1]!.logs;
-        expect(parts[i]!.logs.transactionHash(0)).not.toBe(prev.transactionHash(prev.length - 1));
-      }
-      expect(seen.cut).toBeGreaterThan(1);
-      const finals = pages.filter((p) => p.final);
-      expect(finals[0]!.from).toBe(0);
-      for (let i = 1; i < finals.length; i++) expect(finals[i]!.from).toBe(finals[i - 1]!.to + 1);
-      expect(finals.at(-1)!.to).toBe(head);
-      const got = pages.flatMap((p) => p.logs.toArray());
-      const direct = await anvil.rpc<unknown[]>('eth_getLogs', [
-        { fromBlock: '0x0', toBlock: `0x${head.toString(16)}`, address: CTF },
-      ]);
-      expect(got).toEqual(direct);
-      expect(got).toHaveLength(90 + 240);
-      expect(seen.refused).toBeGreaterThan(0);
-      expect(seen.throttled).toBeGreaterThan(0);
-      expect(source.counters.retries).toBeGreaterThan(0);
+  it('shrinks refused ranges, retries throttled requests, falls back past a dead URL and batches headers', async () => {
+    Object.assign(seen, { getLogs: 0, refused: 0, throttled: 0, batches: 0, batchSizes: [], cut: 0 });
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const source = createLogSource({
+      urls: [dead, proxyUrl],
+      log: createLogger({ level: 'silent' }),
+      backoffMs: 5,
+      maxAttempts: 8,
+    });
+    const head = await source.headNumber();
+    const pages = [];
+    for await (const page of logPages(source, 0, head, {
+      addresses: [CTF.toLowerCase()],
+      initialRange: 16,
+      maxRange: 64,
+      concurrency: 3,
+      targetLogsPerPage: 50,
+    })) {
+      pages.push(page);
+    }
+    // Pages tile [0, head] in order; the dense block's page comes in parts.
+    const parts = pages.filter((p) => p.from <= dense && dense <= p.to);
+    expect(parts.length).toBeGreaterThan(2);
+    expect(parts.map((p) => p.final)).toEqual([...parts.slice(1).map(() => false), true]);
+    for (let i = 1; i < parts.length; i++) {
+      if (parts[i]!.logs.length === 0) continue;
+      const prev = parts[i - 1]!.logs;
+      expect(parts[i]!.logs.transactionHash(0)).not.toBe(prev.transactionHash(prev.length - 1));
+    }
+    expect(seen.cut).toBeGreaterThan(1);
+    const finals = pages.filter((p) => p.final);
+    expect(finals[0]!.from).toBe(0);
+    for (let i = 1; i < finals.length; i++) expect(finals[i]!.from).toBe(finals[i - 1]!.to + 1);
+    expect(finals.at(-1)!.to).toBe(head);
+    const got = pages.flatMap((p) => p.logs.toArray());
+    const direct = await anvil.rpc<unknown[]>('eth_getLogs', [
+      { fromBlock: '0x0', toBlock: `0x${head.toString(16)}`, address: CTF },
+    ]);
+    expect(got).toEqual(direct);
+    expect(got).toHaveLength(90 + 240);
+    expect(seen.refused).toBeGreaterThan(0);
+    expect(seen.throttled).toBeGreaterThan(0);
+    expect(source.counters.retries).toBeGreaterThan(0);
 
-      const blocks = Array.from({ length: head + 1 }, (_, i) => i);
-      const headers = await source.getHeaders(blocks);
-      expect(headers.size).toBe(head + 1);
-      for (let i = 1; i <= head; i++) expect(headers.get(i)!.parentHash).toBe(headers.get(i - 1)!.hash);
-      expect(Math.max(...seen.batchSizes)).toBeGreaterThan(1);
-    },
-  );
+    const blocks = Array.from({ length: head + 1 }, (_, i) => i);
+    const headers = await source.getHeaders(blocks);
+    expect(headers.size).toBe(head + 1);
+    for (let i = 1; i <= head; i++) expect(headers.get(i)!.parentHash).toBe(headers.get(i - 1)!.hash);
+    expect(Math.max(...seen.batchSizes)).toBeGreaterThan(1);
+  });
 });

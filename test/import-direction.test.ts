@@ -54,6 +54,9 @@ describe('import direction', () => {
       { file: 'ingest/chain/x.ts', line: 3, specifier: '../../jobs/queues.ts' },
       { file: 'ingest/chain/x.ts', line: 4, specifier: '../../core/errors.ts' },
       { file: 'api/keys/y.ts', line: 7, specifier: '../../ingest/chain/runtime.ts' },
+      { file: 'ingest/chain/writer.ts', line: 6, specifier: '../venues/alpha/chain/rows.ts' },
+      { file: 'ingest/venues/beta/x.ts', line: 2, specifier: '../alpha/config.ts' },
+      { file: 'ingest/venues/alpha/chain/x.ts', line: 2, specifier: '../../../chain/writer.ts' },
       { file: 'core/z.ts', line: 2, specifier: '../sim/index.ts' },
       { file: 'core/z.ts', line: 5, specifier: '../test/support/deps.ts' },
       { file: 'jobs/worker.ts', line: 9, specifier: '../api/server.ts' },
@@ -65,6 +68,8 @@ describe('import direction', () => {
     expect(directionViolations(refs)).toEqual([
       'ingest/chain/x.ts:3 imports jobs/queues.ts (ingest → jobs is not allowed)',
       'api/keys/y.ts:7 imports ingest/chain/runtime.ts (api → ingest is not allowed)',
+      'ingest/chain/writer.ts:6 imports ingest/venues/alpha/chain/rows.ts (the generic chain pipeline imports venue alpha)',
+      'ingest/venues/beta/x.ts:2 imports ingest/venues/alpha/config.ts (venue beta imports venue alpha)',
       'core/z.ts:2 imports sim/index.ts (core → sim is not allowed)',
       'core/z.ts:5 imports test/support/deps.ts (core → test is not allowed)',
       'jobs/worker.ts:9 imports api/server.ts (jobs → api is not allowed)',

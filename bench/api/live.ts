@@ -12,12 +12,11 @@
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { Config } from '../../core/config.ts';
 import type { Logger } from '../../core/logger.ts';
-import { runBackfillRange } from '../../ingest/chain/backfill.ts';
-import { createFollower, type TickOutcome } from '../../ingest/chain/follower.ts';
-import { createAlphaChain } from '../../ingest/venues/alpha/chain/pipeline.ts';
+import type { TickOutcome } from '../../ingest/chain/follower.ts';
+import { createAlphaChain } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { createPublisher } from '../../ingest/venues/alpha/chain/publish.ts';
-import { alphaChainSettings } from '../../ingest/venues/alpha/chain/settings.ts';
 import { EVENT_TABLES } from '../../ingest/venues/alpha/chain/rows.ts';
+import { alphaChainSettings } from '../../ingest/venues/alpha/chain/settings.ts';
 import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
 import { type LoadResult, load } from './load.ts';
@@ -110,8 +109,8 @@ export async function runLive(o: LiveOptions, say: (line: string) => void): Prom
     const writes = new Map<string, CallStats>();
     const followerClickhouse = timeCalls(o.clickhouse, writes, () => counting);
     const chain = createAlphaChain({ clickhouse: followerClickhouse, log: o.log }, settings);
-    await chain.tokenPass(0, sim.historyHead);
-    await runBackfillRange(chain, { from: 0, to: sim.historyHead }, { head: sim.historyHead });
+    await chain.referencePass(0, sim.historyHead);
+    await chain.ingestRange({ from: 0, to: sim.historyHead }, { head: sim.historyHead });
     const [hist] = await o.clickhouse.query<{ n: string }>(
       'bench.live.count',
       'SELECT count() AS n FROM alpha_fills',
@@ -122,10 +121,7 @@ export async function runLive(o: LiveOptions, say: (line: string) => void): Prom
         `(sim + backfill ${historySeconds.toFixed(1)} s); following live trading at ${o.rate} matches/s`,
     );
 
-    const follower = createFollower({
-      chain,
-      clickhouse: followerClickhouse,
-      log: o.log,
+    const follower = chain.follow({
       publisher: createPublisher(o.redis, { chainId: settings.chainId }),
       fromBlock: sim.historyHead + 1,
     });

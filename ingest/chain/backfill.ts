@@ -1,31 +1,31 @@
 /**
- * Backfill of block ranges. A backfill is planned as a token pass over the whole range (so every job
- * knows every token's condition, whatever order jobs run in) and then range jobs of
- * `backfillJobBlocks` blocks, aligned to multiples of that size so overlapping backfills share job
- * ids. A job id is derived from its range: enqueueing the same range twice is harmless.
+ * Backfill of block ranges. A backfill is planned as range jobs of a fixed number of blocks, aligned to
+ * multiples of that size so overlapping backfills share job ids (a job id is derived from its range:
+ * enqueueing the same range twice is harmless); a venue may run a reference pass over the whole range
+ * first (alpha: its tokens, so every job knows every token's condition whatever order jobs run in).
  *
  * A range job is idempotent and resumable: it keeps a checkpoint (number and hash, written after the
- * data) every few pages; on a restart it deletes whatever the crashed attempt wrote above its
- * checkpoint and goes on from there. A finished range is skipped.
+ * data: ChainWriter.checkpoint) every few pages; on a restart it deletes whatever the crashed attempt
+ * wrote above its checkpoint and goes on from there. A finished range is skipped.
  */
 
-import { ingestRangeOnWorkers, usesPageWorkers } from './page-workers.ts';
-import type { AlphaChain } from '../venues/alpha/chain/pipeline.ts';
-import type { BlockHeader } from './types.ts';
-import type { Status } from '../venues/alpha/chain/rows.ts';
+import type { LogSource } from './source.ts';
+import type { BlockHeader, MapStats, Status } from './types.ts';
+import type { ChainWriter } from './writer.ts';
 
 export interface BlockRange {
   from: number;
   to: number;
 }
 
+/** The checkpoint pipeline of a range job. */
 export function backfillPipeline(r: BlockRange): string {
   return `backfill:${r.from}-${r.to}`;
 }
 
-/** BullMQ job id of a range (no ':' — BullMQ reserves it). */
-export function backfillJobId(chainId: number, r: BlockRange): string {
-  return `alpha-backfill-${chainId}-${r.from}-${r.to}`;
+/** BullMQ job id of a venue's range (no ':' — BullMQ reserves it). */
+export function backfillJobId(venue: string, chainId: number, r: BlockRange): string {
+  return `${venue}-backfill-${chainId}-${r.from}-${r.to}`;
 }
 
 /** Splits [from, to] into ranges aligned to multiples of `size`. */
@@ -49,7 +49,7 @@ export interface RangeProgress {
 
 export interface BackfillRangeResult {
   skipped: boolean;
-  /** Logs handled by page workers (page-workers.ts), when the range was spread over them. */
+  /** Logs handled by page workers, when the range was spread over them. */
   workerLogs?: number;
   /** Where the time went (ms): waiting for log pages, for headers, for a free insert slot. */
   waits?: { fetchMs: number; headersMs: number; insertMs: number };
@@ -68,12 +68,47 @@ export interface RangeJobOptions {
   signal?: AbortSignal;
 }
 
-export async function runBackfillRange(
-  chain: AlphaChain,
+/** How a venue walks the blocks of one range job (in this thread, or spread over page workers). */
+export type RangeWalk = (
+  from: number,
+  to: number,
+  o: {
+    statusOf(block: number): Status;
+    /** Blocks at or below are confirmed (what `statusOf` says, for threads that cannot share it). */
+    confirmedUpTo: number;
+    signal?: AbortSignal;
+    /** Each page handed to the writer, in any order. */
+    onPage(p: { logs: number; rows: number; stats: MapStats }): void;
+    /**
+     * Every block up to `to` is handed to the writer, one call at a time; `handOver` (page workers)
+     * makes every thread hand over the rows it still holds.
+     */
+    onFrontier(f: { to: number; endHeader: BlockHeader }, handOver?: () => Promise<void>): Promise<void>;
+  },
+) => Promise<{
+  endHeader: BlockHeader | undefined;
+  waitFetchMs: number;
+  waitHeadersMs: number;
+  workerLogs?: number;
+}>;
+
+/** What a range job needs of a chain. */
+export interface RangeTarget<T extends string> {
+  source: Pick<LogSource, 'getHeaders' | 'headNumber'>;
+  writer: ChainWriter<T>;
+  finalityDepth: number;
+  /** Tables a range job rewrites (the reference pass's are left alone). */
+  rangeTables: readonly T[];
+  walk: RangeWalk;
+}
+
+/** One range job: resume from its checkpoint, rewrite what lies above it, checkpoint as it goes. */
+export async function runBackfillRange<T extends string>(
+  chain: RangeTarget<T>,
   range: BlockRange,
   opts: RangeJobOptions = {},
 ): Promise<BackfillRangeResult> {
-  const { writer, source, settings } = chain;
+  const { writer, source } = chain;
   const pipeline = backfillPipeline(range);
   const cp = await writer.readCheckpoint(pipeline);
   if (cp && cp.blockNumber >= range.to) {
@@ -91,63 +126,38 @@ export async function runBackfillRange(
   }
 
   const head = opts.head ?? (await source.headNumber());
-  const confirmedUpTo = head - settings.finalityDepth;
+  const confirmedUpTo = head - chain.finalityDepth;
   const statusOf = (b: number): Status => (b <= confirmedUpTo ? 'confirmed' : 'pending');
   const every = opts.checkpointEveryBlocks ?? Math.max(1, Math.floor((range.to - range.from + 1) / 4));
   let lastCheckpoint = resumeFrom - 1;
+  let frontier = resumeFrom - 1;
   const insertWaitBefore = writer.waitedMs;
   let logs = 0;
   let rows = 0;
   let quarantined = 0;
-  const checkpoint = async (to: number, endHeader: BlockHeader, handOver?: () => Promise<void>) => {
-    if (to - lastCheckpoint < every || to >= range.to) return;
-    await handOver?.();
-    await writer.flush();
-    await writer.writeCheckpoint({ pipeline, blockNumber: to, blockHash: endHeader.hash });
-    lastCheckpoint = to;
-  };
-  let result: {
-    endHeader: BlockHeader | undefined;
-    waitFetchMs: number;
-    waitHeadersMs: number;
-    workerLogs?: number;
-  };
-  if (usesPageWorkers(chain, resumeFrom, range.to)) {
-    // Chunks finish out of order: progress counts every page, checkpoints follow the frontier.
-    let frontier = resumeFrom - 1;
-    result = await ingestRangeOnWorkers(chain, resumeFrom, range.to, {
-      confirmedUpTo,
-      signal: opts.signal,
-      onPage: (p) => {
-        logs += p.logs;
-        rows += p.rows;
-        quarantined += p.stats.quarantined;
-        opts.onProgress?.({ blocksDone: frontier - range.from + 1, logs, rows });
-      },
-      onFrontier: async (f, handOver) => {
-        frontier = f.to;
-        await checkpoint(f.to, f.endHeader, handOver);
-        opts.onProgress?.({ blocksDone: f.to - range.from + 1, logs, rows });
-      },
-    });
-  } else {
-    result = await chain.ingestRange(resumeFrom, range.to, {
-      statusOf,
-      writeTokens: false,
-      onPage: async (page) => {
-        logs += page.logs;
-        rows += page.rows;
-        quarantined += page.stats.quarantined;
-        await checkpoint(page.to, page.endHeader);
-        opts.onProgress?.({ blocksDone: page.to - range.from + 1, logs, rows });
-        if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-      },
-    });
-  }
-  await writer.flush();
+  const result = await chain.walk(resumeFrom, range.to, {
+    statusOf,
+    confirmedUpTo,
+    signal: opts.signal,
+    onPage: (p) => {
+      logs += p.logs;
+      rows += p.rows;
+      quarantined += p.stats.quarantined;
+      opts.onProgress?.({ blocksDone: frontier - range.from + 1, logs, rows });
+    },
+    onFrontier: async (f, handOver) => {
+      frontier = f.to;
+      if (f.to - lastCheckpoint >= every && f.to < range.to) {
+        await handOver?.();
+        await writer.checkpoint({ pipeline, blockNumber: f.to, blockHash: f.endHeader.hash });
+        lastCheckpoint = f.to;
+      }
+      opts.onProgress?.({ blocksDone: f.to - range.from + 1, logs, rows });
+    },
+  });
   if (result.endHeader) {
-    await writer.writeCheckpoint({ pipeline, blockNumber: range.to, blockHash: result.endHeader.hash });
-  }
+    await writer.checkpoint({ pipeline, blockNumber: range.to, blockHash: result.endHeader.hash });
+  } else await writer.flush();
   return {
     skipped: false,
     resumedFrom: resumeFrom,
@@ -161,4 +171,32 @@ export async function runBackfillRange(
       insertMs: Math.round(writer.waitedMs - insertWaitBefore),
     },
   };
+}
+
+/** The in-thread walk: `ingest` over [from, to], each page's end a frontier. */
+export function pageWalk(
+  ingest: (
+    from: number,
+    to: number,
+    o: {
+      statusOf(block: number): Status;
+      onPage(p: {
+        to: number;
+        endHeader: BlockHeader;
+        logs: number;
+        rows: number;
+        stats: MapStats;
+      }): Promise<void>;
+    },
+  ) => Promise<{ endHeader: BlockHeader | undefined; waitFetchMs: number; waitHeadersMs: number }>,
+): RangeWalk {
+  return (from, to, o) =>
+    ingest(from, to, {
+      statusOf: o.statusOf,
+      onPage: async (page) => {
+        o.onPage(page);
+        await o.onFrontier({ to: page.to, endHeader: page.endHeader });
+        if (o.signal?.aborted) throw o.signal.reason ?? new Error('aborted');
+      },
+    });
 }

@@ -1,13 +1,17 @@
-/** Turning a time into a block of alpha's chain (`pmdata backfill alpha --from-block 2024-01-01`). */
+/** Turning a time into a block (`pmdata backfill alpha --from-block 2024-01-01`). */
 import { PermanentError } from '../../core/errors.ts';
-import type { AlphaChain } from '../venues/alpha/chain/pipeline.ts';
+import type { LogSource } from './source.ts';
 
 /** Block number at or after `time` (Unix ms), by binary search over headers. */
-export async function blockAtTime(chain: AlphaChain, timeMs: number, head: number): Promise<number> {
+export async function blockAtTime(
+  source: Pick<LogSource, 'getHeaders'>,
+  timeMs: number,
+  head: number,
+): Promise<number> {
   let lo = 0;
   let hi = head;
   const at = async (n: number) => {
-    const h = (await chain.source.getHeaders([n])).get(n);
+    const h = (await source.getHeaders([n])).get(n);
     if (!h) throw new PermanentError(`Block ${n} is not available from the node`);
     return h.timestampMs;
   };

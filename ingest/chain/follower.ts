@@ -3,7 +3,7 @@
  *
  *   idle ──head moved──▶ extend: fetch headers tip+1..to in batches
  *     extend ──parent hashes link──▶ ingest (rows pending/confirmed by depth) ──▶ checkpoint ──▶ finalize
- *     extend ──first parent ≠ tip──▶ reorg: common ancestor (memory, then alpha_blocks) ──▶ delete rows
+ *     extend ──first parent ≠ tip──▶ reorg: common ancestor (memory, then the blocks table) ──▶ delete rows
  *                                     above it ──▶ checkpoint(ancestor) ──▶ next tick rescans
  *   finalize: rows at or below head − depth become confirmed (published again as confirmed)
  *
@@ -16,12 +16,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { PermanentError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { AlphaChain } from '../venues/alpha/chain/pipeline.ts';
-import type { Publisher } from '../venues/alpha/chain/publish.ts';
-import { CHANNEL_OF } from '../venues/alpha/chain/publish.ts';
+import type { IngestOptions, RangeResult } from './pipeline.ts';
 import { ReorgDetectedError } from './rpc-errors.ts';
+import type { LogSource } from './source.ts';
+import type { ChainTables } from './tables.ts';
 import type { BlockHeader } from './types.ts';
-import { type EventTable, type RowSet, STATUS_TABLES } from '../venues/alpha/chain/rows.ts';
+import type { ChainWriter, RowSink } from './writer.ts';
 
 export const FOLLOW_PIPELINE = 'follow';
 
@@ -30,11 +30,40 @@ export type TickOutcome =
   | { kind: 'ingested'; from: number; to: number; head: number; logs: number; rows: number }
   | { kind: 'reorg'; ancestor: number; depth: number; removed: number; head: number };
 
-export interface FollowerOptions {
-  chain: AlphaChain;
+/** Rows by event table (what a tick collected, or read back for a removal or a confirmation). */
+export type RowsByTable<T extends string> = { [K in T]?: readonly object[] };
+
+/** Where the follower's rows are published (the streaming service's feed). */
+export interface RowPublisher<T extends string> {
+  /** The event tables whose rows it publishes. */
+  readonly tables: readonly T[];
+  /** Publishes rows; `status` overrides each row's own (confirmed, or removed by a reorg). */
+  publish(rows: RowsByTable<T>, status?: 'confirmed' | 'removed'): Promise<number>;
+}
+
+/** What the follower needs of a chain. */
+export interface FollowTarget<T extends string> {
+  source: Pick<LogSource, 'chainId' | 'headNumber' | 'getHeaders'>;
+  writer: ChainWriter<T>;
+  tables: ChainTables<T>;
+  settings: {
+    chainId: number;
+    finalityDepth: number;
+    /** First block on an empty database without a finished backfill. */
+    startBlock: number;
+    pollIntervalMs: number;
+    followMaxBlocksPerTick: number;
+  };
+  ingestRange(from: number, to: number, opts: IngestOptions<T>): Promise<RangeResult>;
+  /** A sink wrapper that keeps every row of one tick (rows written column by column included). */
+  collector(): { tee(sink: RowSink<T>): RowSink<T>; rows(): RowsByTable<T> };
+}
+
+export interface FollowerOptions<T extends string> {
+  chain: FollowTarget<T>;
   clickhouse: ClickHouse;
   log: Logger;
-  publisher?: Publisher;
+  publisher?: RowPublisher<T>;
   /** First block on an empty database (default: settings.startBlock). */
   fromBlock?: number;
 }
@@ -48,9 +77,13 @@ export interface Follower {
   tip(): BlockHeader | undefined;
 }
 
-export function createFollower(o: FollowerOptions): Follower {
+export function createFollower<T extends string>(o: FollowerOptions<T>): Follower {
   const { chain, log } = o;
-  const { writer, source, settings } = chain;
+  const { writer, source, settings, tables } = chain;
+  const venue = tables.venue;
+  const ENV = venue.toUpperCase();
+  const blocksTable = tables.blocks.name;
+  const checkpointsTable = tables.checkpoints.name;
   const depth = settings.finalityDepth;
   /** Unfinalized headers, ascending and contiguous, ending at the tip. */
   let chainHeaders: BlockHeader[] = [];
@@ -66,7 +99,7 @@ export function createFollower(o: FollowerOptions): Follower {
   async function init(): Promise<void> {
     const id = await source.chainId();
     if (id !== settings.chainId) {
-      throw new PermanentError(`The RPC serves chain ${id}, but ALPHA_CHAIN_ID is ${settings.chainId}`);
+      throw new PermanentError(`The RPC serves chain ${id}, but ${ENV}_CHAIN_ID is ${settings.chainId}`);
     }
     const cp = await writer.readCheckpoint(FOLLOW_PIPELINE);
     if (!cp) {
@@ -77,7 +110,7 @@ export function createFollower(o: FollowerOptions): Follower {
           const head = await source.headNumber();
           throw new PermanentError(
             start - 1 > head
-              ? `The follower would start at block ${start} (${o.fromBlock !== undefined ? '--from-block' : 'ALPHA_START_BLOCK, no finished backfill'}), above the node's head ${head}: pass --from-block or set ALPHA_START_BLOCK`
+              ? `The follower would start at block ${start} (${o.fromBlock !== undefined ? '--from-block' : `${ENV}_START_BLOCK, no finished backfill`}), above the node's head ${head}: pass --from-block or set ${ENV}_START_BLOCK`
               : `Block ${start - 1} is not available from the node`,
           );
         }
@@ -90,7 +123,7 @@ export function createFollower(o: FollowerOptions): Follower {
       }
       // Rows above the start can only be a first tick that never reached its checkpoint: clear them.
       await writer.deleteRange(start);
-      log.info({ start }, 'Starting alpha follower without a checkpoint');
+      log.info({ start }, `Starting ${venue} follower without a checkpoint`);
     } else {
       const h = (await canonical([cp.blockNumber])).get(cp.blockNumber);
       tipHeader = { number: cp.blockNumber, hash: cp.blockHash, parentHash: '', timestampMs: 0 };
@@ -106,18 +139,18 @@ export function createFollower(o: FollowerOptions): Follower {
       }
     }
     initialized = true;
-    log.info({ tip: tipHeader?.number }, 'Started alpha follower');
+    log.info({ tip: tipHeader?.number }, `Started ${venue} follower`);
   }
 
   /**
    * Where a follower without a checkpoint starts: after the last finished backfill range (so `pmdata
    * backfill alpha` then `pmdata follow alpha` continues where the backfill stopped, also when the
-   * backfill was given blocks below ALPHA_START_BLOCK), else at ALPHA_START_BLOCK.
+   * backfill was given blocks below the start block), else at the start block.
    */
   async function firstUnbackfilledBlock(): Promise<number> {
     const rows = await o.clickhouse.query<{ pipeline: string; block_number: string }>(
-      'alpha.follow.backfilled',
-      `SELECT pipeline, argMax(block_number, updated_at) AS block_number FROM alpha_checkpoints
+      `${venue}.follow.backfilled`,
+      `SELECT pipeline, argMax(block_number, updated_at) AS block_number FROM ${checkpointsTable}
        WHERE chain_id = {chain:UInt32} AND startsWith(pipeline, 'backfill:') GROUP BY pipeline`,
       { chain: settings.chainId },
     );
@@ -131,7 +164,7 @@ export function createFollower(o: FollowerOptions): Follower {
 
   /**
    * The highest block we hold whose hash is still canonical. Looks at the in-memory chain first, then
-   * at alpha_blocks (blocks that produced rows), never below the finality depth.
+   * at the blocks table (blocks that produced rows), never below the finality depth.
    */
   async function findAncestor(): Promise<BlockHeader> {
     const tip = tipHeader!;
@@ -140,8 +173,8 @@ export function createFollower(o: FollowerOptions): Follower {
     for (const h of chainHeaders) known.set(h.number, h.hash);
     known.set(tip.number, tip.hash);
     const stored = await o.clickhouse.query<{ number: string; hash: string }>(
-      'alpha.follow.stored_blocks',
-      `SELECT number, hash FROM alpha_blocks FINAL WHERE chain_id = {chain:UInt32} AND number BETWEEN {lo:UInt64} AND {hi:UInt64}`,
+      `${venue}.follow.stored_blocks`,
+      `SELECT number, hash FROM ${blocksTable} FINAL WHERE chain_id = {chain:UInt32} AND number BETWEEN {lo:UInt64} AND {hi:UInt64}`,
       { chain: settings.chainId, lo: floor, hi: tip.number },
     );
     for (const s of stored) if (!known.has(Number(s.number))) known.set(Number(s.number), s.hash);
@@ -157,20 +190,20 @@ export function createFollower(o: FollowerOptions): Follower {
     // Nothing we hold is canonical any more: restart from the finality floor.
     const h = (await canonical([floor])).get(floor);
     if (!h)
-      throw new PermanentError(`Reorg below block ${floor} (deeper than ALPHA_FINALITY_DEPTH=${depth})`);
+      throw new PermanentError(`Reorg below block ${floor} (deeper than ${ENV}_FINALITY_DEPTH=${depth})`);
     log.error({ floor }, 'Detected reorg at the finality depth');
     return h;
   }
 
-  async function readRowsAbove(block: number): Promise<Partial<RowSet>> {
-    const out: Partial<RowSet> = {};
-    for (const table of Object.keys(CHANNEL_OF) as EventTable[]) {
+  async function readRowsAbove(block: number): Promise<RowsByTable<T>> {
+    const out: { [K in T]?: object[] } = {};
+    for (const table of o.publisher?.tables ?? []) {
       const rows = await o.clickhouse.query(
-        `alpha.follow.read.${table}`,
+        `${venue}.follow.read.${table}`,
         `SELECT * FROM ${table} WHERE chain_id = {chain:UInt32} AND block_number > {b:UInt64} ORDER BY block_number, log_index`,
         { chain: settings.chainId, b: block },
       );
-      (out as Record<string, unknown[]>)[table] = rows;
+      out[table] = rows as object[];
     }
     return out;
   }
@@ -178,7 +211,7 @@ export function createFollower(o: FollowerOptions): Follower {
   async function rollback(ancestor: BlockHeader): Promise<number> {
     const removed = o.publisher ? await readRowsAbove(ancestor.number) : undefined;
     await writer.deleteRange(ancestor.number + 1);
-    await writer.writeCheckpoint({
+    await writer.checkpoint({
       pipeline: FOLLOW_PIPELINE,
       blockNumber: ancestor.number,
       blockHash: ancestor.hash,
@@ -200,29 +233,31 @@ export function createFollower(o: FollowerOptions): Follower {
     const finalized = head - depth;
     if (finalized <= finalizedDone) return;
     const probe = await o.clickhouse.query<{ t: string }>(
-      'alpha.follow.pending_probe',
-      STATUS_TABLES.map(
-        (t) =>
-          `SELECT '${t}' AS t FROM (SELECT 1 FROM ${t} WHERE chain_id = {chain:UInt32} AND status = 'pending' AND block_number <= {b:UInt64} LIMIT 1)`,
-      ).join(' UNION ALL '),
+      `${venue}.follow.pending_probe`,
+      tables.status
+        .map(
+          (t) =>
+            `SELECT '${t}' AS t FROM (SELECT 1 FROM ${t} WHERE chain_id = {chain:UInt32} AND status = 'pending' AND block_number <= {b:UInt64} LIMIT 1)`,
+        )
+        .join(' UNION ALL '),
       { chain: settings.chainId, b: finalized },
     );
-    const tables = probe.map((r) => r.t as EventTable);
-    if (tables.length > 0) {
-      const confirmed = o.publisher ? await readPending(finalized, tables) : undefined;
-      await writer.confirmUpTo(finalized, tables);
+    const pending = probe.map((r) => r.t as T);
+    if (pending.length > 0) {
+      const confirmed = o.publisher ? await readPending(finalized, pending) : undefined;
+      await writer.confirmUpTo(finalized, pending);
       if (confirmed && o.publisher) await o.publisher.publish(confirmed, 'confirmed');
     }
     finalizedDone = finalized;
     chainHeaders = chainHeaders.filter((h) => h.number >= finalized);
   }
 
-  async function readPending(upTo: number, tables: EventTable[]): Promise<Partial<RowSet>> {
-    const out: Partial<RowSet> = {};
-    for (const table of Object.keys(CHANNEL_OF) as EventTable[]) {
-      if (!tables.includes(table)) continue;
-      (out as Record<string, unknown[]>)[table] = await o.clickhouse.query(
-        `alpha.follow.pending.${table}`,
+  async function readPending(upTo: number, pending: T[]): Promise<RowsByTable<T>> {
+    const out: { [K in T]?: object[] } = {};
+    for (const table of o.publisher?.tables ?? []) {
+      if (!pending.includes(table)) continue;
+      out[table] = await o.clickhouse.query<object>(
+        `${venue}.follow.pending.${table}`,
         `SELECT * FROM ${table} WHERE chain_id = {chain:UInt32} AND status = 'pending' AND block_number <= {b:UInt64} ORDER BY block_number, log_index`,
         { chain: settings.chainId, b: upTo },
       );
@@ -261,13 +296,13 @@ export function createFollower(o: FollowerOptions): Follower {
     const end = next[next.length - 1]!;
     const known = new Map(next.map((h) => [h.number, h]));
     const statusOf = (b: number) => (b <= head - depth ? 'confirmed' : 'pending');
-    let result: Awaited<ReturnType<AlphaChain['ingestRange']>>;
+    const collector = o.publisher ? chain.collector() : undefined;
+    let result: RangeResult;
     try {
       result = await chain.ingestRange(tip.number + 1, end.number, {
         statusOf,
-        writeTokens: true,
         knownHeaders: known,
-        collect: o.publisher !== undefined,
+        tee: collector?.tee,
       });
       await writer.flush();
     } catch (err) {
@@ -280,11 +315,11 @@ export function createFollower(o: FollowerOptions): Follower {
       }
       throw err;
     }
-    await writer.writeCheckpoint({ pipeline: FOLLOW_PIPELINE, blockNumber: end.number, blockHash: end.hash });
+    await writer.checkpoint({ pipeline: FOLLOW_PIPELINE, blockNumber: end.number, blockHash: end.hash });
     await writer.markTip(end);
     for (const h of next) chainHeaders.push(h);
     tipHeader = end;
-    if (result.collected && o.publisher) await o.publisher.publish(result.collected);
+    if (collector && o.publisher) await o.publisher.publish(collector.rows());
     await finalize(head);
     return {
       kind: 'ingested',

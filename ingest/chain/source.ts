@@ -6,9 +6,11 @@
  * range the node refuses (too many results, response too large, timeout) and grows after successes,
  * with a bounded number of requests in flight, yielding pages in block order.
  *
- * Over HTTP, `eth_getLogs` is read as a stream (log-stream.ts) instead of through viem, whose transport
- * holds a whole response as one string: a page denser than the target (one block can hold ~220,000
- * logs) is handed over in parts of about the target, cut on transaction boundaries (docs/decisions.md).
+ * Over HTTP(S), `eth_getLogs` is read as a stream instead of through viem, whose transport holds a whole
+ * response as one string: undici's `request()` (a pooled keep-alive Agent) feeds the body into slabs
+ * where the logs are located as they arrive (slab-reader.ts), and a page denser than the target (one
+ * block can hold ~220,000 logs) is handed over in parts of about the target, cut on transaction
+ * boundaries (docs/decisions.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request as undiciRequest } from 'undici';
@@ -16,8 +18,6 @@ import { createPublicClient, fallback, http, type PublicClient, type Transport, 
 import { isRetryable, PermanentError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { hexNumber } from './hex.ts';
-import { HttpAgent } from './http-stream.ts';
-import { LogArrayReader, readAhead, TxChunker } from './log-stream.ts';
 import { PackedLogs } from './packed-logs.ts';
 import { classifyRpcError, RangeTooLargeError } from './rpc-errors.ts';
 import { SlabLogReader } from './slab-reader.ts';
@@ -39,18 +39,12 @@ export interface LogSourceOptions {
   /** Headers per JSON-RPC batch. */
   headerBatchSize?: number;
   /**
-   * Bytes of a streamed eth_getLogs body read from the socket ahead of the consumer (0: read as
-   * consumed). The node writes a large response while this side parses and maps its start, instead of
-   * each side waiting on the other. Default: 64 MiB of unparsed chunks through fetch (https:); 8 MiB
-   * of pages over plain http:, whose reader locates the logs as they arrive (more only held slabs:
-   * 64 MiB took the peak RSS of the benchmark's backfill from ≈ 860 to ≈ 1,000 MiB, no faster).
+   * Bytes of located pages of a streamed eth_getLogs body read ahead of the consumer before the body is
+   * paused (default 8 MiB). The node writes a large response while this side maps its start, instead of
+   * each side waiting on the other; 64 MiB took the peak RSS of the benchmark's backfill from ≈ 860 to
+   * ≈ 1,000 MiB, no faster.
    */
   readAheadBytes?: number;
-  /**
-   * How eth_getLogs over plain `http:` is read: `slabs` (default), our HTTP/1.1 client reading into
-   * reusable slabs (http-stream.ts, slab-reader.ts); `fetch`, as `https:` URLs always are.
-   */
-  httpReader?: 'slabs' | 'fetch' | 'undici';
 }
 
 export interface LogSource {
@@ -179,98 +173,9 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
   /** The URL that answered last: streams start there and move on after a failure (like viem's fallback). */
   let preferred = 0;
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const readAheadBytes = opts.readAheadBytes ?? 64 * 2 ** 20;
-  const slabReadAheadBytes = opts.readAheadBytes ?? 8 * 2 ** 20;
+  const readAheadBytes = opts.readAheadBytes ?? 8 * 2 ** 20;
   let requestId = 0;
-
-  /** An eth_getLogs request on its way: the response head, and the idle timer that guards it. */
-  interface OpenRequest {
-    response: Promise<Response>;
-    signal: AbortSignal;
-    /** (Re)starts the idle timer: no byte (or no response head) for `timeoutMs` aborts the request. */
-    arm(): void;
-    close(): void;
-  }
-
-  function openRequest(url: string, filter: Record<string, unknown>): OpenRequest {
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(
-        () =>
-          controller.abort(httpError(`eth_getLogs: no data for ${timeoutMs} ms`, { name: 'TimeoutError' })),
-        timeoutMs,
-      );
-    };
-    arm();
-    const response = fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++requestId, method: 'eth_getLogs', params: [filter] }),
-      signal: controller.signal,
-    }).then(
-      (r) => {
-        clearTimeout(timer);
-        return r;
-      },
-      (err) => {
-        clearTimeout(timer);
-        throw controller.signal.aborted
-          ? controller.signal.reason
-          : httpError(`eth_getLogs: ${(err as Error).message}`, { name: 'HttpRequestError', cause: err });
-      },
-    );
-    // Observed by whoever reads the stream; a stream closed unread must not leave a rejection unhandled.
-    response.catch(() => {});
-    return {
-      response,
-      signal: controller.signal,
-      arm,
-      close() {
-        clearTimeout(timer);
-        controller.abort();
-      },
-    };
-  }
-
-  /**
-   * Reads one opened eth_getLogs: yields arrays of logs as the body arrives. The timeout is an idle
-   * timeout (no byte for `timeoutMs` while reading), so a large body that keeps arriving is never cut.
-   */
-  async function* readStream(req: OpenRequest, parseEvery: number): AsyncGenerator<PackedLogs> {
-    try {
-      req.arm();
-      const response = await req.response;
-      req.arm();
-      if (!response.ok || !response.body) {
-        const text = await response.text().catch(() => '');
-        throw httpError(`eth_getLogs: HTTP ${response.status} ${text.slice(0, 200)}`, {
-          status: response.status,
-          name: 'HttpRequestError',
-        });
-      }
-      const reader = new LogArrayReader(parseEvery);
-      try {
-        for await (const chunk of readAhead(
-          response.body as unknown as AsyncIterable<Uint8Array>,
-          readAheadBytes,
-        )) {
-          req.arm();
-          const logs = reader.push(chunk);
-          if (logs.length > 0) yield logs;
-        }
-      } catch (err) {
-        if (req.signal.aborted) throw req.signal.reason;
-        if ((err as Error).name === 'JsonRpcResponseError' || err instanceof SyntaxError) throw err;
-        throw httpError(`eth_getLogs: ${(err as Error).message}`, { name: 'HttpRequestError', cause: err });
-      }
-      const rest = reader.end();
-      if (rest.length > 0) yield rest;
-    } finally {
-      req.close();
-    }
-  }
+  const slabs = new SlabPool();
 
   /** One eth_getLogs attempt read as a stream: its pages (before any skipping), and its answer. */
   interface LogRequest {
@@ -286,88 +191,17 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
     return { bytes: Number.isFinite(n) ? n : undefined };
   };
 
-  /** Through fetch (https: URLs): chunks joined and parsed (LogArrayReader), regrouped (TxChunker). */
-  function openFetchRequest(url: string, filter: Record<string, unknown>, partLogs: number): LogRequest {
-    const req = openRequest(url, filter);
-    return {
-      answered: req.response.then(
-        (r) => lengthOf(r.headers.get('content-length')),
-        () => ({ bytes: undefined }),
-      ),
-      async *parts() {
-        const chunker = new TxChunker(partLogs);
-        for await (const logs of readStream(req, Math.min(1000, partLogs))) {
-          for (const part of chunker.add(logs)) yield { logs: part, last: false };
-        }
-        yield { logs: chunker.flush(), last: true };
-      },
-      close: () => req.close(),
-    };
-  }
-
-  const agent = new HttpAgent();
-  const slabs = new SlabPool();
-
-  /**
-   * Over plain http: read into slabs (http-stream.ts, slab-reader.ts), pages cut in place. The timeout
-   * is an idle timeout: no response head for `timeoutMs`, or no byte for `timeoutMs` while the caller
-   * waits for one (a body paused because the caller is busy is not idle).
-   */
-  function openSlabRequest(url: string, filter: Record<string, unknown>, partLogs: number): LogRequest {
-    const reader = new SlabLogReader(slabs, partLogs, slabReadAheadBytes, Math.min(1000, partLogs));
-    const body = JSON.stringify({ jsonrpc: '2.0', id: ++requestId, method: 'eth_getLogs', params: [filter] });
-    const exchange = agent.post(url, body, reader);
-    reader.onDrain = () => exchange.resume();
-    const started = Date.now();
-    let headed = false;
-    let timer: NodeJS.Timeout | undefined;
-    const check = () => {
-      const now = Date.now();
-      const since = !headed ? started : reader.waiting ? reader.lastActivity : now;
-      if (now - since >= timeoutMs) {
-        exchange.abort(httpError(`eth_getLogs: no data for ${timeoutMs} ms`, { name: 'TimeoutError' }));
-      } else timer = setTimeout(check, timeoutMs - (now - since));
-    };
-    timer = setTimeout(check, timeoutMs);
-    exchange.head.then(
-      () => {
-        headed = true;
-      },
-      () => {},
-    );
-    exchange.done.then(
-      () => clearTimeout(timer),
-      (err) => {
-        clearTimeout(timer);
-        reader.fail(err);
-      },
-    );
-    return {
-      answered: exchange.head.then(
-        (h) => lengthOf(h.headers.get('content-length')),
-        () => ({ bytes: undefined }),
-      ),
-      async *parts() {
-        for (;;) {
-          const part = await reader.next();
-          if (!part) return;
-          yield part;
-          if (part.last) return;
-        }
-      },
-      close() {
-        clearTimeout(timer);
-        exchange.abort(httpError('eth_getLogs: closed', { name: 'AbortError' }));
-        reader.discard();
-      },
-    };
-  }
-
+  /** Keep-alive connections by origin; timeouts are the reader's own (below). */
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
 
-  /** Through undici (a pooled Agent, request() with keep-alive): its chunks copied into slabs. */
-  function openUndiciRequest(url: string, filter: Record<string, unknown>, partLogs: number): LogRequest {
-    const reader = new SlabLogReader(slabs, partLogs, slabReadAheadBytes, Math.min(1000, partLogs));
+  /**
+   * One eth_getLogs request through undici (`request()` over the pooled Agent), its body's chunks copied
+   * into slabs as they arrive (slab-reader.ts: logs located in place, pages cut on transaction
+   * boundaries). The timeout is an idle timeout: no response head for `timeoutMs`, or no byte for
+   * `timeoutMs` while the caller waits for one (a body paused because the caller is busy is not idle).
+   */
+  function openLogRequest(url: string, filter: Record<string, unknown>, partLogs: number): LogRequest {
+    const reader = new SlabLogReader(slabs, partLogs, readAheadBytes, Math.min(1000, partLogs));
     const body = JSON.stringify({ jsonrpc: '2.0', id: ++requestId, method: 'eth_getLogs', params: [filter] });
     const controller = new AbortController();
     const started = Date.now();
@@ -468,13 +302,6 @@ export function createLogSource(opts: LogSourceOptions): LogSource {
       },
     };
   }
-
-  const openLogRequest = (url: string, filter: Record<string, unknown>, partLogs: number) =>
-    opts.httpReader === 'undici'
-      ? openUndiciRequest(url, filter, partLogs)
-      : url.startsWith('http:') && opts.httpReader !== 'fetch'
-        ? openSlabRequest(url, filter, partLogs)
-        : openFetchRequest(url, filter, partLogs);
 
   function streamLogs(
     from: number,

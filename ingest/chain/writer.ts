@@ -1,25 +1,33 @@
 /**
- * Writes alpha rows to ClickHouse. Inserts are batched per table and bounded: at most `maxInFlight`
- * inserts run at once and `add` waits while that many are running (the pipeline's producer blocks
- * instead of buffering without limit). Ranges are made idempotent by `deleteRange` (delete what a range
- * held, then insert it again); checkpoints (number and hash) are written by the caller only after
- * `flush` returned, i.e. after the data they cover.
+ * Writes a chain's rows to ClickHouse, for the tables its venue declares (ChainTables, tables.ts).
+ * Inserts are batched per table and bounded: at most `maxInFlight` inserts run at once and producers
+ * wait while that many are running (the pipeline's producer blocks instead of buffering without
+ * limit). Ranges are made idempotent by `deleteRange` (delete what a range held, then insert it again).
+ *
+ * Checkpoints are written in one place, `checkpoint`, which first inserts every buffered row and waits
+ * for every insert: a checkpoint is never visible before the data of the blocks it covers (backfill
+ * range jobs and the follower alike; a crash leaves at most rows above the checkpoint, which the next
+ * attempt deletes).
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import type { ByteWriter } from '../../core/clickhouse/row-binary.ts';
+import { insertColumns } from '../../core/clickhouse/table.ts';
 import type { ChainTip } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
-import { COLUMNS, formatOf, RowBatch, type SerializedTable } from '../venues/alpha/chain/serialize.ts';
-import type { BlockHeader } from './types.ts';
-import { type DirectSink, EVENT_TABLES, type EventTable, type QuarantineRow, type RowSet, type RowSink, STATUS_TABLES } from '../venues/alpha/chain/rows.ts';
+import { RowBatch } from './serialize.ts';
+import { type ChainTables, eventTables, formatOf, writtenTables } from './tables.ts';
+import type { BlockHeader, QuarantineRow } from './types.ts';
 
-export interface ChainWriterOptions {
+export interface ChainWriterOptions<T extends string> {
+  /** The venue's tables. */
+  tables: ChainTables<T>;
   /** Where rows are inserted; optional only with `send`. */
   clickhouse?: ClickHouse;
   /**
    * Takes each batch instead of a ClickHouse insert (a page worker hands its batches to the main
-   * thread, page-worker.ts); the returned promise holds the batch's slot like an insert would.
+   * thread); the returned promise holds the batch's slot like an insert would.
    */
-  send?: (table: SerializedTable, rows: number, body: Buffer) => Promise<void>;
+  send?: (table: string, rows: number, body: Buffer) => Promise<void>;
   log: Logger;
   chainId: number;
   /** Rows per insert. */
@@ -40,48 +48,64 @@ export interface Checkpoint {
   blockHash: string;
 }
 
-export interface ChainWriter {
+/**
+ * A table's RowBinary writer, for rows written column by column in insert-column order (a venue's
+ * byte-level mapper): `writer` is undefined for a table whose rows are dropped; `written` counts a
+ * complete row (and starts the insert of a full batch).
+ */
+export interface DirectSink<T extends string = string> {
+  writer(table: T): ByteWriter | undefined;
+  written(table: T): void;
+}
+
+/** Where mapped rows go, by event table; `direct` takes rows written column by column. */
+export type RowSink<T extends string = string> = { readonly [K in T]: { push(row: object): unknown } } & {
+  readonly direct?: DirectSink<T>;
+};
+
+export interface ChainWriter<T extends string = string> {
   /** Buffers rows; inserts full batches, waiting while `maxInFlight` inserts run. */
-  add(rows: RowSet): Promise<void>;
+  add(rows: { readonly [K in T]?: readonly object[] }): Promise<void>;
   /**
-   * A sink that serializes each row into its table's batch as it is pushed (rows of `skip` are dropped;
-   * with `collect`, every row kept is also pushed there). A full batch is inserted at once when a slot
-   * is free; call `drainFull` after a page to insert the rest, waiting for slots (backpressure).
+   * A sink for one mapping call, serializing each row into its table's batch as it is pushed or
+   * written (rows of `skip` are dropped). A full batch is inserted at once when a slot is free; call
+   * `drainFull` after a page to insert the rest, waiting for slots (backpressure). Its `accepted`
+   * counts the rows taken (skipped tables excluded): concurrent range jobs share one writer, so the
+   * writer's own count moves with theirs too.
    */
-  /**
-   * A sink for one mapping call. Its `accepted` counts the rows pushed through it (skipped tables
-   * excluded): concurrent range jobs share one writer, so the writer's own count moves with theirs too.
-   */
-  sink(options?: { skip?: readonly EventTable[]; collect?: RowSet }): RowSink & { readonly accepted: number };
+  sink(options?: {
+    skip?: readonly T[];
+  }): RowSink<T> & { readonly direct: DirectSink<T>; readonly accepted: number };
   /** Inserts every full batch, waiting while `maxInFlight` inserts run. */
   drainFull(): Promise<void>;
   /**
-   * Adds rows already serialized in `formatOf(table)` (a page worker's batch): inserted as they are
+   * Adds rows already serialized in the table's format (a page worker's batch): inserted as they are
    * when they fill a batch alone, else appended to the table's batch. Waits for a free slot like `add`.
    */
-  addSerialized(table: SerializedTable, rows: number, body: Uint8Array): Promise<void>;
+  addSerialized(table: string, rows: number, body: Uint8Array): Promise<void>;
   addBlocks(headers: Iterable<BlockHeader>): Promise<void>;
-  addQuarantine(rows: QuarantineRow[]): Promise<void>;
+  addQuarantine(rows: readonly QuarantineRow[]): Promise<void>;
   /** Inserts everything buffered and waits for every insert to finish. */
   flush(): Promise<void>;
   /**
-   * Deletes the rows of blocks [from, to] (to omitted: everything from `from` up) in the alpha tables
-   * (`tables`, default all event tables) and alpha_blocks.
+   * Deletes the rows of blocks [from, to] (to omitted: everything from `from` up) in `tables` (default
+   * every event table) and, unless `includeBlocks` is false, the blocks table.
    */
-  deleteRange(
-    from: number,
-    to?: number,
-    tables?: readonly EventTable[],
-    includeBlocks?: boolean,
-  ): Promise<void>;
-  /** True when any of `tables` (default all event tables) or alpha_blocks holds rows in [from, to]. */
-  hasRows(from: number, to: number, tables?: readonly EventTable[]): Promise<boolean>;
+  deleteRange(from: number, to?: number, tables?: readonly T[], includeBlocks?: boolean): Promise<void>;
+  /** True when any of `tables` (default every event table) or the blocks table holds rows in [from, to]. */
+  hasRows(from: number, to: number, tables?: readonly T[]): Promise<boolean>;
   /** Marks pending rows at or below `block` confirmed (in `tables`, default every table with a status). */
-  confirmUpTo(block: number, tables?: readonly EventTable[]): Promise<void>;
-  writeCheckpoint(cp: Checkpoint): Promise<void>;
+  confirmUpTo(block: number, tables?: readonly T[]): Promise<void>;
+  /**
+   * Records a pipeline's progress: flushes every buffered row and waits for every insert, then writes
+   * the checkpoint (data before checkpoint, whoever calls).
+   */
+  checkpoint(cp: Checkpoint): Promise<void>;
+  readCheckpoint(pipeline: string): Promise<Checkpoint | undefined>;
+  /** Deletes a pipeline's checkpoints (it starts over). */
+  forgetCheckpoint(pipeline: string): Promise<void>;
   /** Reports the follower's new tip (after its checkpoint) to `onDataChanged`. */
   markTip(tip: ChainTip): Promise<void>;
-  readCheckpoint(pipeline: string): Promise<Checkpoint | undefined>;
   /** Rows inserted since creation, by table. */
   readonly written: Record<string, number>;
   /** Milliseconds producers spent waiting for a free insert slot (backpressure), since creation. */
@@ -95,7 +119,13 @@ export interface ChainWriter {
  */
 const INSERT_SETTINGS = { optimize_on_insert: 0 };
 
-export function createChainWriter(o: ChainWriterOptions): ChainWriter {
+export function createChainWriter<T extends string>(o: ChainWriterOptions<T>): ChainWriter<T> {
+  const tables = o.tables;
+  const venue = tables.venue;
+  const events = eventTables(tables);
+  const described = writtenTables(tables);
+  const blocksTable = tables.blocks.name;
+  const columns = new Map([...described].map(([name, d]) => [name, insertColumns(d)]));
   const db = (): ClickHouse => {
     if (!o.clickhouse) throw new Error('This chain writer only hands batches over (no ClickHouse client)');
     return o.clickhouse;
@@ -104,8 +134,8 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
   const maxInFlight = o.maxInFlight ?? 2;
   // Rows are serialized as they arrive: a buffered or in-flight batch holds bytes, not row objects.
   const makeBatches = () => {
-    const out = {} as Record<SerializedTable, RowBatch>;
-    for (const t of Object.keys(COLUMNS) as SerializedTable[]) out[t] = new RowBatch(t);
+    const out = new Map<string, RowBatch>();
+    for (const [name, d] of described) out.set(name, new RowBatch(d, formatOf(tables, name)));
     return out;
   };
   let batches = makeBatches();
@@ -115,24 +145,24 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
   // Checkpoints are read with argMax(updated_at): keep the timestamps strictly increasing.
   let lastCheckpointAt = 0;
 
-  function launch(table: SerializedTable): void {
-    const batch = batches[table];
+  function launch(table: string): void {
+    const batch = batches.get(table)!;
     const { rows, body } = batch.take();
     // Once inserted, the body's buffer holds a later batch of the table (not after a failure: a retry
     // of the caller's may still be reading it).
     launchBody(table, rows, body, () => batch.recycle(body));
   }
 
-  function launchBody(table: SerializedTable, rows: number, body: Buffer, done?: () => void): void {
+  function launchBody(table: string, rows: number, body: Buffer, done?: () => void): void {
     written[table] = (written[table] ?? 0) + rows;
     const p = (
       o.send
         ? o.send(table, rows, body)
         : db().insertRaw(
-            `alpha.insert.${table}`,
+            `${venue}.insert.${table}`,
             table,
-            formatOf(table),
-            COLUMNS[table],
+            formatOf(tables, table),
+            columns.get(table)!,
             body,
             INSERT_SETTINGS,
           )
@@ -159,15 +189,15 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
   }
 
   /** Inserts the table's batch when it is full (`all`: whenever it holds rows). */
-  async function drain(table: SerializedTable, all: boolean): Promise<void> {
-    const n = batches[table].rows;
+  async function drain(table: string, all: boolean): Promise<void> {
+    const n = batches.get(table)!.rows;
     if (n === 0 || (!all && n < batchRows)) return;
     await waitForSlot();
     launch(table);
   }
 
-  async function append(table: SerializedTable, rows: Iterable<object>): Promise<void> {
-    const batch = batches[table];
+  async function append(table: string, rows: Iterable<object>): Promise<void> {
+    const batch = batches.get(table)!;
     for (const r of rows) {
       batch.append(r);
       if (batch.rows >= batchRows) await drain(table, false);
@@ -175,55 +205,54 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
   }
 
   /** Sync append: a full batch goes out now when a slot is free, else at the next drain. */
-  function push(table: SerializedTable, row: object): void {
-    const batch = batches[table];
+  function push(table: string, row: object): void {
+    const batch = batches.get(table)!;
     batch.append(row);
     if (batch.rows >= batchRows && inFlight.size < maxInFlight && !failure) launch(table);
+  }
+
+  async function flush(): Promise<void> {
+    for (const t of batches.keys()) await drain(t, true);
+    await Promise.all(inFlight);
+    if (failure) {
+      const err = failure;
+      failure = undefined;
+      batches = makeBatches();
+      throw err;
+    }
   }
 
   return {
     written,
     sink(options = {}) {
-      const skip = new Set(options.skip ?? []);
-      const collect = options.collect as Record<EventTable, object[]> | undefined;
+      const skip = new Set<string>(options.skip ?? []);
       let count = 0;
-      const out = {} as Record<EventTable, { push(row: object): void }>;
-      for (const t of EVENT_TABLES) {
+      const out: Record<string, { push(row: object): void }> = {};
+      for (const t of events) {
         out[t] = skip.has(t)
           ? { push: () => {} }
-          : collect
-            ? {
-                push: (row) => {
-                  count++;
-                  push(t, row);
-                  collect[t].push(row);
-                },
-              }
-            : {
-                push: (row) => {
-                  count++;
-                  push(t, row);
-                },
-              };
+          : {
+              push: (row) => {
+                count++;
+                push(t, row);
+              },
+            };
       }
+      const direct: DirectSink<T> = {
+        writer: (t) => (skip.has(t) ? undefined : batches.get(t)!.binaryWriter),
+        written: (t) => {
+          count++;
+          const batch = batches.get(t)!;
+          batch.rowWritten();
+          if (batch.rows >= batchRows && inFlight.size < maxInFlight && !failure) launch(t);
+        },
+      };
+      Object.defineProperty(out, 'direct', { value: direct, enumerable: false });
       Object.defineProperty(out, 'accepted', { get: () => count, enumerable: false });
-      // Rows written column by column into a batch (the direct lane); not while rows are collected.
-      if (!collect) {
-        const direct: DirectSink = {
-          writer: (t) => (skip.has(t) ? undefined : batches[t].binaryWriter),
-          written: (t) => {
-            count++;
-            const batch = batches[t];
-            batch.rowWritten();
-            if (batch.rows >= batchRows && inFlight.size < maxInFlight && !failure) launch(t);
-          },
-        };
-        Object.defineProperty(out, 'direct', { value: direct, enumerable: false });
-      }
-      return out as unknown as RowSink & { readonly accepted: number };
+      return out as unknown as RowSink<T> & { readonly direct: DirectSink<T>; readonly accepted: number };
     },
     async drainFull() {
-      for (const t of Object.keys(batches) as SerializedTable[]) await drain(t, false);
+      for (const t of batches.keys()) await drain(t, false);
       if (failure) throw failure;
     },
     get waitedMs() {
@@ -231,7 +260,8 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     },
     async addSerialized(table, rows, body) {
       if (rows === 0) return;
-      const batch = batches[table];
+      const batch = batches.get(table);
+      if (!batch) throw new Error(`${table} is not a table of venue ${venue}'s chain`);
       const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
       if (batch.rows === 0 && rows >= batchRows) {
         await waitForSlot();
@@ -242,9 +272,9 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
       if (batch.rows >= batchRows) await drain(table, false);
     },
     async add(rows) {
-      for (const t of EVENT_TABLES) {
-        const src = rows[t] as object[];
-        if (src.length > 0) await append(t, src);
+      for (const t of events) {
+        const src = rows[t];
+        if (src && src.length > 0) await append(t, src);
       }
     },
     async addBlocks(headers) {
@@ -258,60 +288,49 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
           timestamp: h.timestampMs,
         });
       }
-      await append('alpha_blocks', rows);
+      await append(blocksTable, rows);
     },
     async addQuarantine(rows) {
-      if (rows.length > 0) await append('quarantine', rows);
+      if (rows.length > 0) await append(tables.quarantine.name, rows);
     },
-    async flush() {
-      for (const t of EVENT_TABLES) await drain(t, true);
-      await drain('alpha_blocks', true);
-      await drain('quarantine', true);
-      await Promise.all(inFlight);
-      if (failure) {
-        const err = failure;
-        failure = undefined;
-        batches = makeBatches();
-        throw err;
-      }
-    },
-    async deleteRange(from, to, tables = EVENT_TABLES, includeBlocks = true) {
+    flush,
+    async deleteRange(from, to, which = events, includeBlocks = true) {
       const params = { chain: o.chainId, from, to: to ?? Number.MAX_SAFE_INTEGER };
-      for (const t of tables) {
+      for (const t of which) {
         await db().command(
-          `alpha.delete.${t}`,
+          `${venue}.delete.${t}`,
           `DELETE FROM ${t} WHERE chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64}`,
           params,
         );
       }
       if (includeBlocks) {
         await db().command(
-          'alpha.delete.alpha_blocks',
-          'DELETE FROM alpha_blocks WHERE chain_id = {chain:UInt32} AND number BETWEEN {from:UInt64} AND {to:UInt64}',
+          `${venue}.delete.${blocksTable}`,
+          `DELETE FROM ${blocksTable} WHERE chain_id = {chain:UInt32} AND number BETWEEN {from:UInt64} AND {to:UInt64}`,
           params,
         );
       }
       await o.onDataChanged?.();
     },
-    async hasRows(from, to, tables = EVENT_TABLES) {
+    async hasRows(from, to, which = events) {
       const union = [
-        ...tables.map(
+        ...which.map(
           (t) =>
             `SELECT 1 FROM ${t} WHERE chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64} LIMIT 1`,
         ),
-        'SELECT 1 FROM alpha_blocks WHERE chain_id = {chain:UInt32} AND number BETWEEN {from:UInt64} AND {to:UInt64} LIMIT 1',
+        `SELECT 1 FROM ${blocksTable} WHERE chain_id = {chain:UInt32} AND number BETWEEN {from:UInt64} AND {to:UInt64} LIMIT 1`,
       ].join(' UNION ALL ');
-      const rows = await db().query('alpha.has_rows', `SELECT count() AS n FROM (${union})`, {
+      const rows = await db().query(`${venue}.has_rows`, `SELECT count() AS n FROM (${union})`, {
         chain: o.chainId,
         from,
         to,
       });
       return Number((rows[0] as { n: string }).n) > 0;
     },
-    async confirmUpTo(block, tables = STATUS_TABLES) {
-      for (const t of tables) {
+    async confirmUpTo(block, which = tables.status) {
+      for (const t of which) {
         await db().command(
-          `alpha.confirm.${t}`,
+          `${venue}.confirm.${t}`,
           `ALTER TABLE ${t} UPDATE status = 'confirmed' WHERE chain_id = {chain:UInt32} AND block_number <= {block:UInt64} AND status = 'pending' SETTINGS mutations_sync = 1`,
           { chain: o.chainId, block },
         );
@@ -321,9 +340,10 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
     async markTip(tip) {
       await o.onDataChanged?.(tip);
     },
-    async writeCheckpoint(cp) {
+    async checkpoint(cp) {
+      await flush();
       lastCheckpointAt = Math.max(Date.now(), lastCheckpointAt + 1);
-      await db().insert('alpha.checkpoint', 'alpha_checkpoints', [
+      await db().insert(`${venue}.checkpoint`, tables.checkpoints.name, [
         {
           chain_id: o.chainId,
           pipeline: cp.pipeline,
@@ -333,11 +353,18 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
         },
       ]);
     },
+    async forgetCheckpoint(pipeline) {
+      await db().command(
+        `${venue}.checkpoint.forget`,
+        `DELETE FROM ${tables.checkpoints.name} WHERE chain_id = {chain:UInt32} AND pipeline = {pipeline:String}`,
+        { chain: o.chainId, pipeline },
+      );
+    },
     async readCheckpoint(pipeline) {
       const rows = await db().query<{ block_number: string; block_hash: string }>(
-        'alpha.checkpoint.read',
+        `${venue}.checkpoint.read`,
         `SELECT argMax(block_number, updated_at) AS block_number, argMax(block_hash, updated_at) AS block_hash
-         FROM alpha_checkpoints WHERE chain_id = {chain:UInt32} AND pipeline = {pipeline:String}
+         FROM ${tables.checkpoints.name} WHERE chain_id = {chain:UInt32} AND pipeline = {pipeline:String}
          GROUP BY pipeline`,
         { chain: o.chainId, pipeline },
       );

@@ -2,7 +2,7 @@
  * `pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force]
  *                        [--enqueue-only]`
  *
- * Runs the token pass, enqueues one BullMQ job per block range (job ids derived from the range) and,
+ * Runs the reference pass (tokens), enqueues one BullMQ job per block range (job ids derived from the range) and,
  * unless --enqueue-only, processes them with an in-process worker, printing a progress line (blocks/s,
  * events/s, ETA) and a final summary. Dates (YYYY-MM-DD or ISO 8601, UTC) are turned into the first
  * block at or after that time. The ingestion itself (planning, one range) is ingest/chain/backfill.ts.
@@ -10,9 +10,8 @@
 import { parseArgs } from 'node:util';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
-import { backfillJobId, backfillPipeline, planBackfillRanges } from '../../ingest/chain/backfill.ts';
-import { blockAtTime } from '../../ingest/chain/block-at-time.ts';
-import type { AlphaChain } from '../../ingest/venues/alpha/chain/pipeline.ts';
+import { backfillJobId, planBackfillRanges } from '../../ingest/chain/backfill.ts';
+import type { AlphaChainIngestor } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { alphaBackfillJob } from '../processors/alpha-backfill.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX } from '../queues.ts';
@@ -27,12 +26,17 @@ export type { CliIo, CliOptions } from './io.ts';
 export const BACKFILL_USAGE =
   'Usage: pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force] [--enqueue-only]';
 
-async function resolveBlock(chain: AlphaChain, value: string | undefined, head: number, name: string) {
+async function resolveBlock(
+  chain: AlphaChainIngestor,
+  value: string | undefined,
+  head: number,
+  name: string,
+) {
   if (value === undefined) return undefined;
   if (/^\d+$/.test(value)) return Number(value);
   const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
   if (Number.isNaN(t)) throw new PermanentError(`${name}: expected a block number or a date, got "${value}"`);
-  return blockAtTime(chain, t, head);
+  return chain.blockAt(t, head);
 }
 
 /** `pmdata backfill alpha ...`. Resolves to the process exit code. */
@@ -70,12 +74,9 @@ export async function runBackfillCommand(
     );
   }
   const chain = alphaChainFor(deps);
-  const { settings, source } = chain;
-  const chainId = await source.chainId();
-  if (chainId !== settings.chainId) {
-    throw new PermanentError(`The RPC serves chain ${chainId}, but ALPHA_CHAIN_ID is ${settings.chainId}`);
-  }
-  const head = await source.headNumber();
+  const { settings } = chain;
+  await chain.verifyChain();
+  const head = await chain.head();
   const from = (await resolveBlock(chain, values['from-block'], head, '--from-block')) ?? settings.startBlock;
   const to =
     (await resolveBlock(chain, values['to-block'], head, '--to-block')) ??
@@ -87,28 +88,20 @@ export async function runBackfillCommand(
     io.out('Stopping: running jobs stop after their current page (press Ctrl+C again to exit at once)'),
   );
   try {
-    // 1. Token pass over the whole range: every job then knows every token's condition.
+    // 1. Reference pass over the whole range: every job then knows every token's condition.
     let tokens: number;
     try {
-      ({ tokens } = await chain.tokenPass(from, to, { signal: stop.signal }));
+      ({ tokens } = await chain.referencePass(from, to, { signal: stop.signal }));
     } catch (err) {
       if (!stop.signal.aborted) throw err;
-      io.out(`alpha backfill stopped (${stop.reason()}) in the token pass; nothing was enqueued`);
+      io.out(`alpha backfill stopped (${stop.reason()}) in the reference pass; nothing was enqueued`);
       return stop.exitCode;
     }
     const ranges = planBackfillRanges(from, to, settings.backfillJobBlocks).map((r) => ({
       ...r,
-      id: backfillJobId(settings.chainId, r),
+      id: backfillJobId('alpha', settings.chainId, r),
     }));
-    if (values.force) {
-      for (const r of ranges) {
-        await deps.clickhouse.command(
-          'alpha.backfill.force',
-          'DELETE FROM alpha_checkpoints WHERE chain_id = {chain:UInt32} AND pipeline = {p:String}',
-          { chain: settings.chainId, p: backfillPipeline(r) },
-        );
-      }
-    }
+    if (values.force) await chain.forgetCheckpoints(ranges);
 
     // 2. One job per range.
     const prefix = options.queuePrefix ?? DEFAULT_PREFIX;

@@ -6,9 +6,9 @@
 import { parseArgs } from 'node:util';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
-import { createFollower } from '../../ingest/chain/follower.ts';
+import { acquireLease } from '../../ingest/chain/lease.ts';
 import { createPublisher } from '../../ingest/venues/alpha/chain/publish.ts';
-import { acquireLease, alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
+import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { ALPHA_FOLLOW_LEASE } from '../processors/alpha-follow.ts';
 import { type CliOptions, defaultIo, fmt } from './io.ts';
 import { stopOnSignals } from './stop.ts';
@@ -43,10 +43,7 @@ export async function runFollowCommand(
   }
   try {
     const chain = alphaChainFor(deps);
-    const follower = createFollower({
-      chain,
-      clickhouse: deps.clickhouse,
-      log: deps.log,
+    const follower = chain.follow({
       publisher: createPublisher(deps.redis, { chainId: chain.settings.chainId }),
       fromBlock: values['from-block'] !== undefined ? Number(values['from-block']) : undefined,
     });

@@ -3,7 +3,7 @@
  * The job id is derived from the range, so enqueueing a range twice is harmless; a rerun of a finished
  * range is skipped by its checkpoint, and an interrupted one resumes after its last checkpoint.
  */
-import { type BackfillRangeResult, runBackfillRange } from '../../ingest/chain/backfill.ts';
+import type { BackfillRangeResult } from '../../ingest/chain/backfill.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { defineJob } from '../define.ts';
 
@@ -21,8 +21,7 @@ export const alphaBackfillJob = defineJob<AlphaBackfillPayload, BackfillRangeRes
   async process({ deps, job, log, signal }) {
     const chain = alphaChainFor(deps);
     const { from, to } = job.data;
-    const result = await runBackfillRange(
-      chain,
+    const result = await chain.ingestRange(
       { from, to },
       {
         signal,

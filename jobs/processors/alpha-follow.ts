@@ -4,9 +4,9 @@
  * another within one interval. A Redis lease keeps it to one follower across all processes: a run that
  * finds the lease taken completes at once.
  */
-import { createFollower } from '../../ingest/chain/follower.ts';
+import { acquireLease } from '../../ingest/chain/lease.ts';
 import { createPublisher } from '../../ingest/venues/alpha/chain/publish.ts';
-import { acquireLease, alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
+import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { defineJob } from '../define.ts';
 
 export const ALPHA_FOLLOW_LEASE = 'alpha:follow:lease';
@@ -25,9 +25,7 @@ export const alphaFollowJob = defineJob<{ maxRunMs?: number }, { ran: boolean; t
     let ticks = 0;
     try {
       const chain = alphaChainFor(deps);
-      const follower = createFollower({
-        chain,
-        clickhouse: deps.clickhouse,
+      const follower = chain.follow({
         log,
         publisher: createPublisher(deps.redis, { chainId: chain.settings.chainId }),
       });

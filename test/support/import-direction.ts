@@ -2,7 +2,8 @@
  * The direction rules of imports and the reading of a file's imports, for test/import-direction.test.ts.
  * Imports flow one way: `core ← ingest ← jobs`, `core ← analytics ← jobs`, `core ← api`; `schemas/`
  * holds the contracts (table definitions, API schemas, ABIs) the parts read; `sim/` is used by tests, the
- * demo and benchmarks only.
+ * demo and benchmarks only. Inside ingest/, the generic chain pipeline (ingest/chain/) imports no venue
+ * and a venue (ingest/venues/<code>/) no other venue.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -93,10 +94,24 @@ export function directionViolations(refs: readonly ImportRef[]): string[] {
     else if (TEST_FILE.test(target) && !isTest) why = 'a test file, imported by a non-test file';
     else if (to !== from && !(isTest ? TEST_ALLOWED : ALLOWED[from]).includes(to)) {
       why = `${from} → ${to} is not allowed`;
-    }
+    } else if (!isTest) why = seamViolation(r.file, target);
     if (why) out.push(`${r.file}:${r.line} imports ${target} (${why})`);
   }
   return out;
+}
+
+/**
+ * Inside ingest/: what is generic to every venue (ingest/chain/, the EVM pipeline) imports no venue,
+ * and a venue (ingest/venues/<code>/) imports no other venue.
+ */
+function seamViolation(file: string, target: string): string | undefined {
+  const venueOf = (f: string) => /^ingest\/venues\/([^/]+)\//.exec(f)?.[1];
+  const to = venueOf(target);
+  if (!to) return undefined;
+  if (file.startsWith('ingest/chain/')) return `the generic chain pipeline imports venue ${to}`;
+  const from = venueOf(file);
+  if (from && from !== to) return `venue ${from} imports venue ${to}`;
+  return undefined;
 }
 
 /** The source files under `dir` (relative to the root), build output and dependencies left out. */

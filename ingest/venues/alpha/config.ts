@@ -70,13 +70,6 @@ export const alphaConfig = defineConfigSection('alpha', {
     form: 'an integer 10..600000 (milliseconds)',
     parse: integer(10, 600_000),
   },
-  /** How eth_getLogs over plain http: is read: `slabs` (pmdata's own HTTP/1.1 client) or `fetch`. */
-  rpcReader: {
-    env: 'ALPHA_RPC_READER',
-    default: 'slabs',
-    form: 'slabs|fetch|undici',
-    parse: oneOf('slabs', 'fetch', 'undici'),
-  },
   /** Outcome-token id derivation: ConditionalTokens' (Polygon) or the simulated chain's. */
   positionIds: {
     env: 'ALPHA_POSITION_IDS',

@@ -39,6 +39,8 @@ function eventName(table: EventTable, row: Record<string, unknown>): string {
 }
 
 export interface Publisher {
+  /** The tables whose rows are published (CHANNEL_OF's). */
+  readonly tables: readonly EventTable[];
   /** Publishes rows of published tables; `status` overrides each row's own status (confirmed/removed). */
   publish(rows: Partial<RowSet>, status?: PublishStatus): Promise<number>;
   readonly prefix: string;
@@ -48,6 +50,7 @@ export function createPublisher(redis: Redis, opts: { prefix?: string; chainId: 
   const prefix = opts.prefix ?? 'pmdata:';
   return {
     prefix,
+    tables: Object.keys(CHANNEL_OF) as EventTable[],
     async publish(rows, status) {
       let n = 0;
       let pipeline = redis.pipeline();

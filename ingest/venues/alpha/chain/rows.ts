@@ -16,6 +16,7 @@ import type {
   ALPHA_TOKENS,
   QUARANTINE,
 } from '../../../../schemas/tables/alpha-chain.ts';
+import type { DirectSink as ChainDirectSink } from '../../../chain/writer.ts';
 
 export type Status = RowOf<typeof ALPHA_FILLS>['status'];
 
@@ -54,22 +55,15 @@ export interface RowSet {
 export type EventTable = keyof RowSet;
 
 /**
- * Where mapped rows go: a RowSet (arrays collect them) or a writer's sink that serializes each at once.
- * A writer's sink that does not collect rows also takes rows written column by column (`direct`).
+ * Where mapped rows go: a RowSet (arrays collect them) or a writer's sink that serializes each at once
+ * (ingest/chain/writer.ts), which also takes rows written column by column (`direct`, direct-lane.ts).
  */
 export type RowSink = { [T in EventTable]: { push(row: RowSet[T][number]): unknown } } & {
   readonly direct?: DirectSink;
 };
 
-/**
- * A table's RowBinary writer, for rows written column by column in COLUMNS order (direct-lane.ts):
- * `writer` is undefined for a table whose rows are dropped; `written` counts a complete row (and
- * starts the insert of a full batch).
- */
-export interface DirectSink {
-  writer(table: EventTable): import('../../../../core/clickhouse/row-binary.ts').ByteWriter | undefined;
-  written(table: EventTable): void;
-}
+/** The writer's column-by-column sink of alpha's event tables. */
+export type DirectSink = ChainDirectSink<EventTable>;
 
 /** Tables that hold rows keyed by block (deleted on reorg / rewritten on re-ingest). */
 export const EVENT_TABLES: readonly EventTable[] = [

@@ -1,19 +1,16 @@
 /**
- * Process-level glue for the alpha chain pipeline: one AlphaChain per dependency bag (a worker's jobs
- * share the log source, token cache and writer), and a Redis lease so that at most one live follower
- * runs across all processes.
+ * Process-level glue for alpha's chain ingestion: one ingestor per dependency bag (a worker's jobs share
+ * the log source, token cache and writer).
  */
-import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { createDataVersions } from '../../../../core/data-version.ts';
 import type { Deps } from '../../../../core/deps.ts';
-import { type AlphaChain, createAlphaChain } from './pipeline.ts';
+import { type AlphaChainIngestor, createAlphaChain } from './ingestor.ts';
 import { type AlphaChainSettings, alphaChainSettings } from './settings.ts';
 
-const chains = new WeakMap<object, AlphaChain>();
+const chains = new WeakMap<object, AlphaChainIngestor>();
 
-/** The AlphaChain of this dependency bag (created on first use). */
-export function alphaChainFor(deps: Deps, overrides: Partial<AlphaChainSettings> = {}): AlphaChain {
+/** The alpha chain ingestor of this dependency bag (created on first use). */
+export function alphaChainFor(deps: Deps, overrides: Partial<AlphaChainSettings> = {}): AlphaChainIngestor {
   let chain = chains.get(deps);
   if (!chain) {
     chain = createAlphaChain(
@@ -27,49 +24,4 @@ export function alphaChainFor(deps: Deps, overrides: Partial<AlphaChainSettings>
     chains.set(deps, chain);
   }
   return chain;
-}
-
-export interface Lease {
-  readonly held: boolean;
-  release(): Promise<void>;
-}
-
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
-const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
-
-/**
- * Takes `key` for `ttlMs`, renewing it every ttl/3 while held. `held` is false when another process
- * holds it. Losing the lease (a renewal finds another owner) calls `onLost`.
- */
-export async function acquireLease(
-  redis: Redis,
-  key: string,
-  ttlMs: number,
-  onLost?: () => void,
-): Promise<Lease> {
-  const token = randomUUID();
-  const ok = await redis.set(key, token, 'PX', ttlMs, 'NX');
-  if (ok !== 'OK') return { held: false, release: async () => {} };
-  const timer = setInterval(
-    () => {
-      redis
-        .eval(RENEW, 1, key, token, String(ttlMs))
-        .then((r) => {
-          if (Number(r) !== 1) {
-            clearInterval(timer);
-            onLost?.();
-          }
-        })
-        .catch(() => {});
-    },
-    Math.max(100, Math.floor(ttlMs / 3)),
-  );
-  timer.unref();
-  return {
-    held: true,
-    async release() {
-      clearInterval(timer);
-      await redis.eval(RELEASE, 1, key, token);
-    },
-  };
 }

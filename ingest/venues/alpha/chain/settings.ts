@@ -7,7 +7,11 @@
 import fs from 'node:fs';
 import type { Config } from '../../../../core/config.ts';
 import { PermanentError } from '../../../../core/errors.ts';
-import { type AddressSets, ALPHA_ADDRESS_SETS, ALPHA_ROLES } from '../../../../schemas/abi/alpha-addresses.ts';
+import {
+  type AddressSets,
+  ALPHA_ADDRESS_SETS,
+  ALPHA_ROLES,
+} from '../../../../schemas/abi/alpha-addresses.ts';
 import { EVENTS_BY_KIND } from '../../../../schemas/abi/alpha-events.ts';
 import { alphaConfig } from '../config.ts';
 import type { PositionIdScheme } from './position-ids.ts';
@@ -15,8 +19,6 @@ import type { PositionIdScheme } from './position-ids.ts';
 export interface AlphaChainSettings {
   chainId: number;
   rpcUrls: readonly string[];
-  /** How eth_getLogs over plain http: is read (LogSourceOptions.httpReader). */
-  rpcReader: 'slabs' | 'fetch' | 'undici';
   finalityDepth: number;
   startBlock: number;
   sets: AddressSets;
@@ -67,7 +69,6 @@ export function alphaChainSettings(
   return {
     chainId: alpha.chainId,
     rpcUrls: alpha.rpcUrls,
-    rpcReader: alpha.rpcReader,
     finalityDepth: alpha.finalityDepth,
     startBlock: alpha.startBlock,
     sets: file?.sets ?? ALPHA_ADDRESS_SETS,

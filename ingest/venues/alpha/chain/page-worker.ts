@@ -6,12 +6,13 @@
  * the main thread (its cache in front of alpha_tokens, which the token pass filled).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createLogger } from '../../core/logger.ts';
+import { createLogger } from '../../../../core/logger.ts';
+import { createChainWriter } from '../../../chain/writer.ts';
+import { createAlphaChainParts } from './ingestor.ts';
 import type { FromWorker, PageWorkerData, ToWorker } from './page-workers.ts';
 import { chunkClaimer, ingestClaimedChunks } from './page-workers.ts';
-import { createAlphaChain } from '../venues/alpha/chain/pipeline.ts';
-import { createTokenMap, type TokenMap } from '../venues/alpha/chain/token-map.ts';
-import { createChainWriter } from './writer.ts';
+import { ALPHA_CHAIN_WRITES } from './tables.ts';
+import { createTokenMap, type TokenMap } from './token-map.ts';
 
 const data = workerData as PageWorkerData;
 const port = parentPort;
@@ -68,6 +69,7 @@ function remoteTokenMap(): TokenMap {
 }
 
 const writer = createChainWriter({
+  tables: ALPHA_CHAIN_WRITES,
   log,
   chainId: data.settings.chainId,
   batchRows: data.settings.batchRows,
@@ -82,7 +84,7 @@ const writer = createChainWriter({
       post({ type: 'batch', id, table, rows, body }, own ? [body.buffer as ArrayBuffer] : undefined);
     }),
 });
-const chain = createAlphaChain({ log, tokens: remoteTokenMap(), writer }, data.settings);
+const chain = createAlphaChainParts({ log, tokens: remoteTokenMap(), writer }, data.settings);
 
 port.on('message', (m: ToWorker) => {
   switch (m.type) {

@@ -17,13 +17,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { PermanentError } from '../../core/errors.ts';
-import type { MapStats } from '../venues/alpha/chain/mapper.ts';
-import type { AlphaChain, PageResult, RangeResult } from '../venues/alpha/chain/pipeline.ts';
-import { ReorgDetectedError } from './rpc-errors.ts';
-import type { SerializedTable } from '../venues/alpha/chain/serialize.ts';
-import type { AlphaChainSettings } from '../venues/alpha/chain/settings.ts';
-import type { BlockHeader } from './types.ts';
+import { PermanentError } from '../../../../core/errors.ts';
+import type { PageResult, RangeResult } from '../../../chain/pipeline.ts';
+import { ReorgDetectedError } from '../../../chain/rpc-errors.ts';
+import type { BlockHeader, MapStats } from '../../../chain/types.ts';
+import type { AlphaChainParts } from './ingestor.ts';
+import { REFERENCE_TABLES } from './rows.ts';
+import type { AlphaChainSettings } from './settings.ts';
 
 /** What a page worker starts with. */
 export interface PageWorkerData {
@@ -46,7 +46,7 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'batch'; id: number; table: SerializedTable; rows: number; body: Uint8Array }
+  | { type: 'batch'; id: number; table: string; rows: number; body: Uint8Array }
   | { type: 'resolve'; id: number; tokens: string[]; markets: string[] }
   | ({ type: 'page' } & PageResult)
   | { type: 'flushed'; id: number }
@@ -78,7 +78,7 @@ export function chunkClaimer(data: PageWorkerData): () => { from: number; to: nu
  * the job's and every page worker's). Undefined when no chunk was left to claim.
  */
 export function ingestClaimedChunks(
-  chain: AlphaChain,
+  chain: AlphaChainParts,
   claim: () => { from: number; to: number } | undefined,
   confirmedUpTo: number,
   onPage: (p: PageResult) => Promise<void>,
@@ -86,9 +86,9 @@ export function ingestClaimedChunks(
 ): Promise<RangeResult> | undefined {
   const first = claim();
   if (!first) return undefined;
-  return chain.ingestRange(first.from, first.to, {
+  return chain.pipeline.ingestRange(first.from, first.to, {
     statusOf: (b) => (b <= confirmedUpTo ? 'confirmed' : 'pending'),
-    writeTokens: false,
+    skip: REFERENCE_TABLES,
     nextRange: claim,
     logConcurrency,
     onPage,
@@ -101,7 +101,7 @@ export function chunkBlocksOf(settings: AlphaChainSettings): number {
 }
 
 /** Whether `runBackfillRange` spreads [from, to] over page workers (at least two chunks to share). */
-export function usesPageWorkers(chain: AlphaChain, from: number, to: number): boolean {
+export function usesPageWorkers(chain: AlphaChainParts, from: number, to: number): boolean {
   return (
     chain.settings.pipelineWorkers > 0 &&
     !chain.customSource &&
@@ -157,7 +157,7 @@ function errorOf(m: Extract<FromWorker, { type: 'error' }>): Error {
 
 /** Fetches, maps and writes every log of [from, to] on this thread and `settings.pipelineWorkers` more. */
 export async function ingestRangeOnWorkers(
-  chain: AlphaChain,
+  chain: AlphaChainParts,
   from: number,
   to: number,
   o: WorkerRangeOptions,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ByteWriter, enum8 } from '../../../../core/clickhouse/row-binary.ts';
-import { formatOf, RowBatch, serializeRows } from './serialize.ts';
+import { ByteWriter, enum8 } from '../../core/clickhouse/row-binary.ts';
+import { ALPHA_BLOCKS, ALPHA_TOKEN_TRANSFERS, QUARANTINE } from '../../schemas/tables/alpha-chain.ts';
+import { alphaFormatOf as formatOf } from '../venues/alpha/chain/tables.ts';
+import { RowBatch, serializeRows } from './serialize.ts';
 
 const key = {
   chain_id: 137,
@@ -142,14 +144,14 @@ describe('row batches', () => {
       expect(formatOf(t)).toBe('RowBinary');
     expect(formatOf('alpha_lifecycle')).toBe('JSONCompactEachRow');
     expect(
-      serializeRows('quarantine', [
+      serializeRows(QUARANTINE, 'JSONCompactEachRow', [
         { source: 's', kind: 'k', record_id: 'r', reason: 'x"y', payload: '{}' },
       ]).toString(),
     ).toBe('["s","k","r","x\\"y","{}"]\n');
   });
 
   it('a row batch grows and hands over its bytes', () => {
-    const batch = new RowBatch('alpha_blocks', 16);
+    const batch = new RowBatch(ALPHA_BLOCKS, 'RowBinary', 16);
     const block = {
       chain_id: 137,
       number: 5,
@@ -167,7 +169,7 @@ describe('row batches', () => {
   });
 
   it('a row a RowBinary encoder cannot write fails loudly', () => {
-    const batch = new RowBatch('alpha_token_transfers');
+    const batch = new RowBatch(ALPHA_TOKEN_TRANSFERS, 'RowBinary');
     expect(() =>
       batch.append({
         ...key,

@@ -1,0 +1,48 @@
+/** A Redis lease, so that at most one holder (e.g. a chain's live follower) runs across all processes. */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+export interface Lease {
+  readonly held: boolean;
+  release(): Promise<void>;
+}
+
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+
+/**
+ * Takes `key` for `ttlMs`, renewing it every ttl/3 while held. `held` is false when another process
+ * holds it. Losing the lease (a renewal finds another owner) calls `onLost`.
+ */
+export async function acquireLease(
+  redis: Redis,
+  key: string,
+  ttlMs: number,
+  onLost?: () => void,
+): Promise<Lease> {
+  const token = randomUUID();
+  const ok = await redis.set(key, token, 'PX', ttlMs, 'NX');
+  if (ok !== 'OK') return { held: false, release: async () => {} };
+  const timer = setInterval(
+    () => {
+      redis
+        .eval(RENEW, 1, key, token, String(ttlMs))
+        .then((r) => {
+          if (Number(r) !== 1) {
+            clearInterval(timer);
+            onLost?.();
+          }
+        })
+        .catch(() => {});
+    },
+    Math.max(100, Math.floor(ttlMs / 3)),
+  );
+  timer.unref();
+  return {
+    held: true,
+    async release() {
+      clearInterval(timer);
+      await redis.eval(RELEASE, 1, key, token);
+    },
+  };
+}

@@ -5,49 +5,36 @@
  * JSON lines. Progress (alpha_checkpoints) goes through the writer's own statements, alpha_fill_hashes
  * through a materialized view.
  */
-import {
-  ALPHA_ACTIVITY,
-  ALPHA_BLOCKS,
-  ALPHA_CHECKPOINTS,
-  ALPHA_COLLATERAL,
-  ALPHA_EXCHANGE_EVENTS,
-  ALPHA_FILLS,
-  ALPHA_LIFECYCLE,
-  ALPHA_NEG_RISK_MARKETS,
-  ALPHA_ORACLE,
-  ALPHA_TOKEN_TRANSFERS,
-  ALPHA_TOKENS,
-  QUARANTINE,
-} from '../../../../schemas/tables/alpha-chain.ts';
+import type { TableDescription } from '../../../../core/clickhouse/table.ts';
+import { ALPHA_CHAIN_TABLES } from '../../../../schemas/tables/alpha-chain.ts';
 import { type ChainTables, columnsOf, formatOf } from '../../../chain/tables.ts';
 import { type EventTable, REFERENCE_TABLES, STATUS_TABLES } from './rows.ts';
 
+const {
+  alpha_blocks,
+  alpha_checkpoints,
+  alpha_fill_hashes: _view,
+  quarantine,
+  ...events
+} = ALPHA_CHAIN_TABLES;
+events satisfies Record<EventTable, TableDescription>;
+
 export const ALPHA_CHAIN_WRITES: ChainTables<EventTable> = {
   venue: 'alpha',
-  events: {
-    alpha_fills: ALPHA_FILLS,
-    alpha_activity: ALPHA_ACTIVITY,
-    alpha_lifecycle: ALPHA_LIFECYCLE,
-    alpha_oracle: ALPHA_ORACLE,
-    alpha_collateral: ALPHA_COLLATERAL,
-    alpha_token_transfers: ALPHA_TOKEN_TRANSFERS,
-    alpha_exchange_events: ALPHA_EXCHANGE_EVENTS,
-    alpha_tokens: ALPHA_TOKENS,
-    alpha_neg_risk_markets: ALPHA_NEG_RISK_MARKETS,
-  },
+  events,
   reference: REFERENCE_TABLES,
   status: STATUS_TABLES,
   binary: new Set([
-    ALPHA_FILLS.name,
-    ALPHA_ACTIVITY.name,
-    ALPHA_TOKEN_TRANSFERS.name,
-    ALPHA_COLLATERAL.name,
-    ALPHA_EXCHANGE_EVENTS.name,
-    ALPHA_BLOCKS.name,
+    events.alpha_fills.name,
+    events.alpha_activity.name,
+    events.alpha_token_transfers.name,
+    events.alpha_collateral.name,
+    events.alpha_exchange_events.name,
+    alpha_blocks.name,
   ]),
-  blocks: ALPHA_BLOCKS,
-  checkpoints: ALPHA_CHECKPOINTS,
-  quarantine: QUARANTINE,
+  blocks: alpha_blocks,
+  checkpoints: alpha_checkpoints,
+  quarantine,
 };
 
 /** A table alpha's chain ingestion writes rows to. */

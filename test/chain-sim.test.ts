@@ -2,22 +2,42 @@
  * Acceptance of the alpha chain ingestion against the simulated world's ground truth (sim/world/ledger.ts):
  * a backfill of the whole sim chain holds every fill, split, merge, redemption, conversion, resolution,
  * wrap and unwrap exactly once with equal amounts, sides, prices and attribution; matched volume counts
- * each trade once; and every fast decoder equals viem's decodeEventLog on every hot log the sim emits.
+ * each trade once; every fast decoder equals viem's decodeEventLog on every log the sim emits; and the
+ * direct lane writes every hot log as viem reads it, writes the hot logs the sim does not emit (large
+ * batches, unknown tokens, odd words) and quarantines with its reason each one it cannot take.
  */
-import { toEventSelector } from 'viem';
+import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfillPipeline, runBackfillRange } from '../ingest/chain/backfill.ts';
-import { FAST_EVENTS } from '../ingest/venues/alpha/chain/decoders.ts';
-import { readPackedLogs } from '../ingest/chain/log-objects.ts';
-import { usesPageWorkers } from '../ingest/chain/page-workers.ts';
-import { type AlphaChain, createAlphaChain } from '../ingest/venues/alpha/chain/pipeline.ts';
-import { COLUMNS, formatOf, RowBatch, type SerializedTable } from '../ingest/venues/alpha/chain/serialize.ts';
-import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
+import { ByteWriter, type U64 } from '../core/clickhouse/row-binary.ts';
+import { backfillPipeline } from '../ingest/chain/backfill.ts';
+import { ratio } from '../ingest/chain/hex.ts';
+import { PackedLogs } from '../ingest/chain/packed-logs.ts';
 import { logPages } from '../ingest/chain/source.ts';
+import { rangeTables } from '../ingest/chain/tables.ts';
 import type { RpcLog } from '../ingest/chain/types.ts';
-import { EVENT_TABLES, type EventTable, NATURAL_ORDER, type RowSink } from '../ingest/venues/alpha/chain/rows.ts';
+import { collectingSink } from '../ingest/venues/alpha/chain/collect.ts';
+import { FAST_EVENTS, normalizeValue } from '../ingest/venues/alpha/chain/decoders.ts';
+import { HOT_EVENTS, HOT_TOPICS } from '../ingest/venues/alpha/chain/direct-lane.ts';
+import {
+  type AlphaChainIngestor,
+  type AlphaChainParts,
+  createAlphaChain,
+  createAlphaChainParts,
+} from '../ingest/venues/alpha/chain/ingestor.ts';
+import { usesPageWorkers } from '../ingest/venues/alpha/chain/page-workers.ts';
+import {
+  EVENT_TABLES,
+  type EventTable,
+  emptyRowSet,
+  NATURAL_ORDER,
+  type RowSet,
+  type RowSink,
+  type Status,
+} from '../ingest/venues/alpha/chain/rows.ts';
+import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
+import { ALPHA_CHAIN_WRITES } from '../ingest/venues/alpha/chain/tables.ts';
 import { allContracts } from '../schemas/abi/alpha-addresses.ts';
-import { eventAbi } from '../schemas/abi/alpha-events.ts';
+import { type ContractKind, eventAbi } from '../schemas/abi/alpha-events.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import type { LedgerExport } from '../sim/world/ledger.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -48,7 +68,8 @@ describe('alpha chain ingestion against the sim ground truth', () => {
   let deps: TestDeps;
   let sim: Sim;
   let ledger: LedgerExport;
-  let chain: AlphaChain;
+  let ingestor: AlphaChainIngestor;
+  let chain: AlphaChainParts;
   let head: number;
 
   beforeAll(async () => {
@@ -58,12 +79,15 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     ]);
     ledger = sim.exportLedger();
     head = Number(await sim.anvil.rpc<string>('eth_blockNumber'));
-    chain = createAlphaChain(
-      { clickhouse: deps.clickhouse, log: deps.log },
-      alphaChainSettings(deps.config, { rpcUrls: [sim.rpcUrl], positionIds: 'simplified', finalityDepth: 0 }),
-    );
-    await chain.tokenPass(0, head);
-    await runBackfillRange(chain, { from: 0, to: head }, { head });
+    const settings = alphaChainSettings(deps.config, {
+      rpcUrls: [sim.rpcUrl],
+      positionIds: 'simplified',
+      finalityDepth: 0,
+    });
+    chain = createAlphaChainParts({ clickhouse: deps.clickhouse, log: deps.log }, settings);
+    ingestor = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings, chain);
+    await ingestor.referencePass(0, head);
+    await ingestor.ingestRange({ from: 0, to: head }, { head });
   }, 120_000);
   afterAll(async () => {
     await sim?.stop();
@@ -216,7 +240,7 @@ describe('alpha chain ingestion against the sim ground truth', () => {
   });
 
   it('writes exactly the same rows when the range is spread over page workers', async () => {
-    const tables = [...chain.rangeTables, 'alpha_blocks' as const];
+    const tables = [...rangeTables(ALPHA_CHAIN_WRITES), 'alpha_blocks' as const];
     const dump = async () => {
       const out: Record<string, Row[]> = {};
       for (const t of tables) {
@@ -238,16 +262,16 @@ describe('alpha chain ingestion against the sim ground truth', () => {
       logRangeMax: 4,
       pipelineWorkers: 2,
     });
-    const parallel = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings);
-    expect(usesPageWorkers(parallel, 0, head)).toBe(true);
-    await parallel.writer.deleteRange(0, head, parallel.rangeTables);
+    const parts = createAlphaChainParts({ clickhouse: deps.clickhouse, log: deps.log }, settings);
+    const parallel = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings, parts);
+    expect(usesPageWorkers(parts, 0, head)).toBe(true);
+    await parts.writer.deleteRange(0, head, rangeTables(ALPHA_CHAIN_WRITES));
     await deps.clickhouse.command('test.cp', `DELETE FROM alpha_checkpoints WHERE pipeline = {p:String}`, {
       p: backfillPipeline({ from: 0, to: head }),
     });
     expect((await dump()).alpha_fills).toHaveLength(0);
     const progress: number[] = [];
-    const res = await runBackfillRange(
-      parallel,
+    const res = await parallel.ingestRange(
       { from: 0, to: head },
       { head, checkpointEveryBlocks: 8, onProgress: (p) => progress.push(p.blocksDone) },
     );
@@ -258,19 +282,16 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     // Progress never goes back, and ends with the whole range.
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(progress.at(-1)).toBe(head + 1);
-    const cp = await parallel.writer.readCheckpoint(backfillPipeline({ from: 0, to: head }));
+    const cp = await parts.writer.readCheckpoint(backfillPipeline({ from: 0, to: head }));
     expect(cp?.blockNumber).toBe(head);
   }, 120_000);
 
-  // Last: it empties the tables the tests above read.
-  it('writes through the direct lane exactly the rows the object path writes', async () => {
-    const batches = { lane: new Map<EventTable, RowBatch>(), objects: new Map<EventTable, RowBatch>() };
-    const laneRows: Record<string, number> = {};
-    const sinkOf = (to: Map<EventTable, RowBatch>, lane: boolean) =>
-      batchSink(to, lane ? laneRows : undefined);
-    const sinks = { lane: sinkOf(batches.lane, true), objects: sinkOf(batches.objects, false) };
-    // Both statuses, by block.
-    const statusOf = (b: number): 'pending' | 'confirmed' => (b % 3 === 0 ? 'pending' : 'confirmed');
+  it('writes every hot log of the sim chain as viem decodeEventLog reads it, through either collecting sink', async () => {
+    const statusOf = (b: number): Status => (b % 3 === 0 ? 'pending' : 'confirmed');
+    const expected = emptyRowSet();
+    const objects = emptyRowSet();
+    const throughWriter = emptyRowSet();
+    const seen: Record<string, number> = {};
     let pages = 0;
     for await (const page of logPages(chain.source, 0, head, {
       addresses: chain.decoders.logAddresses,
@@ -280,58 +301,66 @@ describe('alpha chain ingestion against the sim ground truth', () => {
       targetLogsPerPage: 700,
     })) {
       if (page.logs.length === 0) continue;
-      // The pages arrive as bytes (the lane's input); the object path gets the same logs as objects.
-      expect(page.logs.buf).toBeDefined();
       pages++;
       const headers = await chain.source.getHeaders([...page.logs.blocks()]);
-      const a = await chain.mapper.mapPageTo(sinks.lane, page.logs, headers, statusOf);
-      const b = await chain.mapper.mapPageTo(sinks.objects, page.logs.toArray(), headers, statusOf);
-      expect(a).toEqual(b);
+      // A RowSet sink (the lane's rows read back from scratch bytes) and a writer-like sink with
+      // `direct` whose rows are also collected: the same rows, the same quarantine.
+      const a = await chain.mapper.mapPage(page.logs, headers, statusOf);
+      const b = await chain.mapper.mapPageTo(
+        collectingSink(writerSink(), throughWriter),
+        page.logs,
+        headers,
+        statusOf,
+      );
+      expect(b).toEqual({ quarantine: a.quarantine, stats: a.stats });
+      expect(a.quarantine).toEqual([]);
+      for (const t of EVENT_TABLES) (objects[t] as object[]).push(...a.rows[t]);
+      for (let i = 0; i < page.logs.length; i++) {
+        const log = page.logs.log(i);
+        const contract = chain.decoders.contractAt(log.address);
+        const kind = contract?.kind;
+        if (!contract || !kind || !HOT_TOPICS.get(log.topics[0] ?? '')?.has(kind)) continue;
+        const item = chain.decoders.abiItemFor(log.address, log.topics[0]!)!;
+        seen[`${kind}.${item.name}`] = (seen[`${kind}.${item.name}`] ?? 0) + 1;
+        const n = Number.parseInt(log.blockNumber, 16);
+        expectedRows(expected, chain, log, headers.get(n)!.timestampMs, statusOf(n));
+      }
     }
     expect(pages).toBeGreaterThan(10);
-    // Every hot table got lane rows.
-    for (const t of ['alpha_fills', 'alpha_token_transfers', 'alpha_collateral', 'alpha_exchange_events'])
-      expect(laneRows[t], t).toBeGreaterThan(100);
-    // The same rows, column for column: each side's bytes inserted alone, then read back in order.
-    const readBack = async (from: Map<EventTable, RowBatch>) => {
-      const out: Record<string, Row[]> = {};
-      for (const t of EVENT_TABLES) {
-        await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${t}`);
-        const { rows, body } = from.get(t)!.take();
-        if (rows > 0)
-          await deps.clickhouse.insertRaw('test.insert', t, formatOf(t), COLUMNS[t], body, {
-            optimize_on_insert: 0,
-          });
-        out[t] = await deps.clickhouse.query<Row>(
-          'test.read',
-          `SELECT * FROM ${t} ORDER BY ${NATURAL_ORDER[t]}`,
-        );
-        expect(out[t]).toHaveLength(rows);
-      }
-      return out;
-    };
-    const lane = await readBack(batches.lane);
-    const objects = await readBack(batches.objects);
-    expect(lane.alpha_fills!.length).toBe(ledger.fills.length);
-    // Every ERC-1155 transfer the sim emits, single or batch, is in the ABI's canonical layout: the lane
-    // writes them all.
-    expect(lane.alpha_token_transfers!.some((r) => Number(r.batch_index) > 0)).toBe(true);
-    expect(laneRows.alpha_token_transfers).toBe(lane.alpha_token_transfers!.length);
-    // Collateral transfers, wraps and unwraps, OrdersMatched and FeeCharged: the lane writes every one.
-    expect(lane.alpha_collateral!.some((r) => r.kind === 'wrap')).toBe(true);
-    expect(laneRows.alpha_collateral).toBe(lane.alpha_collateral!.length);
-    expect(laneRows.alpha_exchange_events).toBe(
-      lane.alpha_exchange_events!.filter((r) => r.kind === 'orders_matched' || r.kind === 'fee_charged')
-        .length,
+    // Every hot event kind met the sim's logs.
+    for (const [kind, name] of HOT_EVENTS)
+      expect(seen[`${kind}.${name}`], `${kind}.${name}`).toBeGreaterThan(0);
+    const hot = (rows: RowSet) => ({
+      alpha_fills: rows.alpha_fills,
+      alpha_token_transfers: rows.alpha_token_transfers,
+      alpha_collateral: rows.alpha_collateral,
+      alpha_exchange_events: rows.alpha_exchange_events.filter(
+        (r) => r.kind === 'orders_matched' || r.kind === 'fee_charged',
+      ),
+    });
+    expect(hot(objects)).toEqual(hot(expected));
+    expect(throughWriter).toEqual(objects);
+    // The sim's ground truth: every fill (with its token's condition and outcome) and every wrap.
+    expect(objects.alpha_fills).toHaveLength(ledger.fills.length);
+    for (const [l, r] of pairUp(
+      ledger.fills,
+      objects.alpha_fills,
+      (f) => `${lc(f.txHash)}|${lc(f.orderHash)}|${lc(f.maker)}|${f.role}`,
+      (r) => `${r.tx_hash}|${r.order_hash}|${r.maker}|${r.role}`,
+    )) {
+      expect(r).toMatchObject({ condition_id: lc(l.conditionId), outcome_index: l.outcomeIndex });
+      expect(String(r.shares)).toBe(String(l.shares));
+    }
+    expect(objects.alpha_token_transfers.some((r) => r.batch_index > 0)).toBe(true);
+    expect(objects.alpha_collateral.filter((r) => r.kind !== 'transfer')).toHaveLength(
+      ledger.collateral.filter((c) => c.kind === 'wrap' || c.kind === 'unwrap').length,
     );
-    expect(lane).toEqual(objects);
   }, 120_000);
 
-  it('writes exchange events the sim does not emit (FeeCharged V1, odd words) as the object path does', async () => {
+  it('writes hot logs the sim does not emit, and quarantines with its reason each one it cannot take', async () => {
     const contracts = allContracts(chain.settings.sets);
-    const at = (kind: string) => contracts.find((c) => c.kind === kind)!.address;
-    const topic0 = (kind: 'exchangeV1' | 'exchangeV2', name: string) =>
-      toEventSelector(eventAbi(kind).find((e) => e.name === name)!);
+    const at = (kind: string) => contracts.find((c) => c.kind === kind)!.address.toLowerCase();
+    const abiOf = (kind: ContractKind, name: string) => eventAbi(kind).find((e) => e.name === name)!;
     const word = (v: bigint | string) =>
       typeof v === 'string' ? v.padStart(64, '0') : v.toString(16).padStart(64, '0');
     const topicOf = (hex40: string) => `0x${'0'.repeat(24)}${hex40}`;
@@ -339,101 +368,351 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     const big = 2n ** 70n + 5n;
     const token = 2n ** 250n + 12345n;
     const wallet = 'AbCdEf0123456789aBcDeF0123456789abcdef01';
-    const cases: { kind: 'exchangeV1' | 'exchangeV2'; name: string; topics: string[]; words: string[] }[] = [
-      // FeeCharged V1: a token id and an amount; then an amount above UInt64 (quarantined either way).
-      { kind: 'exchangeV1', name: 'FeeCharged', topics: [topicOf(wallet)], words: [word(token), word(77n)] },
-      { kind: 'exchangeV1', name: 'FeeCharged', topics: [topicOf(wallet)], words: [word(token), word(big)] },
-      { kind: 'exchangeV2', name: 'FeeCharged', topics: [topicOf(wallet.toUpperCase())], words: [word(9n)] },
-      // OrdersMatched V1: collateral on either side; a taker amount above UInt64 (only args hold it).
+    const user = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+    /** A log of `kind`'s event `name`, its topics after topic0 and its data words given as they are. */
+    const raw = (kind: ContractKind, name: string, topics: string[], words: string[]) => ({
+      address: at(kind),
+      topics: [toEventSelector(abiOf(kind, name)), ...topics],
+      data: `0x${words.join('')}`,
+    });
+    /** A log of `kind`'s event `name` encoded by viem (canonical ABI layout). */
+    const encoded = (kind: ContractKind, name: string, args: Record<string, unknown>) => {
+      const item = abiOf(kind, name);
+      const nonIndexed = item.inputs.filter((i) => !i.indexed);
+      return {
+        address: at(kind),
+        topics: encodeEventTopics({ abi: [item], eventName: item.name, args: args as never }) as string[],
+        data: encodeAbiParameters(
+          nonIndexed,
+          nonIndexed.map((i) => args[i.name!]),
+        ) as string,
+      };
+    };
+    const ids = Array.from({ length: 300 }, (_, k) => token + BigInt(k));
+    const unknownToken = 2n ** 200n + 7n;
+    type Case = { log: { address: string; topics: string[]; data: string }; quarantined?: [string, string] };
+    const cases: Case[] = [
+      // FeeCharged V1: a token id and an amount; then an amount above UInt64.
+      { log: raw('exchangeV1', 'FeeCharged', [topicOf(wallet)], [word(token), word(77n)]) },
       {
-        kind: 'exchangeV1',
-        name: 'OrdersMatched',
-        topics: [hash(1).toUpperCase().replace('0X', '0x'), topicOf(wallet)],
-        words: [word(0n), word(token), word(1_000_000n), word(2n ** 53n + 1n)],
+        log: raw('exchangeV1', 'FeeCharged', [topicOf(wallet)], [word(token), word(big)]),
+        quarantined: ['amount_overflow', `FeeCharged: amount ${big} exceeds UInt64`],
+      },
+      // An uppercase address in a topic is read lowercase.
+      { log: raw('exchangeV2', 'FeeCharged', [topicOf(wallet.toUpperCase())], [word(9n)]) },
+      // OrdersMatched V1: an uppercase order hash; a taker amount above UInt64 (only args hold it).
+      {
+        log: raw(
+          'exchangeV1',
+          'OrdersMatched',
+          [hash(1).toUpperCase().replace('0X', '0x'), topicOf(wallet)],
+          [word(0n), word(token), word(1_000_000n), word(2n ** 53n + 1n)],
+        ),
       },
       {
-        kind: 'exchangeV1',
-        name: 'OrdersMatched',
-        topics: [hash(2), topicOf(wallet)],
-        words: [word(token), word(0n), word(5n), word(big)],
+        log: raw(
+          'exchangeV1',
+          'OrdersMatched',
+          [hash(2), topicOf(wallet)],
+          [word(token), word(0n), word(5n), word(big)],
+        ),
       },
       // OrdersMatched V2: a side the ABI's uint8 allows but no order has; a word that is not hex.
       {
-        kind: 'exchangeV2',
-        name: 'OrdersMatched',
-        topics: [hash(3), topicOf(wallet)],
-        words: [word(5n), word(token), word(6n), word(7n)],
+        log: raw(
+          'exchangeV2',
+          'OrdersMatched',
+          [hash(3), topicOf(wallet)],
+          [word(5n), word(token), word(6n), word(7n)],
+        ),
       },
       {
-        kind: 'exchangeV2',
-        name: 'OrdersMatched',
-        topics: [hash(4), topicOf(wallet)],
-        words: [word(1n), word('g'.repeat(64)), word(6n), word(7n)],
+        log: raw(
+          'exchangeV2',
+          'OrdersMatched',
+          [hash(4), topicOf(wallet)],
+          [word(1n), word('g'.repeat(64)), word(6n), word(7n)],
+        ),
+        quarantined: ['bad_data', 'OrdersMatched: tokenId is not hex'],
+      },
+      // A fill of a token no preparation taught: written with no condition and outcome -1.
+      {
+        log: encoded('exchangeV2', 'OrderFilled', {
+          orderHash: hash(5),
+          maker: user(1),
+          taker: user(2),
+          side: 0,
+          tokenId: unknownToken,
+          makerAmountFilled: 500_000n,
+          takerAmountFilled: 1_000_000n,
+          fee: 0n,
+          builder: hash(6),
+          metadata: `0x${'0'.repeat(64)}`,
+        }),
+      },
+      // A fill whose amount exceeds UInt64; a fill whose emitter is not written in lowercase.
+      {
+        log: encoded('exchangeV1', 'OrderFilled', {
+          orderHash: hash(7),
+          maker: user(1),
+          taker: user(2),
+          makerAssetId: 0n,
+          takerAssetId: token,
+          makerAmountFilled: big,
+          takerAmountFilled: 1n,
+          fee: 0n,
+        }),
+        quarantined: ['amount_overflow', `OrderFilled: makerAmountFilled ${big} exceeds UInt64`],
+      },
+      {
+        log: {
+          ...encoded('exchangeV1', 'OrderFilled', {
+            orderHash: hash(8),
+            maker: user(1),
+            taker: user(2),
+            makerAssetId: 0n,
+            takerAssetId: token,
+            makerAmountFilled: 1n,
+            takerAmountFilled: 1n,
+            fee: 0n,
+          }),
+          address: at('exchangeV1').toUpperCase().replace('0X', '0x'),
+        },
+        quarantined: ['bad_data', 'OrderFilled: emitter'],
+      },
+      // A TransferBatch of 300 ids (one row each); one whose arrays are not in the canonical layout.
+      {
+        log: encoded('conditionalTokens', 'TransferBatch', {
+          operator: user(3),
+          from: user(4),
+          to: user(5),
+          ids,
+          values: ids.map((_, k) => BigInt(k + 1)),
+        }),
+      },
+      {
+        log: raw(
+          'conditionalTokens',
+          'TransferBatch',
+          [topicOf(user(3).slice(2)), topicOf(user(4).slice(2)), topicOf(user(5).slice(2))],
+          [word(0x60n), word(0xa0n), word(0n), word(1n), word(token), word(1n), word(9n)],
+        ),
+        quarantined: [
+          'bad_data',
+          'TransferBatch: data of 448 hex digits is not two uint256 arrays of equal length in ABI layout',
+        ],
+      },
+      // A pUSD wrap of more than UInt64.
+      {
+        log: encoded('collateralToken', 'Wrapped', {
+          caller: user(6),
+          asset: user(7),
+          to: user(8),
+          amount: big,
+        }),
+        quarantined: ['amount_overflow', `Wrapped: amount ${big} exceeds UInt64`],
       },
     ];
     const block = { number: 16, hash: hash(16), parentHash: hash(15), timestampMs: 1_700_000_000_000 };
-    const text = cases
-      .map((c, k) =>
-        JSON.stringify({
-          address: at(c.kind).toLowerCase(),
-          topics: [topic0(c.kind, c.name), ...c.topics],
-          data: `0x${c.words.join('')}`,
-          blockHash: block.hash,
-          blockNumber: '0x10',
-          transactionHash: hash(100 + k),
-          transactionIndex: `0x${k.toString(16)}`,
-          logIndex: `0x${k.toString(16)}`,
-          removed: false,
-        }),
-      )
-      .join(',');
-    const buf = Buffer.from(text, 'latin1');
-    const logs = readPackedLogs(buf, 0, buf.length)!;
-    expect(logs.length).toBe(cases.length);
-    const batches = { lane: new Map<EventTable, RowBatch>(), objects: new Map<EventTable, RowBatch>() };
-    const laneRows: Record<string, number> = {};
+    const objects = cases.map((c, k) => ({
+      ...c.log,
+      blockHash: block.hash,
+      blockNumber: '0x10',
+      transactionHash: hash(100 + k),
+      transactionIndex: `0x${k.toString(16)}`,
+      logIndex: `0x${k.toString(16)}`,
+      removed: false,
+    }));
+    // Logs `PackedLogs.of` cannot write as they are: quarantined as 'bad_log' with what is wrong.
+    const defective: [unknown, string][] = [
+      [{ ...objects[0], transactionIndex: 3 }, 'transactionIndex is a number'],
+      [{ ...objects[0], topics: undefined, logIndex: '0x40' }, 'topics is missing'],
+      [
+        { ...objects[0], data: '0x\u00e9', logIndex: '0x41' },
+        'data holds characters other than printable ASCII, or a quote or backslash',
+      ],
+      [null, 'the log is null, not an object'],
+    ];
+    const logs = PackedLogs.of([...objects, ...defective.map(([l]) => l)]);
+    expect(logs.length).toBe(cases.length + defective.length);
     const headers = new Map([[16, block]]);
-    const a = await chain.mapper.mapPageTo(
-      batchSink(batches.lane, laneRows),
-      logs,
-      headers,
-      () => 'confirmed',
-    );
-    const b = await chain.mapper.mapPageTo(
-      batchSink(batches.objects),
-      logs.toArray(),
-      headers,
-      () => 'confirmed',
-    );
-    expect(a).toEqual(b);
-    expect(a.stats.quarantined).toBe(2);
-    // The lane took the four whose words it reads exactly; the others went to the object path.
-    expect(laneRows.alpha_exchange_events).toBe(4);
-    for (const t of EVENT_TABLES) {
-      const lane = batches.lane.get(t)!.take();
-      const objects = batches.objects.get(t)!.take();
-      expect(lane.rows, t).toBe(objects.rows);
-      expect(Buffer.from(lane.body).equals(Buffer.from(objects.body)), t).toBe(true);
+    const m = await chain.mapper.mapPage(logs, headers, () => 'confirmed');
+    const reasons = m.quarantine.map((q) => [q.kind, q.reason]);
+    const wanted = cases.flatMap((c) => (c.quarantined ? [c.quarantined] : []));
+    expect(reasons).toHaveLength(wanted.length + defective.length);
+    for (const [k, [kind, reason]] of wanted.entries()) {
+      expect(reasons[k]![0]).toBe(kind);
+      expect(reasons[k]![1]).toContain(reason);
     }
-    expect(batches.lane.size).toBeGreaterThan(0);
+    expect(reasons.slice(wanted.length)).toEqual(defective.map(([, reason]) => ['bad_log', reason]));
+    expect(m.stats).toMatchObject({ logs: logs.length, quarantined: reasons.length });
+    // The rows written are viem's reading of the logs.
+    const expected = emptyRowSet();
+    for (const [k, c] of cases.entries())
+      if (!c.quarantined) expectedRows(expected, chain, logs.log(k), block.timestampMs, 'confirmed');
+    expect(m.rows.alpha_exchange_events).toEqual(expected.alpha_exchange_events);
+    expect(m.rows.alpha_fills).toEqual(expected.alpha_fills);
+    expect(m.rows.alpha_token_transfers).toEqual(expected.alpha_token_transfers);
+    expect(m.rows.alpha_token_transfers).toHaveLength(300);
+    expect(m.rows.alpha_fills[0]).toMatchObject({
+      token_id: String(unknownToken),
+      condition_id: '',
+      outcome_index: -1,
+    });
+    expect(m.rows.alpha_exchange_events).toHaveLength(5);
+    expect(JSON.parse(m.rows.alpha_exchange_events[3]!.args).takerAmountFilled).toBe(String(big));
   });
 });
 
-/** A row sink into one batch per table; `laneRows` given: it takes the direct lane's rows and counts them. */
-function batchSink(to: Map<EventTable, RowBatch>, laneRows?: Record<string, number>): RowSink {
+/** A sink that takes rows column by column into a writer per table, as the writer's sink does. */
+function writerSink(): RowSink {
+  const writers = new Map<EventTable, ByteWriter>();
   const out: Record<string, unknown> = {};
-  for (const t of EVENT_TABLES) {
-    to.set(t, new RowBatch(t as SerializedTable, 1 << 16));
-    out[t] = { push: (row: object) => to.get(t)!.append(row) };
-  }
-  if (laneRows) {
-    out.direct = {
-      writer: (t: EventTable) => to.get(t)!.binaryWriter,
-      written: (t: EventTable) => {
-        to.get(t)!.rowWritten();
-        laneRows[t] = (laneRows[t] ?? 0) + 1;
-      },
-    };
-  }
+  for (const t of EVENT_TABLES) out[t] = { push: () => {} };
+  out.direct = {
+    writer(t: EventTable) {
+      const w = writers.get(t) ?? new ByteWriter(1 << 12);
+      writers.set(t, w);
+      // A batch handed over now and then: the writer starts over mid-page.
+      if (w.pos > 1 << 14) w.take();
+      return w;
+    },
+    written: () => {},
+  };
   return out as unknown as RowSink;
+}
+
+/** A UInt64 as the row types hold it. */
+const u64 = (v: bigint): U64 => (v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString());
+
+/**
+ * The rows of hot log `log` as viem's decodeEventLog reads it (strict), pushed into `into`: what the
+ * lane must write for it, column for column.
+ */
+function expectedRows(into: RowSet, chain: AlphaChainParts, log: RpcLog, time: number, status: Status): void {
+  const contract = chain.decoders.contractAt(log.address)!;
+  const item = chain.decoders.abiItemFor(log.address, log.topics[0]!)!;
+  const { args } = decodeEventLog({
+    abi: [item],
+    data: log.data as Hex,
+    topics: log.topics as [Hex],
+    strict: true,
+  });
+  const values = args as Record<string, unknown>;
+  /** A uint256 argument (viem: bigint); an address or bytes32 argument, lowercase. */
+  const num = (name: string) => values[name] as bigint;
+  const hex = (name: string) => (values[name] as string).toLowerCase();
+  const address = contract.address.toLowerCase();
+  const key = {
+    chain_id: chain.settings.chainId,
+    block_number: Number.parseInt(log.blockNumber, 16),
+    block_hash: log.blockHash.toLowerCase(),
+    block_time: time,
+    tx_hash: log.transactionHash.toLowerCase(),
+    log_index: Number.parseInt(log.logIndex, 16),
+  };
+  const version = contract.kind === 'exchangeV2' ? 2 : 1;
+  const argsJson = () => {
+    const out: Record<string, unknown> = {};
+    for (const input of item.inputs)
+      out[input.name!] = normalizeValue(input.type, (args as Record<string, unknown>)[input.name!]);
+    return JSON.stringify(out);
+  };
+  switch (item.name) {
+    case 'OrderFilled': {
+      const buy = version === 2 ? values.side === 0 : num('makerAssetId') === 0n;
+      const tokenId = String(num(version === 2 ? 'tokenId' : buy ? 'takerAssetId' : 'makerAssetId'));
+      const known = chain.tokens.get(tokenId);
+      const maker = u64(num('makerAmountFilled'));
+      const taker = u64(num('takerAmountFilled'));
+      const bytes = (v: string) => (BigInt(v) === 0n ? '' : v);
+      into.alpha_fills.push({
+        ...key,
+        exchange: address,
+        exchange_version: version,
+        neg_risk: contract.negRisk,
+        order_hash: hex('orderHash'),
+        maker: hex('maker'),
+        taker: hex('taker'),
+        role: hex('taker') === address ? 'taker' : 'maker',
+        side: buy ? 'BUY' : 'SELL',
+        token_id: tokenId,
+        condition_id: known?.condition_id ?? '',
+        outcome_index: known?.outcome_index ?? -1,
+        maker_amount: maker,
+        taker_amount: taker,
+        shares: buy ? taker : maker,
+        usd: buy ? maker : taker,
+        price: ratio(buy ? maker : taker, buy ? taker : maker),
+        fee: u64(num('fee')),
+        fee_asset: version === 1 && buy ? 'shares' : 'collateral',
+        builder: version === 2 ? bytes(hex('builder')) : '',
+        metadata: version === 2 ? bytes(hex('metadata')) : '',
+        status,
+      });
+      return;
+    }
+    case 'TransferSingle':
+    case 'TransferBatch': {
+      const ids = item.name === 'TransferSingle' ? [num('id')] : (values.ids as bigint[]);
+      const amounts = item.name === 'TransferSingle' ? [num('value')] : (values.values as bigint[]);
+      for (let k = 0; k < ids.length; k++)
+        into.alpha_token_transfers.push({
+          ...key,
+          batch_index: k,
+          operator: hex('operator'),
+          from_address: hex('from'),
+          to_address: hex('to'),
+          token_id: String(ids[k]),
+          amount: u64(amounts[k]!),
+          status,
+        });
+      return;
+    }
+    case 'Transfer':
+    case 'Wrapped':
+    case 'Unwrapped': {
+      const transfer = item.name === 'Transfer';
+      into.alpha_collateral.push({
+        ...key,
+        kind: transfer ? 'transfer' : item.name === 'Wrapped' ? 'wrap' : 'unwrap',
+        token: address,
+        symbol: contract.label,
+        from_address: transfer ? hex('from') : '',
+        to_address: hex('to'),
+        caller: transfer ? '' : hex('caller'),
+        asset: transfer ? '' : hex('asset'),
+        amount: u64(num(transfer ? 'value' : 'amount')),
+        status,
+      });
+      return;
+    }
+    case 'OrdersMatched':
+    case 'FeeCharged': {
+      const matched = item.name === 'OrdersMatched';
+      const tokenId = matched
+        ? String(
+            num(version === 2 ? 'tokenId' : num('makerAssetId') === 0n ? 'takerAssetId' : 'makerAssetId'),
+          )
+        : version === 1
+          ? String(num('tokenId'))
+          : '0';
+      into.alpha_exchange_events.push({
+        ...key,
+        kind: matched ? 'orders_matched' : 'fee_charged',
+        contract: address,
+        exchange_version: version,
+        neg_risk: contract.negRisk,
+        order_hash: matched ? hex('takerOrderHash') : '',
+        account: hex(matched ? 'takerOrderMaker' : 'receiver'),
+        token_id: tokenId,
+        amount: u64(num(matched ? 'makerAmountFilled' : 'amount')),
+        args: argsJson(),
+        status,
+      });
+      return;
+    }
+    default:
+      throw new Error(`not a hot event: ${item.name}`);
+  }
 }

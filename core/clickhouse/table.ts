@@ -5,6 +5,8 @@
  * - the insert column list (`insertColumns`: the written columns, in order) and the encoders of both
  *   insert formats: RowBinary (`rowBinaryEncoder`, compiled once per table into straight-line code, as fast
  *   as a hand-written encoder) and JSONCompactEachRow (`jsonLine`);
+ * - the RowBinary decoder (`rowBinaryDecoder`): a row written column by column, read back as the row
+ *   object ingestion would have built (its values in the row type's shapes);
  * - the column lists of reads (`columnList`: names checked against the description at compile time).
  * A test migrates a fresh database and compares every description with `DESCRIBE TABLE`.
  *
@@ -14,7 +16,7 @@
  *   time   DateTime64(3, 'UTC'), written from Unix ms
  *   enum8  Enum8 of the given codes, written as the code
  */
-import { ByteWriter, enum8, type U64 } from './row-binary.ts';
+import { ByteReader, ByteWriter, enum8, type U64 } from './row-binary.ts';
 
 interface ColumnBase<Ch extends string, Ts, Rd = Ts> {
   /** The ClickHouse type as `DESCRIBE TABLE` prints it. */
@@ -174,6 +176,51 @@ export function rowBinaryEncoder<T extends TableDescription>(t: T): (w: ByteWrit
   }
   const compile = new Function('e', `return function encode_${t.name}(w, r) {\n${lines.join('\n')}\n};`);
   return compile(enums) as (w: ByteWriter, row: RowOf<T>) => void;
+}
+
+/**
+ * A RowBinary decoder of `t`'s rows, the counterpart of `rowBinaryEncoder`: reads one row's written
+ * columns in order and returns the row object, each value in its row type's shape (UInt64 amounts as
+ * numbers up to 2^53 - 1 and decimal strings above, DateTime64 as Unix ms, enums by name, Nullable as
+ * null). A computed column is not in the bytes: it is left out, unless `computed` gives the value
+ * ingestion puts in the row (from the columns read before it).
+ */
+export function rowBinaryDecoder<T extends TableDescription>(
+  t: T,
+  computed: Partial<Record<string, (row: Record<string, unknown>) => unknown>> = {},
+): (r: ByteReader) => RowOf<T> {
+  const steps: [string, (r: ByteReader, row: Record<string, unknown>) => unknown][] = [];
+  for (const [name, kind] of Object.entries(t.columns)) {
+    if (!kind.written) {
+      const value = computed[name];
+      if (value) steps.push([name, (_r, row) => value(row)]);
+      continue;
+    }
+    if (kind.write === 'enum8') {
+      const names = new Map(Object.entries(kind.codes!).map(([k, v]) => [v, k]));
+      steps.push([
+        name,
+        (r) => {
+          const code = r.i8();
+          const value = names.get(code);
+          if (value === undefined)
+            throw new RangeError(`${t.name}.${name}: code ${code} is not one of its enum's`);
+          return value;
+        },
+      ]);
+      continue;
+    }
+    const read = (
+      ByteReader.prototype as unknown as Record<string, ((this: ByteReader) => unknown) | undefined>
+    )[kind.write];
+    if (typeof read !== 'function') throw new Error(`No ByteReader.${kind.write} for ${name}`);
+    steps.push([name, (r) => read.call(r)]);
+  }
+  return (r) => {
+    const row: Record<string, unknown> = {};
+    for (const [name, step] of steps) row[name] = step(r, row);
+    return row as RowOf<T>;
+  };
 }
 
 /** One row of `t` as a JSONCompactEachRow line (written columns in order; JSON escapes every value). */

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ArrayAt, arrayProgress, DECLINED, locateInArray, readLogObjects } from './log-objects.ts';
+import {
+  ArrayAt,
+  arrayProgress,
+  DECLINED,
+  locateInArray,
+  readLogObjects,
+  readPackedLogs,
+} from './log-objects.ts';
 import { LogArrayReader } from './log-stream.ts';
 import { F, PackedLogs } from './packed-logs.ts';
 
@@ -131,7 +138,10 @@ describe('readLogObjects (the fast path of the log reader)', () => {
     const body = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":[${good},${forged}]}`);
     const reader = new LogArrayReader();
     const out = [...reader.push(body), ...reader.end()];
-    expect(out).toEqual(JSON.parse(`[${good},${forged}]`));
+    // JSON.parse's logs, packed again as canonical JSON: the known keys only.
+    const parsed = JSON.parse(`[${good},${forged}]`);
+    delete parsed[1].pad;
+    expect(out).toEqual(parsed);
     expect(out[1]?.blockHash).toBe('0xab');
     // The same with known keys only: the value one hash-length on ends another field, and the fast
     // path reads what JSON.parse reads.
@@ -143,19 +153,93 @@ describe('readLogObjects (the fast path of the log reader)', () => {
     expectSameAsJson(`${good},${short}`);
   });
 
-  it('through LogArrayReader: a batch the fast path declines comes out as JSON.parse reads it', () => {
+  it('through LogArrayReader: a batch the fast path declines is parsed by JSON.parse and packed again', () => {
     const logs = Array.from({ length: 1500 }, (_, i) =>
       JSON.parse(logJson(i, GETH_ORDER, { ts: i % 2 === 0 })),
     );
     logs[1200] = { ...logs[1200], extra: { nested: [1, 2] }, data: '0x"\\' };
     const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: logs }));
+    // The other key is left out; the data canonical JSON cannot hold is marked, and the page says so.
+    const expected = logs.map((l) => ({ ...l }));
+    delete expected[1200].extra;
+    expected[1200].data = '!data holds characters other than printable ASCII, or a quote or backslash';
     for (const size of [97, 4096, body.length]) {
       const reader = new LogArrayReader();
-      const out = [];
-      for (let at = 0; at < body.length; at += size) out.push(...reader.push(body.subarray(at, at + size)));
-      out.push(...reader.end());
-      expect(out).toEqual(logs);
+      const pages: PackedLogs[] = [];
+      for (let at = 0; at < body.length; at += size) pages.push(reader.push(body.subarray(at, at + size)));
+      pages.push(reader.end());
+      expect(pages.flatMap((p) => p.toArray())).toEqual(expected);
+      const marked = pages.filter((p) => p.hasDefects);
+      expect(marked).toHaveLength(1);
+      const defects = [...Array(marked[0]!.length).keys()].map((i) => marked[0]!.defect(i)).filter(Boolean);
+      expect(defects).toEqual([
+        '!data holds characters other than printable ASCII, or a quote or backslash'.slice(1),
+      ]);
     }
+  });
+});
+
+describe('PackedLogs.of (log objects written as canonical JSON and packed)', () => {
+  const base = () => JSON.parse(logJson(7, ANVIL_ORDER, { ts: true }));
+
+  it('holds the known keys of each log as their strings, bytes read by the fast parse', () => {
+    const logs = Array.from({ length: 20 }, (_, i) =>
+      JSON.parse(logJson(i, GETH_ORDER, { ts: i % 2 === 0 })),
+    );
+    const packed = PackedLogs.of([
+      ...logs.slice(0, 3),
+      { ...logs[3], extra: 5, removed: 'no' },
+      ...logs.slice(4),
+    ]);
+    expect(packed.hasDefects).toBe(false);
+    const { extra: _extra, removed: _removed, ...plain } = { ...logs[3], extra: 5 };
+    expect(packed.toArray()).toEqual([...logs.slice(0, 3), plain, ...logs.slice(4)]);
+    expect(packed.removed(3)).toBe(false);
+    // The same bytes as the node's text would give: offsets, links, block numbers.
+    const text = Buffer.from(logs.map((l) => JSON.stringify(l)).join(','));
+    const fast = readPackedLogs(text, 0, text.length)!;
+    for (let i = 1; i < logs.length; i++) {
+      expect(packed.sameTxAsPrevious(i), `${i}`).toBe(fast.sameTxAsPrevious(i));
+      expect(packed.sameBlockAsPrevious(i), `${i}`).toBe(fast.sameBlockAsPrevious(i));
+    }
+    expect([...packed.blocks()]).toEqual([...fast.blocks()]);
+  });
+
+  it('marks each value it cannot hold, and says what is wrong: the mapper quarantines those logs', () => {
+    const cases: [unknown, string | undefined][] = [
+      [base(), undefined],
+      [{ ...base(), blockTimestamp: null }, undefined], // an optional field absent
+      [{ ...base(), blockNumber: null }, 'blockNumber is null'],
+      [{ ...base(), logIndex: 3 }, 'logIndex is a number'],
+      [{ ...base(), address: undefined }, 'address is missing'],
+      [
+        { ...base(), transactionHash: '0x"ab' },
+        'transactionHash holds characters other than printable ASCII, or a quote or backslash',
+      ],
+      [
+        { ...base(), data: '0xé' },
+        'data holds characters other than printable ASCII, or a quote or backslash',
+      ],
+      [{ ...base(), data: '!0x' }, 'data starts with an exclamation mark'],
+      [{ ...base(), blockTimestamp: 5 }, 'blockTimestamp is a number'],
+      [{ ...base(), topics: 'x' }, 'topics is a string'],
+      [{ ...base(), topics: ['0x1', null] }, 'topics[1] is null'],
+      [{ ...base(), topics: ['0x1', '0x2', '0x3', '0x4', '0x5'] }, 'topics has 5 entries, at most 4'],
+      [7, 'the log is a number, not an object'],
+      [[base()], 'the log is an array, not an object'],
+    ];
+    const packed = PackedLogs.of(cases.map(([l]) => l));
+    expect(packed.length).toBe(cases.length);
+    expect(packed.hasDefects).toBe(true);
+    expect(cases.map((_, i) => packed.defect(i))).toEqual(cases.map(([, d]) => d));
+    // A log without a block number names no block; the others keep theirs.
+    expect([...packed.blocks()]).toEqual([Number.parseInt(base().blockNumber, 16)]);
+    // Slices and pages made of parts keep the mark.
+    expect(packed.slice(2, 4).hasDefects).toBe(true);
+    expect(PackedLogs.concat([PackedLogs.of([base()]), packed.slice(3, 4)]).defect(1)).toBe(
+      'logIndex is a number',
+    );
+    expect(PackedLogs.of([base()]).defect(0)).toBeUndefined();
   });
 });
 

@@ -6,8 +6,9 @@
  *
  * The fast path takes only what it reads exactly: an ASCII span without escapes, objects of the known
  * log keys (in any order) with string values, a `topics` array of strings and a boolean `removed`.
- * Anything else (another key, a null, a number, malformed JSON) returns undefined and the caller parses
- * the span with JSON.parse, which yields the same objects (or the same SyntaxError).
+ * Anything else (another key, a null, a number, malformed JSON) returns undefined: the caller parses the
+ * span with JSON.parse (which throws its SyntaxError on malformed JSON) and packs the objects with
+ * `PackedLogs.of`, which writes them as canonical JSON this parse takes (packed-logs.ts).
  *
  * Fixed-size values (addresses, hashes, topics) are not searched byte by byte for their closing quote:
  * where the character one value-length on is a quote and the value's bytes hold none (`noQuote`, four
@@ -43,26 +44,40 @@ enum Key {
 }
 /** Keys up to here have string values (their bounds are kept by key). */
 const STRING_KEYS = Key.LogIndex + 1;
-/** Start offset field of each string-valued key (its end is the next field). */
+/**
+ * Start offset field of each string-valued key (its end is the next field), and the fields a log must
+ * have for the fast path (topics aside; `blockTimestamp` and `removed` are optional). Filled on the first
+ * parse, not at load, like KEYS_BY_FIRST: packed-logs.ts imports this module (`PackedLogs.of` packs with
+ * the fast parse), so when it is loaded first, its `Field` and `wordKey` are not ready while this loads.
+ */
 const START_FIELD = new Int32Array(STRING_KEYS);
-START_FIELD[Key.Address] = Field.AddressStart;
-START_FIELD[Key.Data] = Field.DataStart;
-START_FIELD[Key.BlockHash] = Field.BlockHashStart;
-START_FIELD[Key.BlockNumber] = Field.BlockNumberStart;
-START_FIELD[Key.BlockTimestamp] = Field.BlockTimestampStart;
-START_FIELD[Key.TransactionHash] = Field.TxHashStart;
-START_FIELD[Key.TransactionIndex] = Field.TxIndexStart;
-START_FIELD[Key.LogIndex] = Field.LogIndexStart;
-/** Fields a log must have for the fast path (topics aside); `blockTimestamp` and `removed` are optional. */
-const REQUIRED: readonly number[] = [
-  Field.AddressStart,
-  Field.DataStart,
-  Field.BlockHashStart,
-  Field.BlockNumberStart,
-  Field.TxHashStart,
-  Field.TxIndexStart,
-  Field.LogIndexStart,
-];
+let REQUIRED: readonly number[] = [];
+function fieldTables(): void {
+  if (REQUIRED.length > 0) return;
+  for (const [name, key] of KEYS) {
+    const first = name.charCodeAt(0);
+    const list = KEYS_BY_FIRST[first] ?? [];
+    list.push({ length: name.length, rest: wordKey(Buffer.from(name.slice(1), 'latin1')), key });
+    KEYS_BY_FIRST[first] = list;
+  }
+  START_FIELD[Key.Address] = Field.AddressStart;
+  START_FIELD[Key.Data] = Field.DataStart;
+  START_FIELD[Key.BlockHash] = Field.BlockHashStart;
+  START_FIELD[Key.BlockNumber] = Field.BlockNumberStart;
+  START_FIELD[Key.BlockTimestamp] = Field.BlockTimestampStart;
+  START_FIELD[Key.TransactionHash] = Field.TxHashStart;
+  START_FIELD[Key.TransactionIndex] = Field.TxIndexStart;
+  START_FIELD[Key.LogIndex] = Field.LogIndexStart;
+  REQUIRED = [
+    Field.AddressStart,
+    Field.DataStart,
+    Field.BlockHashStart,
+    Field.BlockNumberStart,
+    Field.TxHashStart,
+    Field.TxIndexStart,
+    Field.LogIndexStart,
+  ];
+}
 
 const KEYS: [string, Key][] = [
   ['address', Key.Address],
@@ -76,14 +91,11 @@ const KEYS: [string, Key][] = [
   ['logIndex', Key.LogIndex],
   ['removed', Key.Removed],
 ];
-/** Known keys by first byte (at most three share one): the name after its first byte, and the key. */
+/**
+ * Known keys by first byte (at most three share one): the name after its first byte, and the key
+ * (filled with the field tables).
+ */
 const KEYS_BY_FIRST: { length: number; rest: WordKey; key: Key }[][] = [];
-for (const [name, key] of KEYS) {
-  const first = name.charCodeAt(0);
-  const list = KEYS_BY_FIRST[first] ?? [];
-  list.push({ length: name.length, rest: wordKey(Buffer.from(name.slice(1), 'latin1')), key });
-  KEYS_BY_FIRST[first] = list;
-}
 /** Characters between the quotes of a fixed-size value by key (0: variable); topics are 66 too. */
 const FIXED_LENGTH = new Int32Array(STRING_KEYS);
 FIXED_LENGTH[Key.Address] = 42;
@@ -206,6 +218,7 @@ function plainAscii(buf: Buffer, start: number, end: number): boolean {
  * first log is not (the caller links it when the log before it in `f` precedes it in the text).
  */
 export function packLogsInto(buf: Buffer, start: number, end: number, f: Int32Array, first: number): number {
+  fieldTables();
   if (!plainAscii(buf, start, end)) return DECLINED;
   let count = 0;
   let i = start;
@@ -262,6 +275,7 @@ export function locateInArray(
   const state = arrayProgress;
   state.closed = false;
   state.full = false;
+  fieldTables();
   if (!plainAscii(buf, at, end)) return DECLINED;
   let count = 0;
   let i = at;

@@ -42,7 +42,14 @@ describe('LogArrayReader', () => {
   it('handles escaped quotes and backslashes inside strings split across pieces', () => {
     const odd = [log(1, 1, { data: '0x"}]{[\\' as `0x${string}` }), log(2, 1)];
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, result: odd });
-    for (let size = 1; size < 12; size++) expect(readInPieces(body, [size])).toEqual(odd);
+    // The log is read whole; its data, which canonical JSON cannot hold, is marked (PackedLogs.of).
+    const read = [
+      log(1, 1, {
+        data: '!data holds characters other than printable ASCII, or a quote or backslash' as `0x${string}`,
+      }),
+      log(2, 1),
+    ];
+    for (let size = 1; size < 12; size++) expect(readInPieces(body, [size])).toEqual(read);
   });
 
   it('throws the node error of an error response, with its code', () => {
@@ -97,11 +104,13 @@ describe('TxChunker', () => {
         expect(parts[p]![0]!.transactionHash).not.toBe(parts[p - 1]!.at(-1)!.transactionHash);
       }
       // At least the target, at most the target plus the rest of the transaction it ends in.
+      // (Logs come out as new objects: found by their log index.)
+      const holds = (p: RpcLog[], i: number) => p.some((l) => l.logIndex === all[i]!.logIndex);
       for (const p of parts.slice(0, -1)) {
         expect(p.length).toBeGreaterThanOrEqual(10);
-        if (!p.includes(all[30]!)) expect(p.length).toBeLessThanOrEqual(12);
+        if (!holds(p, 30)) expect(p.length).toBeLessThanOrEqual(12);
       }
-      expect(parts.filter((p) => p.includes(all[30]!))[0]).toContain(all[69]);
+      expect(holds(parts.filter((p) => holds(p, 30))[0]!, 69)).toBe(true);
       expect(parts.length).toBeGreaterThanOrEqual(6);
     }
   });

@@ -2,8 +2,9 @@
  * Reading an `eth_getLogs` response as it streams in. A dense block (the benchmark world holds blocks of
  * ~220,000 logs, ~220 MB of JSON; a block is the smallest range a node can be asked for) does not fit a
  * worker's heap as one string plus one array of log objects. `LogArrayReader` scans the body's bytes as
- * they arrive and parses the `result` array's complete objects in small batches, so at most one network
- * chunk and one batch of objects are held at a time; `TxChunker` regroups the logs into parts of about
+ * they arrive and packs the `result` array's complete objects in small batches (log-objects.ts; a batch
+ * the fast parse declines is parsed by JSON.parse and packed by `PackedLogs.of`), so at most one network
+ * chunk and one batch are held at a time; `TxChunker` regroups the logs into parts of about
  * `target` logs that never split a transaction (the mapper attributes events within a transaction).
  */
 import {
@@ -16,7 +17,6 @@ import {
   readPackedLogs,
 } from './log-objects.ts';
 import { PackedLogs } from './packed-logs.ts';
-import type { RpcLog } from './types.ts';
 
 /** A JSON-RPC error object the node answered with (`{ code, message, data? }`). */
 export class JsonRpcResponseError extends Error {
@@ -151,7 +151,7 @@ export function nonResultBody(text: string): PackedLogs {
   if (body?.result === null || body?.result === undefined) return PackedLogs.EMPTY;
   if (!Array.isArray(body.result))
     throw new JsonRpcResponseError('eth_getLogs result is not an array', undefined, '');
-  return PackedLogs.of(body.result as RpcLog[]);
+  return PackedLogs.of(body.result);
 }
 
 /** The text before an array opened at `at` ends with `"result":`. */
@@ -160,7 +160,7 @@ export function endsWithResultKey(tail: string): boolean {
 }
 
 /**
- * Feed the body's bytes with `push`, then call `end`; both return the log objects completed so far.
+ * Feed the body's bytes with `push`, then call `end`; both return the logs completed so far, packed.
  * A body that is not `{..., "result": [ {log}, ... ], ...}` (an error, a null result) is kept whole and
  * parsed at `end`, where a JSON-RPC error is thrown as `JsonRpcResponseError`.
  */
@@ -212,11 +212,12 @@ export class LogArrayReader {
     const from = sc.firstStart - this.partsStart;
     const to = sc.lastEnd - this.partsStart;
     // Between two complete objects there is only a comma and whitespace: the span is an array's body.
-    // A span holding a backslash is JSON.parse's.
+    // A span the fast parse declines (escapes, other keys, numbers, nulls) is JSON.parse's, its logs
+    // written again as canonical JSON (PackedLogs.of).
     // The logs share `joined`'s bytes: later chunks go to a new buffer (dropBefore keeps a view).
     const logs =
       readPackedLogs(joined, from, to, sc.complete) ??
-      PackedLogs.of(JSON.parse(`[${joined.toString('utf8', from, to)}]`) as RpcLog[]);
+      PackedLogs.of(JSON.parse(`[${joined.toString('utf8', from, to)}]`) as unknown[]);
     this.dropBefore(sc.lastEnd);
     sc.consumed();
     return logs;

@@ -133,16 +133,26 @@ describe('SlabLogReader', () => {
     expect(pool.counters.made).toBe(0);
   });
 
-  it('goes on through the JSON.parse path from the first page not handed out when a log has escapes', async () => {
+  it('goes on through the JSON.parse path from the first page not handed out when a log has another key or an escape', async () => {
+    // The JSON.parse path packs the logs again as canonical JSON: another key is left out, a value the
+    // fast parse cannot hold is marked (PackedLogs.of) and its log quarantined when mapped.
     const logs = chainLogs(3000);
-    logs[2100] = { ...logs[2100]!, data: '0x"\\}' as `0x${string}` };
-    const parts = await read(new SlabLogReader(new SlabPool(256 * 1024), 400, 1 << 30), body(logs), [65_536]);
+    const withKey = { ...logs[2100]!, extra: 1 };
+    const parts = await read(
+      new SlabLogReader(new SlabPool(256 * 1024), 400, 1 << 30),
+      body([...logs.slice(0, 2100), withKey as RpcLog, ...logs.slice(2101)]),
+      [65_536],
+    );
     expect(all(parts)).toEqual(logs);
     expect(parts.at(-1)?.last).toBe(true);
     // The same while the bytes read before the first pull are taken in.
     const early = chainLogs(400);
     early[150] = { ...early[150]!, data: '0x"\\}' as `0x${string}` };
     const late = await read(new SlabLogReader(new SlabPool(), 50, 1 << 30, 50), body(early), [4096], false);
+    early[150] = {
+      ...early[150]!,
+      data: '!data holds characters other than printable ASCII, or a quote or backslash' as `0x${string}`,
+    };
     expect(all(late)).toEqual(early);
   });
 

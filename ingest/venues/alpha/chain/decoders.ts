@@ -2,16 +2,26 @@
  * Decoders keyed by (emitter address, topic0). The address says which contract kind emitted the log
  * (schemas/abi/alpha-addresses.ts), the kind says which event set applies (schemas/abi/alpha-events.ts):
  * several kinds share topic0 values with different meaning or indexing, so topic0 alone never decides.
+ * What cannot be decoded is quarantined with its kind and reason (unknown address or topic, bad data,
+ * an amount over UInt64).
  *
- * Hot events (OrderFilled V1/V2, ERC-20 Transfer, ERC-1155 TransferSingle/TransferBatch, CTF and
- * NegRiskAdapter splits and merges, CTF redemptions) are decoded by reading data words directly (~30×
- * faster than viem's generic decoder); every other event goes through viem `decodeEventLog` in strict
- * mode. Both return arguments under their ABI names, normalized the same way (addresses lowercase,
- * uint256 ids as decimal strings, amounts as U64), so a test can prove the fast path equals viem on every
- * log the simulated chain emits.
+ * The hot events (fills, ERC-1155 and collateral transfers, pUSD wraps, OrdersMatched, FeeCharged) are
+ * not decoded here: the direct lane maps them from their bytes (direct-lane.ts). A hot event reaches
+ * the registry only when the lane did not recognize it, i.e. its emitter or topic0 is not written in
+ * lowercase hex as nodes send them: it is quarantined as bad data.
+ *
+ * CTF and NegRiskAdapter splits and merges and CTF redemptions (as frequent as fills in a busy market)
+ * are decoded by reading data words directly (~30× faster than viem's generic decoder); every other
+ * event goes through viem `decodeEventLog` in strict mode. Both return arguments under their ABI names,
+ * normalized the same way (addresses lowercase, uint256 ids as decimal strings, amounts as U64), so a
+ * test can prove the fast decoders equal viem on every log the simulated chain emits.
  */
 import { type AbiEvent, decodeEventLog, type Hex, parseAbiItem, toEventSelector } from 'viem';
-import { type AddressSets, type AlphaContract, allContracts } from '../../../../schemas/abi/alpha-addresses.ts';
+import {
+  type AddressSets,
+  type AlphaContract,
+  allContracts,
+} from '../../../../schemas/abi/alpha-addresses.ts';
 import { type ContractKind, eventAbi } from '../../../../schemas/abi/alpha-events.ts';
 import {
   AmountOverflowError,
@@ -19,15 +29,12 @@ import {
   BadLogError,
   byteLength,
   bytes32,
-  idString,
-  u64,
   uintAmount,
   uintString,
-  word,
   wordAt,
-  wordCount,
 } from '../../../chain/hex.ts';
 import type { RpcLog } from '../../../chain/types.ts';
+import { HOT_TOPICS } from './direct-lane.ts';
 
 export type Args = Record<string, unknown>;
 
@@ -46,136 +53,12 @@ interface Handler {
   name: string;
   abiItem: AbiEvent;
   fast?: FastDecoder;
+  /** A hot event: the direct lane's to map. */
+  hot: boolean;
 }
 
 function expectTopics(log: RpcLog, n: number): void {
   if (log.topics.length !== n) throw new BadLogError(`expected ${n} topics, got ${log.topics.length}`);
-}
-
-function expectWords(log: RpcLog, n: number): void {
-  const count = wordCount(log.data);
-  if (count !== n) throw new BadLogError(`expected ${n} data words, got ${count}`);
-}
-
-/** A uint8 word (V2 `side`) as a number; anything above 255 is not a uint8. */
-function uint8Of(w: string): number {
-  if (!w.startsWith('0'.repeat(62))) throw new BadLogError('value is not a uint8');
-  return Number.parseInt(w.slice(62), 16);
-}
-
-export function decodeOrderFilledV1(log: RpcLog): Args {
-  expectTopics(log, 4);
-  expectWords(log, 5);
-  const d = log.data;
-  return {
-    orderHash: log.topics[1]!.toLowerCase(),
-    maker: addressOf(log.topics[2]!),
-    taker: addressOf(log.topics[3]!),
-    makerAssetId: idString(word(d, 0)),
-    takerAssetId: idString(word(d, 1)),
-    makerAmountFilled: u64(word(d, 2)),
-    takerAmountFilled: u64(word(d, 3)),
-    fee: u64(word(d, 4)),
-  };
-}
-
-export function decodeOrderFilledV2(log: RpcLog): Args {
-  expectTopics(log, 4);
-  expectWords(log, 7);
-  const d = log.data;
-  return {
-    orderHash: log.topics[1]!.toLowerCase(),
-    maker: addressOf(log.topics[2]!),
-    taker: addressOf(log.topics[3]!),
-    side: uint8Of(word(d, 0)),
-    tokenId: idString(word(d, 1)),
-    makerAmountFilled: u64(word(d, 2)),
-    takerAmountFilled: u64(word(d, 3)),
-    fee: u64(word(d, 4)),
-    builder: bytes32(word(d, 5)),
-    metadata: bytes32(word(d, 6)),
-  };
-}
-
-export function decodeErc20Transfer(log: RpcLog): Args {
-  expectTopics(log, 3);
-  expectWords(log, 1);
-  return { from: addressOf(log.topics[1]!), to: addressOf(log.topics[2]!), value: u64(word(log.data, 0)) };
-}
-
-/**
- * pUSD Wrapped and Unwrapped: caller, asset and recipient indexed, data is (uint256 amount). ≈ 90,000
- * of the benchmark world's logs (the cutover's wraps, then unwraps); through viem they made ≈ 7 % of
- * the pipeline's allocations. The amount is judged by the mapper, as on viem's path.
- */
-export function decodeCollateralWrap(log: RpcLog): Args {
-  expectTopics(log, 4);
-  expectWords(log, 1);
-  return {
-    caller: addressOf(log.topics[1]!),
-    asset: addressOf(log.topics[2]!),
-    to: addressOf(log.topics[3]!),
-    amount: uintAmount(word(log.data, 0)),
-  };
-}
-
-export function decodeTransferSingle(log: RpcLog): Args {
-  expectTopics(log, 4);
-  expectWords(log, 2);
-  return {
-    operator: addressOf(log.topics[1]!),
-    from: addressOf(log.topics[2]!),
-    to: addressOf(log.topics[3]!),
-    id: idString(word(log.data, 0)),
-    value: u64(word(log.data, 1)),
-  };
-}
-
-// OrdersMatched and FeeCharged: one or two per match, so hot in a busy block. Amounts stay decimal
-// strings here (exactly what viem's normalized output holds); the mapper narrows them to UInt64.
-
-export function decodeOrdersMatchedV1(log: RpcLog): Args {
-  expectTopics(log, 3);
-  expectWords(log, 4);
-  const d = log.data;
-  return {
-    takerOrderHash: log.topics[1]!.toLowerCase(),
-    takerOrderMaker: addressOf(log.topics[2]!),
-    makerAssetId: idString(word(d, 0)),
-    takerAssetId: idString(word(d, 1)),
-    makerAmountFilled: uintString(word(d, 2)),
-    takerAmountFilled: uintString(word(d, 3)),
-  };
-}
-
-export function decodeOrdersMatchedV2(log: RpcLog): Args {
-  expectTopics(log, 3);
-  expectWords(log, 4);
-  const d = log.data;
-  return {
-    takerOrderHash: log.topics[1]!.toLowerCase(),
-    takerOrderMaker: addressOf(log.topics[2]!),
-    side: uint8Of(word(d, 0)),
-    tokenId: idString(word(d, 1)),
-    makerAmountFilled: uintString(word(d, 2)),
-    takerAmountFilled: uintString(word(d, 3)),
-  };
-}
-
-export function decodeFeeChargedV1(log: RpcLog): Args {
-  expectTopics(log, 2);
-  expectWords(log, 2);
-  return {
-    receiver: addressOf(log.topics[1]!),
-    tokenId: idString(word(log.data, 0)),
-    amount: uintString(word(log.data, 1)),
-  };
-}
-
-export function decodeFeeChargedV2(log: RpcLog): Args {
-  expectTopics(log, 2);
-  expectWords(log, 1);
-  return { receiver: addressOf(log.topics[1]!), amount: uintString(word(log.data, 0)) };
 }
 
 /** An ABI offset or length word as a number; a value past 2^53 cannot point inside any log. */
@@ -202,26 +85,9 @@ function uintArrayAt<T>(data: string, size: number, head: number, element: (w: s
   return out;
 }
 
-export function decodeTransferBatch(log: RpcLog): Args {
-  expectTopics(log, 4);
-  const d = log.data;
-  const size = byteLength(d);
-  // Ids go through the id cache: a batch carries a condition's few outcome tokens over and over.
-  const ids = uintArrayAt(d, size, 0, idString);
-  const values = uintArrayAt(d, size, 32, u64);
-  // Well-formed ABI, yet unmappable: every id needs its value.
-  if (ids.length !== values.length) throw new BadLogError('ids and values differ in length');
-  return {
-    operator: addressOf(log.topics[1]!),
-    from: addressOf(log.topics[2]!),
-    to: addressOf(log.topics[3]!),
-    ids,
-    values,
-  };
-}
-
 // Split, merge and redemption: one per mint or user action, as frequent as fills in a busy market.
-// Amounts are `uintAmount` (not `u64`): an oversized one reaches the mapper as it does on the slow path.
+// Amounts are `uintAmount` (not `u64`): an oversized one reaches the mapper (which quarantines it), as on
+// viem's path.
 // One deliberate difference from viem: it accepts exactly 64 bytes of CTF data (its cursor then reads the
 // amount from the array's offset word); no ABI encoding of these arguments is that short, so it is bad data.
 
@@ -267,30 +133,12 @@ export function decodeNegRiskPositions(log: RpcLog): Args {
 
 /** Fast decoders by (contract kind, event name). */
 const FAST: Partial<Record<ContractKind, Record<string, FastDecoder>>> = {
-  exchangeV1: {
-    OrderFilled: decodeOrderFilledV1,
-    OrdersMatched: decodeOrdersMatchedV1,
-    FeeCharged: decodeFeeChargedV1,
-  },
-  exchangeV2: {
-    OrderFilled: decodeOrderFilledV2,
-    OrdersMatched: decodeOrdersMatchedV2,
-    FeeCharged: decodeFeeChargedV2,
-  },
   conditionalTokens: {
-    TransferSingle: decodeTransferSingle,
-    TransferBatch: decodeTransferBatch,
     PositionSplit: decodeCtfPositions,
     PositionsMerge: decodeCtfPositions,
     PayoutRedemption: decodeCtfPayoutRedemption,
   },
   negRiskAdapter: { PositionSplit: decodeNegRiskPositions, PositionsMerge: decodeNegRiskPositions },
-  erc20Collateral: { Transfer: decodeErc20Transfer },
-  collateralToken: {
-    Transfer: decodeErc20Transfer,
-    Wrapped: decodeCollateralWrap,
-    Unwrapped: decodeCollateralWrap,
-  },
 };
 
 /** `kind.Event` of every event with a fast decoder (the equivalence test covers each one). */
@@ -402,10 +250,12 @@ export function createDecoderRegistry(sets: AddressSets): DecoderRegistry {
       const handlers = new Map<string, Handler>();
       for (const item of eventAbi(kind)) {
         const fast = FAST[kind]?.[item.name];
-        handlers.set(toEventSelector(item), {
+        const topic = toEventSelector(item);
+        handlers.set(topic, {
           name: item.name,
           abiItem: item,
           fast: fast ?? genericDecoder(item),
+          hot: HOT_TOPICS.get(topic)?.has(kind) === true,
         });
       }
       const ignored = new Map<string, string>();
@@ -446,6 +296,17 @@ export function createDecoderRegistry(sets: AddressSets): DecoderRegistry {
         status: 'quarantine',
         kind: 'unknown_topic',
         reason: `topic0 ${topic0 ?? '(none)'} is not an event of ${contract.label} (${contract.kind})`,
+      };
+    }
+    if (handler.hot) {
+      // The mapper asks only for logs the lane did not recognize: written otherwise than nodes write them.
+      const lowercase = log.address === log.address.toLowerCase() && raw0 === raw0?.toLowerCase();
+      return {
+        status: 'quarantine',
+        kind: 'bad_data',
+        reason: lowercase
+          ? `${handler.name}: a hot event, mapped from its bytes by the direct lane (not decoded here)`
+          : `${handler.name}: emitter ${log.address} or topic0 ${raw0} is not lowercase hex, as the direct lane reads hot events`,
       };
     }
     try {

@@ -1,20 +1,21 @@
 /**
- * The direct lane: the hot events (OrderFilled of both exchange generations, the CTF's TransferSingle and
- * TransferBatch, collateral ERC-20 Transfers, pUSD Wrapped and Unwrapped, the exchanges' OrdersMatched
- * and FeeCharged: nine logs in ten of the benchmark world) read from the bytes of their
- * `eth_getLogs` response (packed-logs.ts) straight into their tables' RowBinary batches. No log object,
- * no hex strings, no decoded arguments and no row object are made for them: on the object path each
- * such log made a dozen strings and four objects that lived as long as their page.
+ * The direct lane: the one mapping of the hot events (OrderFilled of both exchange generations, the
+ * CTF's TransferSingle and TransferBatch, collateral ERC-20 Transfers, pUSD Wrapped and Unwrapped, the
+ * exchanges' OrdersMatched and FeeCharged: nine logs in ten of the benchmark world). Each is read from
+ * the bytes of its `eth_getLogs` response (packed-logs.ts) straight into its table's RowBinary batch: no
+ * log object, no hex strings, no decoded arguments and no row object are made for it. A sink that wants
+ * row objects reads the bytes back (collect.ts).
  *
- * The lane takes a log only when everything about it is exactly as the event's layout says, and
- * checks all of it before it writes a byte: the emitter and topic0 are known (lowercase, as nodes
- * send them), the topic count and data length are the event's, every word it reads is hex, every
- * amount fits UInt64, a V2 fill's side is 0 or 1, exactly one V1 fill asset id is 0, the hex that goes
- * into an exchange event's args JSON is plain hex, block number and log index are hex quantities, the
- * block's header is held. Anything else goes back to the object path (decoders.ts and mapper.ts), which
- * decodes, maps or quarantines it as before. The rows are the object path's rows, byte for byte:
- * test/chain-sim.test.ts compares both paths' batches on every log of the simulated chain, and on
- * exchange events the simulation does not emit.
+ * The lane takes a log when everything about it is as the event's ABI layout says, and checks all of it
+ * before it writes a byte: the topic count and data length are the event's (a TransferBatch's arrays in
+ * their canonical encoding, of any length), every word it reads is hex, every UInt64 column's amount
+ * fits UInt64, a V2 fill's side is 0 or 1, exactly one V1 fill asset id is 0, the hex that goes into an
+ * exchange event's args JSON is plain hex, block number and log index are hex quantities. A hot log
+ * that fails a check is declined with the reason (`declined`: 'amount_overflow' or 'bad_data'), and the
+ * mapper quarantines it. Hot events are known by their emitter and topic0 in lowercase hex, as nodes
+ * send them; one written otherwise is not recognized here and is quarantined by the decoder registry
+ * (decoders.ts). test/chain-sim.test.ts checks the rows against viem's decodeEventLog and the sim's
+ * ledger on every log of the simulated chain, and the declines on hand-made logs.
  */
 import { toEventSelector } from 'viem';
 import type { ByteWriter } from '../../../../core/clickhouse/row-binary.ts';
@@ -22,11 +23,12 @@ import type { AlphaContract } from '../../../../schemas/abi/alpha-addresses.ts';
 import { type ContractKind, eventAbi } from '../../../../schemas/abi/alpha-events.ts';
 import { CODES } from '../../../../schemas/tables/alpha-chain.ts';
 import { uintString } from '../../../chain/hex.ts';
-import type { TxTransfers } from './mappers/attribution.ts';
 import { Field, hasKeyAt, type PackedLogs, type WordKey, wordKey } from '../../../chain/packed-logs.ts';
-import type { TokenMap } from './token-map.ts';
 import type { BlockHeader, U64 } from '../../../chain/types.ts';
+import type { DecodeResult } from './decoders.ts';
+import type { TxTransfers } from './mappers/attribution.ts';
 import type { DirectSink, Status } from './rows.ts';
+import type { TokenMap } from './token-map.ts';
 
 /** What the lane does with a log. */
 export enum Hot {
@@ -44,7 +46,8 @@ export enum Hot {
   Unwrap,
 }
 
-const HOT_EVENTS: readonly [ContractKind, string, Hot][] = [
+/** The hot events: (emitter kind, event name) and what the lane makes of it. */
+export const HOT_EVENTS: readonly [ContractKind, string, Hot][] = [
   ['exchangeV1', 'OrderFilled', Hot.FillV1],
   ['exchangeV2', 'OrderFilled', Hot.FillV2],
   ['conditionalTokens', 'TransferSingle', Hot.TransferSingle],
@@ -100,7 +103,7 @@ function hasUpper(buf: Buffer, start: number, end: number): boolean {
 
 /**
  * A hex quantity ("0x1a": the prefix, then 1 to 13 hex digits) as a number; -1 when it is not one
- * (the object path then reads it as it always has).
+ * (the log is declined).
  */
 function quantity(buf: Buffer, start: number, end: number): number {
   const n = end - start - 2;
@@ -174,48 +177,78 @@ export interface DirectLaneOptions {
   tokenTopics: Iterable<string>;
 }
 
-/** A page's block context: headers and status, with the last block's values kept. */
+/** A page's block context: headers and status (the lane keeps the last block's values). */
 export interface PageBlocks {
   headers: Map<number, BlockHeader>;
   statusOf(block: number): Status;
 }
 
+/** What `write` did with a log. */
+export enum LaneResult {
+  /** Not a hot event (by its emitter and topic0 bytes): the decoder registry's. */
+  NotHot,
+  /** Its row is written (or dropped, for a table the sink skips). */
+  Written,
+  /** A hot event the lane cannot take: `declined` says why; the caller quarantines it. */
+  Declined,
+}
+
+/** Why the lane declined the last log it declined. */
+export interface Declined {
+  kind: Extract<DecodeResult, { status: 'quarantine' }>['kind'];
+  reason: string;
+}
+
 export interface DirectLane {
-  /** How step 1 treats log `i` (buffer-backed logs). */
+  /** How step 1 treats log `i`. */
   topicClass(logs: PackedLogs, i: number): TopicClass;
   /**
-   * The token a fill trades, read as the object path's `fillTokenOf` reads it: undefined when data is
-   * shorter than two words; `null` when the bytes are not plain hex (ask the object path).
+   * The token a fill trades (the collateral side's counterpart of a V1 fill), undefined when the data is
+   * shorter than two words or the word is not hex (the fill is then declined by `write`).
    */
-  fillToken(logs: PackedLogs, i: number, v2: boolean): string | undefined | null;
-  /** Starts a page (block values are cached per page). */
-  page(blocks: PageBlocks): void;
-  /** The kind of contract that emitted log `i`, when its address bytes name one (lowercase). */
-  kindAt(logs: PackedLogs, i: number): ContractKind | undefined;
+  fillToken(logs: PackedLogs, i: number, v2: boolean): string | undefined;
   /**
-   * What attribution reads of CTF log `i`: its transfer added to `into.transfers` as the decoder would
-   * read it (a TransferSingle or TransferBatch the lane reads exactly), `Other` when its topic0 is
-   * another event's (it adds nothing), `Unknown` when the caller must decode it to know.
+   * Adds log `i` to `into.transfers` when it is a CTF TransferSingle or TransferBatch the lane writes:
+   * what attribution reads of a transaction's ERC-1155 transfers.
    */
-  readTransfer(logs: PackedLogs, i: number, into: TxTransfers): TransferRead;
-  /** Writes log `i`'s row when the lane takes it; false leaves the log to the object path. */
-  write(logs: PackedLogs, i: number, sink: DirectSink): boolean;
+  readTransfer(logs: PackedLogs, i: number, into: TxTransfers): void;
+  /**
+   * Adds log `i` to `into.pusd` when it is a pUSD Transfer, Wrapped or Unwrapped the lane writes: what
+   * attribution reads of a transaction's pUSD movements.
+   */
+  readPusd(logs: PackedLogs, i: number, into: TxTransfers): void;
+  /**
+   * Writes log `i`'s row when it is a hot event the lane takes. `blocks` is the page's (one object per
+   * page: mappings of several pages may interleave, each with its own).
+   */
+  write(logs: PackedLogs, i: number, sink: DirectSink, blocks: PageBlocks): LaneResult;
+  /** Why the last `Declined` log was declined. */
+  readonly declined: Readonly<Declined>;
 }
 
-export enum TransferRead {
-  Added,
-  Other,
-  Unknown,
-}
-
-/** A UInt64 from its 32-bit halves, as the decoder reads it (a decimal string above 2^53 - 1). */
+/** A UInt64 from its 32-bit halves, as the row types hold it (a decimal string above 2^53 - 1). */
 function u64Value(lo: number, hi: number): U64 {
   const v = hi * TWO_32 + lo;
   return v <= Number.MAX_SAFE_INTEGER ? v : ((BigInt(hi) << 32n) | BigInt(lo)).toString();
 }
 
-/** Ids of the largest TransferBatch the lane reads (a larger one goes to the object path). */
-const MAX_BATCH = 256;
+/** topic0 (lowercase) → the hot event it is for each contract kind (an event name the kind's ABI has once). */
+export const HOT_TOPICS: ReadonlyMap<string, ReadonlyMap<ContractKind, Hot>> = (() => {
+  const byTopic = new Map<string, Map<ContractKind, Hot>>();
+  for (const [kind, name, hot] of HOT_EVENTS) {
+    const items = eventAbi(kind).filter((e) => e.name === name);
+    if (items.length !== 1) continue;
+    const topic = toEventSelector(items[0]!);
+    const m = byTopic.get(topic) ?? new Map<ContractKind, Hot>();
+    m.set(kind, hot);
+    byTopic.set(topic, m);
+  }
+  return byTopic;
+})();
+
+/** Event names by Hot, for the reasons of declined logs. */
+const HOT_NAME: string[] = [];
+for (const [, name, hot] of HOT_EVENTS) HOT_NAME[hot] = name;
 
 interface Contract {
   c: AlphaContract;
@@ -247,18 +280,8 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
       negRisk: c.negRisk,
     });
   }
-  // topic0 → the hot event it is for each contract kind (an event name the kind's ABI has once).
-  const hotTopics = new HexKeys<Map<ContractKind, Hot>>();
-  const byTopic = new Map<string, Map<ContractKind, Hot>>();
-  for (const [kind, name, hot] of HOT_EVENTS) {
-    const items = eventAbi(kind).filter((e) => e.name === name);
-    if (items.length !== 1) continue;
-    const topic = toEventSelector(items[0]!);
-    const m = byTopic.get(topic) ?? new Map<ContractKind, Hot>();
-    m.set(kind, hot);
-    byTopic.set(topic, m);
-  }
-  for (const [topic, m] of byTopic) hotTopics.set(topic, m);
+  const hotTopics = new HexKeys<ReadonlyMap<ContractKind, Hot>>();
+  for (const [topic, m] of HOT_TOPICS) hotTopics.set(topic, m);
   const classes = new HexKeys<TopicClass>();
   for (const t of o.tokenTopics) classes.set(t, TopicClass.Object);
   classes.set(o.fillV1Topic, TopicClass.FillV1);
@@ -282,7 +305,26 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
   let lastBlockLog = -1;
   let lastLogs: PackedLogs | undefined;
 
-  /** The block values of log `i`, undefined when the object path must read it. */
+  const declined: Declined = { kind: 'bad_data', reason: '' };
+  /** Declines the log being written as bad data (returns false, as the writers do). */
+  function bad(reason: string): false {
+    declined.kind = 'bad_data';
+    declined.reason = reason;
+    return false;
+  }
+
+  /** Declines the log: the data word at `at` (`what`) is not hex, or its value exceeds UInt64. */
+  function badAmount(buf: Buffer, at: number, what: string): false {
+    if (!allHex(buf, at, at + 64)) return bad(`${what} is not hex`);
+    declined.kind = 'amount_overflow';
+    declined.reason = `${what} ${uintString(buf.toString('latin1', at, at + 64))} exceeds UInt64`;
+    return false;
+  }
+
+  /**
+   * The block values of log `i`, undefined when its block number is not a hex quantity. A block the
+   * page has no usable header for is the caller's error, not the log's: it throws.
+   */
   function blockOf(logs: PackedLogs, i: number): BlockValues | undefined {
     if (logs === lastLogs && lastBlockLog === i - 1 && logs.sameBlockAsPrevious(i)) {
       lastBlockLog = i;
@@ -292,16 +334,31 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
       lastBlockLog = i;
       return lastBlock;
     }
-    const buf = logs.buf!;
+    const buf = logs.buf;
     const number = quantity(buf, logs.at(i, Field.BlockNumberStart), logs.at(i, Field.BlockNumberEnd));
-    const header = number < 0 ? undefined : blocks!.headers.get(number);
-    if (header === undefined || !(header.timestampMs >= 0 && Number.isSafeInteger(header.timestampMs)))
-      return undefined;
+    if (number < 0) return undefined;
+    const header = blocks!.headers.get(number);
+    if (header === undefined) throw new Error(`mapPage: no header for block ${number}`);
+    if (!(header.timestampMs >= 0 && Number.isSafeInteger(header.timestampMs)))
+      throw new RangeError(`mapPage: block ${number} has timestamp ${header.timestampMs} ms`);
     const status = blocks!.statusOf(number);
     lastLogs = logs;
     lastBlockLog = i;
     lastBlock = { number, timeMs: header.timestampMs, status: CODES.status[status] };
     return lastBlock;
+  }
+
+  /** -1, the "declined" of a reader of positions, once `bad`, `badAmount` or `badLayout` said why. */
+  const noPosition = (_declined: false): -1 => -1;
+
+  /** Declines log `i` for its block number. */
+  function badBlock(logs: PackedLogs, i: number): false {
+    const text = logs.buf.toString(
+      'latin1',
+      logs.at(i, Field.BlockNumberStart),
+      logs.at(i, Field.BlockNumberEnd),
+    );
+    return bad(`block number ${text} is not a hex quantity`);
   }
 
   /** A data word's low 64 bits as [low, high] 32-bit halves when it is a hex UInt64, else undefined. */
@@ -318,7 +375,7 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
 
   /** The event key columns (EVENT_KEY) of log `i`. */
   function eventKey(w: ByteWriter, logs: PackedLogs, i: number, block: BlockValues, logIndex: number): void {
-    const buf = logs.buf!;
+    const buf = logs.buf;
     w.u32(o.chainId);
     w.u64Parts(block.number >>> 0, Math.floor(block.number / TWO_32));
     w.lowerBytes(buf, logs.at(i, Field.BlockHashStart), logs.at(i, Field.BlockHashEnd));
@@ -327,7 +384,7 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     w.u32(logIndex);
   }
 
-  /** A topic's address (its last 20 bytes) as the object path's `addressOf` writes it. */
+  /** A topic's address (its last 20 bytes), lowercase and 0x-prefixed. */
   function address(w: ByteWriter, buf: Buffer, topicStart: number): void {
     w.lowerBytes(buf, topicStart + 26, topicStart + 66, true);
   }
@@ -343,7 +400,7 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
   /** The data start (its `0x`) when data is exactly `words` words, else -1. */
   function dataOf(logs: PackedLogs, i: number, words: number): number {
     const s = logs.at(i, Field.DataStart);
-    const buf = logs.buf!;
+    const buf = logs.buf;
     if (logs.at(i, Field.DataEnd) - s !== 2 + 64 * words || buf[s] !== ZERO || buf[s + 1] !== 0x78) return -1;
     return s + 2;
   }
@@ -358,43 +415,63 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     if (!topicsOk(logs, i, topics)) return -1;
     const d = dataOf(logs, i, words);
     if (d < 0) return -1;
-    logIndex = quantity(logs.buf!, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
+    logIndex = quantity(logs.buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
     return logIndex < 0 || logIndex >= TWO_32 ? -1 : d;
+  }
+
+  /** Declines log `i`, which does not have `layout(logs, i, topics, words)` (or its log index). */
+  function badLayout(logs: PackedLogs, i: number, topics: number, words: number | undefined): false {
+    const n = logs.at(i, Field.TopicCount);
+    if (n !== topics) return bad(`expected ${topics} topics, got ${n}`);
+    for (let k = 1; k < n; k++)
+      if (logs.at(i, Field.TopicStart + 2 * k + 1) - logs.at(i, Field.TopicStart + 2 * k) !== 66)
+        return bad(`topic ${k} is not 32 bytes`);
+    const s = logs.at(i, Field.DataStart);
+    const e = logs.at(i, Field.DataEnd);
+    const buf = logs.buf;
+    if (e - s < 2 || buf[s] !== ZERO || buf[s + 1] !== 0x78) return bad('data does not start with 0x');
+    if (words === undefined)
+      return bad(`data of ${e - s - 2} hex digits is not two uint256 arrays of equal length in ABI layout`);
+    if (e - s - 2 !== 64 * words) return bad(`expected ${words} data words, got ${(e - s - 2) / 64}`);
+    const text = buf.toString('latin1', logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
+    return bad(`log index ${text} is not a hex quantity below 2^32`);
   }
 
   // Amount halves read before any byte is written (the order the row wants them in differs).
   const amounts = new Float64Array(6);
+  const FILL_AMOUNTS = ['makerAmountFilled', 'takerAmountFilled', 'fee'];
 
   function writeFill(logs: PackedLogs, i: number, sink: DirectSink, ct: Contract, v2: boolean): boolean {
-    const buf = logs.buf!;
+    const buf = logs.buf;
     const d = layout(logs, i, 4, v2 ? 7 : 5);
-    if (d < 0) return false;
+    if (d < 0) return badLayout(logs, i, 4, v2 ? 7 : 5);
     let buy: boolean;
     let token: string | null;
     if (v2) {
       const s = buf[d + 63]!;
-      if (!allZero(buf, d, d + 63) || (s !== 0x30 && s !== 0x31)) return false;
+      if (!allZero(buf, d, d + 63) || (s !== 0x30 && s !== 0x31))
+        return bad(`side 0x${buf.toString('latin1', d, d + 64)} is neither BUY (0) nor SELL (1)`);
       buy = s === 0x30;
       token = tokenId(buf, d + 64);
     } else {
       const makerZero = allZero(buf, d, d + 64);
       const takerZero = allZero(buf, d + 64, d + 128);
-      if (makerZero === takerZero) return false;
-      if (!makerZero && !allHex(buf, d, d + 64)) return false;
-      if (!takerZero && !allHex(buf, d + 64, d + 128)) return false;
+      if (makerZero === takerZero) return bad('exactly one asset id must be 0 (collateral)');
+      if (!makerZero && !allHex(buf, d, d + 64)) return bad('makerAssetId is not hex');
+      if (!takerZero && !allHex(buf, d + 64, d + 128)) return bad('takerAssetId is not hex');
       buy = makerZero;
       token = tokenId(buf, buy ? d + 64 : d);
     }
-    if (token === null) return false;
+    if (token === null) return bad('tokenId is not hex');
     // maker amount, taker amount, fee: words 2, 3, 4.
     for (let k = 0; k < 3; k++) {
-      if (!u64Word(buf, d + 64 * (2 + k))) return false;
+      if (!u64Word(buf, d + 64 * (2 + k))) return badAmount(buf, d + 64 * (2 + k), FILL_AMOUNTS[k]!);
       amounts[2 * k] = low[0]!;
       amounts[2 * k + 1] = low[1]!;
     }
-    if (v2 && !allHex(buf, d + 320, d + 448)) return false;
+    if (v2 && !allHex(buf, d + 320, d + 448)) return bad('builder or metadata is not hex');
     const block = blockOf(logs, i);
-    if (block === undefined) return false;
+    if (block === undefined) return badBlock(logs, i);
     const w = sink.writer('alpha_fills');
     if (w === undefined) return true;
     const t1 = logs.at(i, Field.TopicStart + 2);
@@ -410,6 +487,7 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
         break;
       }
     }
+    // A token the token map does not know: no condition, outcome -1 (the API joins it later).
     const known = o.tokens.get(token);
     eventKey(w, logs, i, block, logIndex);
     w.ascii(ct.address);
@@ -449,14 +527,28 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return true;
   }
 
-  function writeTransferSingle(logs: PackedLogs, i: number, sink: DirectSink): boolean {
-    const buf = logs.buf!;
+  /** The token id `single` read. */
+  let singleToken = '';
+  /**
+   * The data start of TransferSingle log `i` when it is one the lane writes, -1 when declined; sets
+   * `logIndex`, `singleToken` and the value in `low`.
+   */
+  function single(logs: PackedLogs, i: number): number {
     const d = layout(logs, i, 4, 2);
-    if (d < 0) return false;
-    const token = tokenId(buf, d);
-    if (token === null || !u64Word(buf, d + 64)) return false;
+    if (d < 0) return noPosition(badLayout(logs, i, 4, 2));
+    const token = tokenId(logs.buf, d);
+    if (token === null) return noPosition(bad('id is not hex'));
+    if (!u64Word(logs.buf, d + 64)) return noPosition(badAmount(logs.buf, d + 64, 'value'));
+    singleToken = token;
+    return d;
+  }
+
+  function writeTransferSingle(logs: PackedLogs, i: number, sink: DirectSink): boolean {
+    const buf = logs.buf;
+    if (single(logs, i) < 0) return false;
+    const token = singleToken;
     const block = blockOf(logs, i);
-    if (block === undefined) return false;
+    if (block === undefined) return badBlock(logs, i);
     const w = sink.writer('alpha_token_transfers');
     if (w === undefined) return true;
     eventKey(w, logs, i, block, logIndex);
@@ -471,38 +563,41 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return true;
   }
 
-  // A TransferBatch's ids (decimal) and values (32-bit halves), as `batchOf` read them.
+  // A TransferBatch's ids (decimal) and values (32-bit halves), as `batchOf` read them; grown as needed.
   const batchIds: string[] = [];
-  const batchValues = new Float64Array(2 * MAX_BATCH);
+  let batchValues = new Float64Array(2 * 256);
 
   /**
    * Reads TransferBatch log `i` in its canonical ABI layout (the ids array right after the two offsets,
-   * the values array right after it, as many values as ids, at most MAX_BATCH, every value a UInt64)
-   * into `batchIds` and `batchValues`; returns how many ids, or -1 when the object path must read it.
-   * Sets `logIndex`.
+   * the values array right after it, as many values as ids, every value a UInt64) into `batchIds` and
+   * `batchValues`; returns how many ids, or -1 when declined. Sets `logIndex`.
    */
   function batchOf(logs: PackedLogs, i: number): number {
-    if (!topicsOk(logs, i, 4)) return -1;
-    const buf = logs.buf!;
+    if (!topicsOk(logs, i, 4)) return noPosition(badLayout(logs, i, 4, undefined));
+    const buf = logs.buf;
     const s = logs.at(i, Field.DataStart);
     const words = (logs.at(i, Field.DataEnd) - s - 2) / 64;
-    if (buf[s] !== ZERO || buf[s + 1] !== 0x78 || !Number.isInteger(words) || words < 6 || words % 2 !== 0)
-      return -1;
+    if (buf[s] !== ZERO || buf[s + 1] !== 0x78 || !Number.isInteger(words) || words < 4 || words % 2 !== 0)
+      return noPosition(badLayout(logs, i, 4, undefined));
     const n = (words - 4) / 2;
-    if (n > MAX_BATCH) return -1;
     const d = s + 2;
     const values = d + 64 * (3 + n);
-    if (!smallWord(buf, d, 64) || !smallWord(buf, d + 64, 32 * (3 + n))) return -1;
-    if (!smallWord(buf, d + 128, n) || !smallWord(buf, values, n)) return -1;
+    if (!smallWord(buf, d, 64) || !smallWord(buf, d + 64, 32 * (3 + n)))
+      return noPosition(badLayout(logs, i, 4, undefined));
+    if (!smallWord(buf, d + 128, n) || !smallWord(buf, values, n))
+      return noPosition(badLayout(logs, i, 4, undefined));
+    if (2 * n > batchValues.length) batchValues = new Float64Array(Math.max(2 * n, 2 * batchValues.length));
     for (let k = 0; k < n; k++) {
       const id = tokenId(buf, d + 64 * (3 + k));
-      if (id === null || !u64Word(buf, values + 64 * (1 + k))) return -1;
+      if (id === null) return noPosition(bad(`ids[${k}] is not hex`));
+      if (!u64Word(buf, values + 64 * (1 + k)))
+        return noPosition(badAmount(buf, values + 64 * (1 + k), `values[${k}]`));
       batchIds[k] = id;
       batchValues[2 * k] = low[0]!;
       batchValues[2 * k + 1] = low[1]!;
     }
     logIndex = quantity(buf, logs.at(i, Field.LogIndexStart), logs.at(i, Field.LogIndexEnd));
-    return logIndex < 0 || logIndex >= TWO_32 ? -1 : n;
+    return logIndex < 0 || logIndex >= TWO_32 ? noPosition(badLayout(logs, i, 4, 4 + 2 * n)) : n;
   }
 
   /** True when the data word at `at` is the number `v` (< 2^32). */
@@ -514,11 +609,11 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     const n = batchOf(logs, i);
     if (n < 0) return false;
     const block = blockOf(logs, i);
-    if (block === undefined) return false;
+    if (block === undefined) return badBlock(logs, i);
     const w = sink.writer('alpha_token_transfers');
     if (w === undefined) return true;
-    const buf = logs.buf!;
-    // A row per id, as the object path writes them.
+    const buf = logs.buf;
+    // A row per id.
     for (let k = 0; k < n; k++) {
       eventKey(w, logs, i, block, logIndex);
       w.u32(k);
@@ -534,6 +629,18 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
   }
 
   /**
+   * The data start of collateral log `i` (an ERC-20 Transfer: 3 topics, or a pUSD Wrapped/Unwrapped:
+   * 4) when the lane writes it; its amount in `low`. -1 when declined.
+   */
+  function collateralOf(logs: PackedLogs, i: number, transfer: boolean): number {
+    const topics = transfer ? 3 : 4;
+    const d = layout(logs, i, topics, 1);
+    if (d < 0) return noPosition(badLayout(logs, i, topics, 1));
+    if (!u64Word(logs.buf, d)) return noPosition(badAmount(logs.buf, d, transfer ? 'value' : 'amount'));
+    return d;
+  }
+
+  /**
    * A collateral row: an ERC-20 Transfer (from, to indexed) or a pUSD Wrapped/Unwrapped (caller, asset
    * and recipient indexed); the amount, the one data word, a UInt64.
    */
@@ -544,13 +651,11 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     ct: Contract,
     kind: 'transfer' | 'wrap' | 'unwrap',
   ): boolean {
-    const buf = logs.buf!;
+    const buf = logs.buf;
     const transfer = kind === 'transfer';
-    const d = layout(logs, i, transfer ? 3 : 4, 1);
-    if (d < 0) return false;
-    if (!u64Word(buf, d)) return false;
+    if (collateralOf(logs, i, transfer) < 0) return false;
     const block = blockOf(logs, i);
-    if (block === undefined) return false;
+    if (block === undefined) return badBlock(logs, i);
     const w = sink.writer('alpha_collateral');
     if (w === undefined) return true;
     eventKey(w, logs, i, block, logIndex);
@@ -577,9 +682,9 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return true;
   }
 
-  // The exchange events' `args`: the decoder's object as JSON.stringify writes it (keys in ABI order,
-  // hashes and addresses lowercase 0x-hex, uint256 values as decimal strings, a uint8 as a number).
-  // Every piece is plain hex or decimal, which JSON.stringify writes as is.
+  // The exchange events' `args`: the event's arguments as JSON, keys in ABI order (hashes and addresses
+  // lowercase 0x-hex, uint256 values as decimal strings, a uint8 as a number). Every piece is plain hex
+  // or decimal, which JSON writes as is.
   const J_MATCHED_HASH = '{"takerOrderHash":"';
   const J_MATCHED_MAKER = '","takerOrderMaker":"';
   const J_MAKER_ASSET = '","makerAssetId":"';
@@ -596,15 +701,15 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
   /** True when topic `k` of log `i` is `0x` and 64 hex digits (its text needs no JSON escape). */
   function hexTopic(logs: PackedLogs, i: number, k: number, from: number): boolean {
     const t = logs.at(i, Field.TopicStart + 2 * k);
-    const buf = logs.buf!;
+    const buf = logs.buf;
     return buf[t] === ZERO && (buf[t + 1] === 0x78 || buf[t + 1] === 0x58) && allHex(buf, t + from, t + 66);
   }
 
   /**
-   * OrdersMatched and FeeCharged of both exchange generations: one alpha_exchange_events row each, as
-   * the decoder and `mapExchange` make it, args JSON included. Amounts must fit UInt64 (the row's
-   * `amount` is one, and the lane writes the others from the same words); the topics' hex and the
-   * words must be plain hex. Anything else goes to the object path.
+   * OrdersMatched and FeeCharged of both exchange generations: one alpha_exchange_events row each, args
+   * JSON included. The row's `amount` (the maker amount, the fee) must fit UInt64; OrdersMatched's
+   * taker amount is only in args, as a decimal string of any size. The topics' hex and the words must
+   * be plain hex.
    */
   function writeExchangeEvent(
     logs: PackedLogs,
@@ -613,15 +718,17 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     ct: Contract,
     hot: Hot,
   ): boolean {
-    const buf = logs.buf!;
+    const buf = logs.buf;
     const matched = hot === Hot.MatchedV1 || hot === Hot.MatchedV2;
     const v2 = hot === Hot.MatchedV2 || hot === Hot.FeeV2;
-    const d = matched ? layout(logs, i, 3, 4) : layout(logs, i, 2, v2 ? 1 : 2);
-    if (d < 0) return false;
+    const topics = matched ? 3 : 2;
+    const words = matched ? 4 : v2 ? 1 : 2;
+    const d = layout(logs, i, topics, words);
+    if (d < 0) return badLayout(logs, i, topics, words);
     // The account topic's address digits (and, for OrdersMatched, the whole order hash) must be hex.
     const accountTopic = matched ? 2 : 1;
-    if (!hexTopic(logs, i, accountTopic, 26)) return false;
-    if (matched && !hexTopic(logs, i, 1, 2)) return false;
+    if (!hexTopic(logs, i, accountTopic, 26)) return bad(`topic ${accountTopic} is not an address in hex`);
+    if (matched && !hexTopic(logs, i, 1, 2)) return bad('takerOrderHash is not hex');
     let token = '0';
     let makerAsset = '';
     let takerAsset = '';
@@ -629,38 +736,40 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     let other = '';
     if (matched) {
       if (v2) {
-        if (!allZero(buf, d, d + 62)) return false;
+        if (!allZero(buf, d, d + 62))
+          return bad(`side 0x${buf.toString('latin1', d, d + 64)} is not a uint8`);
         const hi = HEX[buf[d + 62]!]!;
         const lo = HEX[buf[d + 63]!]!;
-        if (hi < 0 || lo < 0) return false;
+        if (hi < 0 || lo < 0) return bad('side is not hex');
         side = hi * 16 + lo;
         const t = tokenId(buf, d + 64);
-        if (t === null) return false;
+        if (t === null) return bad('tokenId is not hex');
         token = t;
       } else {
         const m = tokenId(buf, d);
         const t = tokenId(buf, d + 64);
-        if (m === null || t === null) return false;
+        if (m === null || t === null) return bad('makerAssetId or takerAssetId is not hex');
         makerAsset = m;
         takerAsset = t;
         token = m === '0' ? t : m;
       }
-      if (!u64Word(buf, d + 192)) return false;
-      other = `${u64Value(low[0]!, low[1]!)}`;
-      if (!u64Word(buf, d + 128)) return false;
+      if (u64Word(buf, d + 192)) other = `${u64Value(low[0]!, low[1]!)}`;
+      else if (allHex(buf, d + 192, d + 256)) other = uintString(buf.toString('latin1', d + 192, d + 256));
+      else return bad('takerAmountFilled is not hex');
+      if (!u64Word(buf, d + 128)) return badAmount(buf, d + 128, 'makerAmountFilled');
     } else {
       if (!v2) {
         const t = tokenId(buf, d);
-        if (t === null) return false;
+        if (t === null) return bad('tokenId is not hex');
         token = t;
       }
-      if (!u64Word(buf, v2 ? d : d + 64)) return false;
+      if (!u64Word(buf, v2 ? d : d + 64)) return badAmount(buf, v2 ? d : d + 64, 'amount');
     }
     const amountLo = low[0]!;
     const amountHi = low[1]!;
     const amount = `${u64Value(amountLo, amountHi)}`;
     const block = blockOf(logs, i);
-    if (block === undefined) return false;
+    if (block === undefined) return badBlock(logs, i);
     const w = sink.writer('alpha_exchange_events');
     if (w === undefined) return true;
     const at = logs.at(i, Field.TopicStart + 2 * accountTopic);
@@ -732,17 +841,17 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
     return true;
   }
 
-  /** Topic `k`'s address as the decoder reads it (lowercase, 0x-prefixed). */
+  /** Topic `k`'s address, lowercase and 0x-prefixed. */
   function topicAddress(logs: PackedLogs, i: number, k: number): string {
     const s = logs.at(i, Field.TopicStart + 2 * k);
-    return `0x${logs.buf!.toString('latin1', s + 26, s + 66).toLowerCase()}`;
+    return `0x${logs.buf.toString('latin1', s + 26, s + 66).toLowerCase()}`;
   }
 
   /** The emitter `hotOf` last found (a variable, not a returned pair: no object per log). */
   let hotContract: Contract | undefined;
   /** The hot event log `i` is (Hot.None when the lane cannot name it); sets `hotContract`. */
   function hotOf(logs: PackedLogs, i: number): Hot {
-    const buf = logs.buf!;
+    const buf = logs.buf;
     const ct = contracts.get(buf, logs.at(i, Field.AddressStart), logs.at(i, Field.AddressEnd));
     hotContract = ct;
     if (ct === undefined || logs.at(i, Field.TopicCount) === 0) return Hot.None;
@@ -753,55 +862,46 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
   }
 
   return {
-    kindAt(logs, i) {
-      const buf = logs.buf!;
-      return contracts.get(buf, logs.at(i, Field.AddressStart), logs.at(i, Field.AddressEnd))?.c.kind;
-    },
+    declined,
     readTransfer(logs, i, into) {
       const hot = hotOf(logs, i);
-      const buf = logs.buf!;
-      if (hot === Hot.None) {
-        // Another event's topic0, unless its bytes are not the lowercase hex the topics are keyed by.
-        const t = logs.at(i, Field.TopicStart);
-        const e = logs.at(i, Field.TopicStart + 1);
-        return logs.at(i, Field.TopicCount) > 0 &&
-          e - t === 66 &&
-          allHex(buf, t + 2, e) &&
-          !hasUpper(buf, t, e)
-          ? TransferRead.Other
-          : TransferRead.Unknown;
-      }
       if (hot === Hot.TransferSingle) {
-        const d = layout(logs, i, 4, 2);
-        if (d < 0) return TransferRead.Unknown;
-        const token = tokenId(buf, d);
-        if (token === null || !u64Word(buf, d + 64)) return TransferRead.Unknown;
+        if (single(logs, i) < 0) return;
         into.transfers.push({
           logIndex,
           from: topicAddress(logs, i, 2),
           to: topicAddress(logs, i, 3),
-          ids: [token],
+          ids: [singleToken],
           values: [u64Value(low[0]!, low[1]!)],
         });
-        return TransferRead.Added;
+      } else if (hot === Hot.TransferBatch) {
+        const n = batchOf(logs, i);
+        if (n < 0) return;
+        const values: U64[] = [];
+        for (let k = 0; k < n; k++) values.push(u64Value(batchValues[2 * k]!, batchValues[2 * k + 1]!));
+        into.transfers.push({
+          logIndex,
+          from: topicAddress(logs, i, 2),
+          to: topicAddress(logs, i, 3),
+          ids: batchIds.slice(0, n),
+          values,
+        });
       }
-      if (hot !== Hot.TransferBatch) return TransferRead.Unknown;
-      const n = batchOf(logs, i);
-      if (n < 0) return TransferRead.Unknown;
-      const values: U64[] = [];
-      for (let k = 0; k < n; k++) values.push(u64Value(batchValues[2 * k]!, batchValues[2 * k + 1]!));
-      into.transfers.push({
-        logIndex,
-        from: topicAddress(logs, i, 2),
-        to: topicAddress(logs, i, 3),
-        ids: batchIds.slice(0, n),
-        values,
-      });
-      return TransferRead.Added;
+    },
+    readPusd(logs, i, into) {
+      const hot = hotOf(logs, i);
+      if (hotContract?.c.kind !== 'collateralToken') return;
+      if (hot === Hot.Erc20Transfer) {
+        if (collateralOf(logs, i, true) < 0) return;
+        into.pusd.push({ kind: 'transfer', from: topicAddress(logs, i, 1), to: topicAddress(logs, i, 2) });
+      } else if (hot === Hot.Wrap || hot === Hot.Unwrap) {
+        if (collateralOf(logs, i, false) < 0) return;
+        into.pusd.push({ kind: HOT_NAME[hot]!, from: '', to: topicAddress(logs, i, 3) });
+      }
     },
     topicClass(logs, i) {
       if (logs.at(i, Field.TopicCount) === 0) return TopicClass.Other;
-      const buf = logs.buf!;
+      const buf = logs.buf;
       const s = logs.at(i, Field.TopicStart);
       const e = logs.at(i, Field.TopicStart + 1);
       const c = classes.get(buf, s, e);
@@ -809,44 +909,53 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
       return hasUpper(buf, s, e) ? TopicClass.Object : TopicClass.Other;
     },
     fillToken(logs, i, v2) {
-      const buf = logs.buf!;
+      const buf = logs.buf;
       const s = logs.at(i, Field.DataStart);
       if (logs.at(i, Field.DataEnd) - s < 2 + 128) return undefined;
       const d = s + 2;
-      if (v2) return tokenId(buf, d + 64);
-      return allZero(buf, d, d + 64) ? tokenId(buf, d + 64) : tokenId(buf, d);
+      const token = v2
+        ? tokenId(buf, d + 64)
+        : allZero(buf, d, d + 64)
+          ? tokenId(buf, d + 64)
+          : tokenId(buf, d);
+      return token ?? undefined;
     },
-    page(b) {
-      blocks = b;
-      lastLogs = undefined;
-      lastBlockLog = -1;
-    },
-    write(logs, i, sink) {
+    write(logs, i, sink, b) {
+      if (b !== blocks) {
+        blocks = b;
+        lastLogs = undefined;
+        lastBlockLog = -1;
+      }
       const hot = hotOf(logs, i);
       const ct = hotContract;
-      if (ct === undefined) return false;
+      if (hot === Hot.None || ct === undefined) return LaneResult.NotHot;
+      let written: boolean;
       switch (hot) {
         case Hot.FillV1:
-          return writeFill(logs, i, sink, ct, false);
+          written = writeFill(logs, i, sink, ct, false);
+          break;
         case Hot.FillV2:
-          return writeFill(logs, i, sink, ct, true);
+          written = writeFill(logs, i, sink, ct, true);
+          break;
         case Hot.TransferSingle:
-          return writeTransferSingle(logs, i, sink);
+          written = writeTransferSingle(logs, i, sink);
+          break;
         case Hot.TransferBatch:
-          return writeTransferBatch(logs, i, sink);
+          written = writeTransferBatch(logs, i, sink);
+          break;
         case Hot.Erc20Transfer:
-          return writeCollateral(logs, i, sink, ct, 'transfer');
-        case Hot.MatchedV1:
-        case Hot.MatchedV2:
-        case Hot.FeeV1:
-        case Hot.FeeV2:
-          return writeExchangeEvent(logs, i, sink, ct, hot);
+          written = writeCollateral(logs, i, sink, ct, 'transfer');
+          break;
         case Hot.Wrap:
         case Hot.Unwrap:
-          return writeCollateral(logs, i, sink, ct, hot === Hot.Wrap ? 'wrap' : 'unwrap');
+          written = writeCollateral(logs, i, sink, ct, hot === Hot.Wrap ? 'wrap' : 'unwrap');
+          break;
         default:
-          return false;
+          written = writeExchangeEvent(logs, i, sink, ct, hot);
       }
+      if (written) return LaneResult.Written;
+      declined.reason = `${HOT_NAME[hot]}: ${declined.reason}`;
+      return LaneResult.Declined;
     },
   };
 }

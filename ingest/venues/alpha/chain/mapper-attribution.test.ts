@@ -2,7 +2,8 @@
  * Who a collateral adapter's split is attributed to, when one transaction holds several: the adapter's
  * ERC-1155 transfer nearest to the split, one of the split condition's tokens first, the earlier
  * transfer on a tie, each transfer used once, and the nearest unused transfer when no token matches.
- * The logs are built by hand and mapped by the real mapper (no node, no store involved).
+ * The logs are built by hand, packed as bytes (`PackedLogs.of`) and mapped by the real mapper, whose
+ * direct lane reads the transfers attribution looks at (no node, no store involved).
  */
 import {
   type AbiEvent,
@@ -15,11 +16,12 @@ import {
 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { ALPHA_ADDRESS_SETS, ALPHA_ROLES } from '../../../../schemas/abi/alpha-addresses.ts';
+import { PackedLogs } from '../../../chain/packed-logs.ts';
+import type { BlockHeader, RpcLog } from '../../../chain/types.ts';
 import { createDecoderRegistry } from './decoders.ts';
 import { createRowMapper } from './mapper.ts';
 import { positionIdOf } from './position-ids.ts';
 import { createTokenMap } from './token-map.ts';
-import type { BlockHeader, RpcLog } from '../../../chain/types.ts';
 
 const ADAPTER = '0xada100874d00e3331d00f2007a9c336a65009718';
 const CTF = ALPHA_ROLES.conditionalTokens.toLowerCase();
@@ -113,7 +115,7 @@ describe('adapter split attribution within one transaction', () => {
         { number: 1, hash: BLOCK_HASH, parentHash: `0x${'00'.repeat(32)}`, timestampMs: 1_700_000_000_000 },
       ],
     ]);
-    const mapped = await mapper.mapPage(logs, headers, () => 'confirmed');
+    const mapped = await mapper.mapPage(PackedLogs.of(logs), headers, () => 'confirmed');
     expect(mapped.stats.quarantined).toBe(0);
     const wallets = mapped.rows.alpha_activity
       .filter((r) => r.type === 'SPLIT')

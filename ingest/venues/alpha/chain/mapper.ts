@@ -4,14 +4,22 @@
  * mediated actions are attributed to the real user through the transaction's other logs
  * (docs/chain-ingestion.md, "The chain"): the CTF sees a collateral adapter as stakeholder, and the user only shows
  * up as the adapter's counterparty in the ERC-1155 transfers (or the pUSD wrap/unwrap) of the same tx.
+ *
+ * Each event has one mapping. The hot events (fills, ERC-1155 and collateral transfers, pUSD wraps,
+ * OrdersMatched, FeeCharged) are written by the direct lane from the page's bytes (direct-lane.ts) or
+ * quarantined with the reason it declined them; every other event is decoded (decoders.ts) and mapped
+ * by its contract family's module (mappers/*.ts). A log `PackedLogs.of` could not write as it was
+ * (`defect`) is quarantined as 'bad_log' before anything reads it.
  */
 import type { AlphaContract } from '../../../../schemas/abi/alpha-addresses.ts';
 import { ALPHA_EVENT_TOPICS } from '../../../../schemas/abi/alpha-events.ts';
+import { AmountOverflowError, hexNumber } from '../../../chain/hex.ts';
+import type { PackedLogs } from '../../../chain/packed-logs.ts';
+import type { BlockHeader, RpcLog } from '../../../chain/types.ts';
+import { collectingSink } from './collect.ts';
 import type { DecodeResult, DecoderRegistry } from './decoders.ts';
-import { createDirectLane, TopicClass, TransferRead } from './direct-lane.ts';
-import { AmountOverflowError, hexNumber, idString, word, ZERO_WORD } from '../../../chain/hex.ts';
-import { addTransfer, TxContext, type TxTransfers } from './mappers/attribution.ts';
-import { createCollateralMapper } from './mappers/collateral.ts';
+import { createDirectLane, LaneResult, TopicClass } from './direct-lane.ts';
+import { TxContext, type TxTransfers } from './mappers/attribution.ts';
 import {
   createMapContext,
   type Decoded,
@@ -25,8 +33,6 @@ import { createNegRiskAdapterMapper } from './mappers/neg-risk-adapter.ts';
 import { createOperatorMapper } from './mappers/operator.ts';
 import { learnTokens } from './mappers/tokens.ts';
 import { createUmaMapper } from './mappers/uma.ts';
-import { PackedLogs } from '../../../chain/packed-logs.ts';
-import type { BlockHeader, RpcLog } from '../../../chain/types.ts';
 import { emptyRowSet, type QuarantineRow, type RowSet, type RowSink, type Status } from './rows.ts';
 
 export { toU64 } from './mappers/context.ts';
@@ -38,8 +44,6 @@ export const QUARANTINE_SOURCE = 'alpha-chain';
 const YIELD_EVERY = 1_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const T_FILLED_V1 = ALPHA_EVENT_TOPICS.orderFilledV1;
-const T_FILLED_V2 = ALPHA_EVENT_TOPICS.orderFilledV2;
 /** Events that teach the mapper token ids or neg-risk market fees before a page's rows are made. */
 const TOKEN_TOPICS = new Set<string>([
   ALPHA_EVENT_TOPICS.conditionPreparation,
@@ -60,17 +64,19 @@ export interface RowMapper {
    * a block is pending or confirmed. Token knowledge for fills is resolved before mapping.
    */
   mapPage(
-    logs: RpcLog[] | PackedLogs,
+    logs: PackedLogs,
     headers: Map<number, BlockHeader>,
     statusOf: (block: number) => Status,
   ): Promise<MappedPage>;
   /**
    * The same, handing each row to `sink` as soon as it is made (the writer serializes it at once, so
-   * row objects die young instead of living as long as the page). Returns quarantine and counts.
+   * row objects die young instead of living as long as the page). Returns quarantine and counts. Hot
+   * rows go through `sink.direct`; a sink without one gets them as objects read back from their bytes
+   * (collect.ts).
    */
   mapPageTo(
     sink: RowSink,
-    logs: RpcLog[] | PackedLogs,
+    logs: PackedLogs,
     headers: Map<number, BlockHeader>,
     statusOf: (block: number) => Status,
   ): Promise<Omit<MappedPage, 'rows'>>;
@@ -82,8 +88,11 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
   const lower = (a: string) => a.toLowerCase();
   const exchange = createExchangeMapper(ctx);
   const uma = createUmaMapper(ctx);
-  const collateral = createCollateralMapper(ctx);
-  /** Each contract kind's family mapper; a kind not listed has no rows of its own (counted as skipped). */
+  /**
+   * Each contract kind's family mapper; a kind not listed has no rows of its own (counted as skipped).
+   * Hot events never reach them: the lane writes or declines those (so the collateral tokens, whose
+   * events are all hot, have none).
+   */
   const families: Partial<Record<AlphaContract['kind'], FamilyMapper>> = {
     exchangeV1: exchange.exchange,
     exchangeV2: exchange.exchange,
@@ -94,50 +103,40 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     umaCtfAdapter: uma.adapter,
     umaCtfAdapterV1: uma.adapter,
     optimisticOracleV2: uma.optimisticOracle,
-    erc20Collateral: collateral,
-    collateralToken: collateral,
   };
 
-  /** The token id an OrderFilled log trades, read from its data words (a hint for the token lookup). */
-  function fillTokenOf(log: RpcLog, v2: boolean): string | undefined {
-    const d = log.data;
-    if (d.length < 2 + 64 * 2) return undefined;
-    if (v2) return idString(word(d, 1));
-    const makerAsset = word(d, 0);
-    return idString(makerAsset === ZERO_WORD ? word(d, 1) : makerAsset);
-  }
-
-  // Hot events straight from the bytes of their response (direct-lane.ts); the rest as objects below.
   const lane = createDirectLane({
     chainId,
     contracts,
     addressOf,
     symbolOf: (c) => ctx.symbols.get(addressOf(c)) ?? c.label,
     tokens: opts.tokens,
-    fillV1Topic: T_FILLED_V1,
-    fillV2Topic: T_FILLED_V2,
+    fillV1Topic: ALPHA_EVENT_TOPICS.orderFilledV1,
+    fillV2Topic: ALPHA_EVENT_TOPICS.orderFilledV2,
     tokenTopics: TOKEN_TOPICS,
   });
 
   async function mapPageTo(
-    sink: RowSink,
-    input: RpcLog[] | PackedLogs,
+    target: RowSink,
+    logs: PackedLogs,
     headers: Map<number, BlockHeader>,
     statusOf: (block: number) => Status,
   ): Promise<Omit<MappedPage, 'rows'>> {
-    const logs = Array.isArray(input) ? PackedLogs.of(input) : input;
+    const sink = target.direct ? target : collectingSink(target);
+    const direct = sink.direct!;
     const quarantine: QuarantineRow[] = [];
     const stats: MapStats = { logs: logs.length, decoded: 0, ignored: 0, quarantined: 0, skipped: 0 };
-    // The lane needs the bytes, and a sink that takes rows written column by column.
-    const direct = logs.buf !== undefined ? sink.direct : undefined;
-    if (direct) lane.page({ headers, statusOf });
+    const blocks = { headers, statusOf };
+    // Logs `PackedLogs.of` wrote markers for: checked only on a page that holds some.
+    const defects = logs.hasDefects;
 
     const quarantineLog = (log: RpcLog, kind: string, reason: string) => {
       stats.quarantined++;
+      const index = hexNumber(log.logIndex);
       quarantine.push({
         source: QUARANTINE_SOURCE,
         kind,
-        record_id: `${chainId}:${lower(log.transactionHash)}:${hexNumber(log.logIndex)}`,
+        record_id: `${chainId}:${lower(log.transactionHash)}:${Number.isNaN(index) ? log.logIndex : index}`,
         reason,
         payload: JSON.stringify(log),
       });
@@ -182,27 +181,15 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     const fillTokens = new Set<string>();
     const convertMarkets = new Set<string>();
     for (let i = 0; i < logs.length; i++) {
-      if (logs.removed(i)) continue;
-      if (logs.buf !== undefined) {
-        const c = lane.topicClass(logs, i);
-        if (c === TopicClass.Other) continue;
-        if (c === TopicClass.FillV1 || c === TopicClass.FillV2) {
-          const v2 = c === TopicClass.FillV2;
-          let token = lane.fillToken(logs, i, v2);
-          if (token === null) token = fillTokenOf(logs.log(i), v2);
-          if (token !== undefined) fillTokens.add(token);
-          continue;
-        }
-      }
-      const log = logs.log(i);
-      const raw0 = log.topics[0];
-      const topic0 = raw0 === T_FILLED_V1 || raw0 === T_FILLED_V2 ? raw0 : raw0?.toLowerCase();
-      if (topic0 === T_FILLED_V1 || topic0 === T_FILLED_V2) {
-        const token = fillTokenOf(log, topic0 === T_FILLED_V2);
+      if (logs.removed(i) || (defects && logs.defect(i) !== undefined)) continue;
+      const c = lane.topicClass(logs, i);
+      if (c === TopicClass.Other) continue;
+      if (c === TopicClass.FillV1 || c === TopicClass.FillV2) {
+        const token = lane.fillToken(logs, i, c === TopicClass.FillV2);
         if (token !== undefined) fillTokens.add(token);
         continue;
       }
-      if (topic0 === undefined || !TOKEN_TOPICS.has(topic0)) continue;
+      const log = logs.log(i);
       const r = decoders.decode(log);
       if (r.status !== 'decoded') continue;
       if (r.name === 'PositionsConverted') {
@@ -225,35 +212,26 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     // 2. Rows, transaction by transaction (logs of a tx are contiguous in a page). Hot logs go to their
     //    rows at once (the lane); the others are decoded as they are mapped, and a transaction's decoded
     //    logs die with it instead of living as long as the page. Attribution reads the transaction's
-    //    transfers, lane-written ones included (`readTransfers` reads them when first asked).
+    //    transfers from the bytes, as the lane writes them (`readTransfers`, when first asked).
     //    Every YIELD_EVERY logs (at a transaction boundary) the event loop gets a turn, so inserts that
     //    finished meanwhile free their slots and the sink's next full batch goes out at once instead of
     //    after the page: the engine is not left idle while a dense page is mapped.
     let tx: Decoded[] = [];
     let txStart = 0;
     let sinceYield = 0;
-    // The transfers of logs [from, to): ERC-1155 single transfers read from their bytes by the lane,
-    // the other logs of the CTF and pUSD (or of an emitter the bytes do not name) decoded.
+    // What attribution reads of logs [from, to): the CTF's ERC-1155 transfers (what 1) or the pUSD
+    // movements (what 2) the lane writes.
     const readTransfers = (from: number, to: number, into: TxTransfers, what: 1 | 2) => {
-      const wanted = what === 1 ? 'conditionalTokens' : 'collateralToken';
       for (let j = from; j < to; j++) {
-        if (logs.removed(j)) continue;
-        const kind = lane.kindAt(logs, j);
-        if (kind !== undefined && kind !== wanted) continue;
-        if (what === 1 && kind === wanted && lane.readTransfer(logs, j, into) !== TransferRead.Unknown)
-          continue;
-        const log = logs.log(j);
-        const r = decoders.decode(log);
-        if (r.status === 'decoded') addTransfer(into, decodedOf(log, r), what);
+        if (logs.removed(j) || (defects && logs.defect(j) !== undefined)) continue;
+        if (what === 1) lane.readTransfer(logs, j, into);
+        else lane.readPusd(logs, j, into);
       }
     };
     const endTx = (end: number) => {
       if (tx.length === 0) return;
       const from = txStart;
-      const read = direct
-        ? (into: TxTransfers, what: 1 | 2) => readTransfers(from, end, into, what)
-        : undefined;
-      mapTransaction(tx, read, sink, stats, quarantineLog);
+      mapTransaction(tx, (into, what) => readTransfers(from, end, into, what), sink, stats, quarantineLog);
     };
     for (let i = 0; i < logs.length; i++) {
       if (logs.removed(i)) continue;
@@ -267,8 +245,20 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         }
       }
       sinceYield++;
-      if (direct && lane.write(logs, i, direct)) {
+      if (defects) {
+        const defect = logs.defect(i);
+        if (defect !== undefined) {
+          quarantineLog(logs.log(i), 'bad_log', defect);
+          continue;
+        }
+      }
+      const lr = lane.write(logs, i, direct, blocks);
+      if (lr === LaneResult.Written) {
         stats.decoded++;
+        continue;
+      }
+      if (lr === LaneResult.Declined) {
+        quarantineLog(logs.log(i), lane.declined.kind, lane.declined.reason);
         continue;
       }
       const log = logs.log(i);
@@ -290,18 +280,12 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
 
   function mapTransaction(
     txLogs: Decoded[],
-    /** Reads the transaction's transfers when some logs were written by the lane (not in `txLogs`). */
-    read: ((into: TxTransfers, what: 1 | 2) => void) | undefined,
+    read: (into: TxTransfers, what: 1 | 2) => void,
     rows: RowSink,
     stats: MapStats,
     quarantineLog: (log: RpcLog, kind: string, reason: string) => void,
   ): void {
-    const tx = new TxContext(
-      read ??
-        ((into, what) => {
-          for (const d of txLogs) addTransfer(into, d, what);
-        }),
-    );
+    const tx = new TxContext(read);
     for (const d of txLogs) {
       try {
         mapOne(d, tx, rows, stats);

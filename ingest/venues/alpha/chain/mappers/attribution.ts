@@ -9,27 +9,13 @@ import type { U64 } from '../../../../chain/types.ts';
 import type { ActivityRow } from '../rows.ts';
 import { type Decoded, type MapContext, toU64 } from './context.ts';
 
-/** What attribution reads of a transaction: its CTF transfers and its pUSD movements, in log order. */
+/**
+ * What attribution reads of a transaction: its CTF transfers and its pUSD movements, in log order, as
+ * the direct lane reads them from the page's bytes (`readTransfer`, `readPusd`).
+ */
 export interface TxTransfers {
   readonly transfers: { logIndex: number; from: string; to: string; ids: string[]; values: U64[] }[];
   readonly pusd: { kind: string; from: string; to: string }[];
-}
-
-/** Adds decoded log `d` to `into` when attribution reads it (what 1: CTF transfers, 2: pUSD). */
-export function addTransfer(into: TxTransfers, d: Decoded, what: 1 | 2): void {
-  const a = d.args;
-  if (
-    what === 1 &&
-    d.contract.kind === 'conditionalTokens' &&
-    (d.name === 'TransferSingle' || d.name === 'TransferBatch')
-  ) {
-    const ids = d.name === 'TransferSingle' ? [String(a.id)] : (a.ids as string[]);
-    const values = d.name === 'TransferSingle' ? [a.value as U64] : (a.values as U64[]);
-    into.transfers.push({ logIndex: d.key.log_index, from: String(a.from), to: String(a.to), ids, values });
-  } else if (what === 2 && d.contract.kind === 'collateralToken') {
-    if (d.name === 'Transfer') into.pusd.push({ kind: 'transfer', from: String(a.from), to: String(a.to) });
-    else into.pusd.push({ kind: d.name, from: '', to: String(a.to) });
-  }
 }
 
 /** The logs of one transaction, indexed for attribution. */

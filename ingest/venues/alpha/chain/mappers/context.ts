@@ -2,17 +2,18 @@
  * What every contract family's mapper shares: the decoded log shape, the address sets as lowercase
  * lookups, position-id derivation (cached), token knowledge, and the small value helpers. One context
  * per row mapper (mapper.ts); each family module (exchange.ts, ctf.ts, neg-risk-adapter.ts, operator.ts,
- * uma.ts, collateral.ts, tokens.ts) takes it and maps the decoded logs of its contracts to rows.
+ * uma.ts, tokens.ts) takes it and maps the decoded logs of its contracts to rows (the hot events are the
+ * direct lane's, direct-lane.ts).
  */
 import type { Hex } from 'viem';
 import type { AddressSets, AlphaContract } from '../../../../../schemas/abi/alpha-addresses.ts';
 import { allContracts } from '../../../../../schemas/abi/alpha-addresses.ts';
-import type { Args } from '../decoders.ts';
 import { AmountOverflowError } from '../../../../chain/hex.ts';
-import { type PositionIdScheme, positionIdOf } from '../position-ids.ts';
-import type { TokenMap } from '../token-map.ts';
 import type { RpcLog, U64 } from '../../../../chain/types.ts';
-import type { EventKey, RowSink, TokenTransferRow } from '../rows.ts';
+import type { Args } from '../decoders.ts';
+import { type PositionIdScheme, positionIdOf } from '../position-ids.ts';
+import type { EventKey, RowSink } from '../rows.ts';
+import type { TokenMap } from '../token-map.ts';
 import type { TxContext } from './attribution.ts';
 
 export interface MapperOptions {
@@ -150,33 +151,6 @@ export function sumU64(values: U64[]): U64 {
 
 /** A decoded argument as a row string ('' when absent). */
 export const str = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
-
-/** An alpha_token_transfers row, field by field (no spread: the table gets the most rows of any). */
-export function tokenTransferRow(
-  key: EventKey,
-  batchIndex: number,
-  operator: string,
-  from: string,
-  to: string,
-  tokenId: string,
-  amount: U64,
-): TokenTransferRow {
-  return {
-    chain_id: key.chain_id,
-    block_number: key.block_number,
-    block_hash: key.block_hash,
-    block_time: key.block_time,
-    tx_hash: key.tx_hash,
-    log_index: key.log_index,
-    status: key.status,
-    batch_index: batchIndex,
-    operator,
-    from_address: from,
-    to_address: to,
-    token_id: tokenId,
-    amount,
-  };
-}
 
 /** The alpha_lifecycle columns every lifecycle row starts from (empty ids, no tokens or payouts). */
 export function lifecycleBase(ctx: MapContext, d: Decoded, key: EventKey, kind: string) {

@@ -1,10 +1,9 @@
 /**
- * The ConditionalTokens (CTF) family: conditions prepared and resolved (alpha_lifecycle), ERC-1155
- * transfers (alpha_token_transfers, one row per batch item), and splits, merges and redemptions by the
- * user who acted (alpha_activity; adapter-mediated ones attributed through the transaction, exchange
- * mints/merges and the NegRiskAdapter's own echoes skipped: they are trades, or mapped from the adapter).
+ * The ConditionalTokens (CTF) family: conditions prepared and resolved (alpha_lifecycle), and splits,
+ * merges and redemptions by the user who acted (alpha_activity; adapter-mediated ones attributed through
+ * the transaction, exchange mints/merges and the NegRiskAdapter's own echoes skipped: they are trades,
+ * or mapped from the adapter). The ERC-1155 transfers are the direct lane's (direct-lane.ts).
  */
-import type { U64 } from '../../../../chain/types.ts';
 import type { EventKey, RowSink } from '../rows.ts';
 import { attribute, type TxContext } from './attribution.ts';
 import {
@@ -14,7 +13,6 @@ import {
   type MapContext,
   type MapStats,
   str,
-  tokenTransferRow,
   toU64,
 } from './context.ts';
 
@@ -57,23 +55,6 @@ export function createCtfMapper(ctx: MapContext): FamilyMapper {
           payout_numerators: a.payoutNumerators as string[],
         });
         return;
-      case 'TransferSingle':
-        rows.alpha_token_transfers.push(
-          tokenTransferRow(key, 0, str(a.operator), str(a.from), str(a.to), str(a.id), a.value as U64),
-        );
-        return;
-      case 'TransferBatch': {
-        const ids = a.ids as string[];
-        const values = a.values as U64[];
-        const operator = str(a.operator);
-        const from = str(a.from);
-        const to = str(a.to);
-        // A row per id (the most rows of any event).
-        for (let i = 0; i < ids.length; i++) {
-          rows.alpha_token_transfers.push(tokenTransferRow(key, i, operator, from, to, ids[i]!, values[i]!));
-        }
-        return;
-      }
       case 'PositionSplit':
       case 'PositionsMerge':
       case 'PayoutRedemption': {

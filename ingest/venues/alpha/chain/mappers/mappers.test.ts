@@ -1,7 +1,9 @@
 /**
  * Each contract family's mapper on its own: decoded logs built by hand (arguments as the decoders
- * normalize them) go through one family module, without a page, a node or a store.
+ * normalize them) go through one family module, without a page, a node or a store. The hot events,
+ * which no family maps, go through the row mapper as the bytes of encoded logs (its direct lane).
  */
+import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import {
   ALPHA_ADDRESS_SETS,
@@ -9,12 +11,15 @@ import {
   type AlphaContract,
   allContracts,
 } from '../../../../../schemas/abi/alpha-addresses.ts';
-import { positionIdOf } from '../position-ids.ts';
-import { createTokenMap } from '../token-map.ts';
+import { type ContractKind, eventAbi } from '../../../../../schemas/abi/alpha-events.ts';
+import { PackedLogs } from '../../../../chain/packed-logs.ts';
 import type { RpcLog } from '../../../../chain/types.ts';
+import { createDecoderRegistry } from '../decoders.ts';
+import { createRowMapper } from '../mapper.ts';
+import { positionIdOf } from '../position-ids.ts';
 import { type EventKey, emptyRowSet, type RowSet } from '../rows.ts';
+import { createTokenMap } from '../token-map.ts';
 import { TxContext } from './attribution.ts';
-import { createCollateralMapper } from './collateral.ts';
 import { createMapContext, type Decoded, type FamilyMapper, type MapStats } from './context.ts';
 import { createCtfMapper } from './ctf.ts';
 import { createExchangeMapper } from './exchange.ts';
@@ -64,103 +69,6 @@ function run(map: FamilyMapper, d: Decoded): { rows: RowSet; stats: MapStats } {
 }
 
 describe('exchange family', () => {
-  const exchangeV1 = first('exchangeV1');
-  const exchangeV2 = first('exchangeV2');
-
-  it('maps a V1 maker fill paying collateral as a BUY of the taker asset, with the known condition', () => {
-    const { ctx, tokens } = setup();
-    tokens.set('77', { condition_id: bytes32(0xc0), outcome_index: 1 });
-    const { rows } = run(
-      createExchangeMapper(ctx).exchange,
-      decoded(exchangeV1, 'OrderFilled', {
-        orderHash: bytes32(1),
-        maker: user(1),
-        taker: user(2),
-        makerAssetId: '0',
-        takerAssetId: '77',
-        makerAmountFilled: 40_000_000,
-        takerAmountFilled: 100_000_000,
-        fee: 0,
-      }),
-    );
-    expect(rows.alpha_fills).toHaveLength(1);
-    expect(rows.alpha_fills[0]).toMatchObject({
-      exchange: lc(exchangeV1.address),
-      exchange_version: 1,
-      role: 'maker',
-      side: 'BUY',
-      token_id: '77',
-      condition_id: bytes32(0xc0),
-      outcome_index: 1,
-      shares: 100_000_000,
-      usd: 40_000_000,
-      price: 0.4,
-      fee_asset: 'shares',
-    });
-  });
-
-  it("marks the exchange's own aggregate fill as the taker's and reads V2 builder codes", () => {
-    const { ctx } = setup();
-    const { rows } = run(
-      createExchangeMapper(ctx).exchange,
-      decoded(exchangeV2, 'OrderFilled', {
-        orderHash: bytes32(2),
-        maker: user(3),
-        taker: lc(exchangeV2.address),
-        side: 1,
-        tokenId: '88',
-        makerAmountFilled: 10_000_000,
-        takerAmountFilled: 6_000_000,
-        fee: 5,
-        builder: bytes32(0xb0b),
-        metadata: bytes32(0),
-      }),
-    );
-    expect(rows.alpha_fills[0]).toMatchObject({
-      role: 'taker',
-      side: 'SELL',
-      shares: 10_000_000,
-      usd: 6_000_000,
-      condition_id: '',
-      outcome_index: -1,
-      builder: bytes32(0xb0b),
-      metadata: '',
-      fee_asset: 'collateral',
-    });
-  });
-
-  it('refuses a V1 fill whose asset ids are both outcome tokens, and a V2 side other than 0 or 1', () => {
-    const { ctx } = setup();
-    const map = createExchangeMapper(ctx).exchange;
-    const v1 = { orderHash: bytes32(1), maker: user(1), taker: user(2), fee: 0 };
-    expect(() =>
-      run(
-        map,
-        decoded(exchangeV1, 'OrderFilled', {
-          ...v1,
-          makerAssetId: '5',
-          takerAssetId: '6',
-          makerAmountFilled: 1,
-          takerAmountFilled: 1,
-        }),
-      ),
-    ).toThrow(/exactly one asset id must be 0/);
-    expect(() =>
-      run(
-        map,
-        decoded(exchangeV2, 'OrderFilled', {
-          ...v1,
-          side: 2,
-          tokenId: '1',
-          makerAmountFilled: 1,
-          takerAmountFilled: 1,
-          builder: bytes32(0),
-          metadata: bytes32(0),
-        }),
-      ),
-    ).toThrow(/neither BUY/);
-  });
-
   it('maps a 2025 FeeRefunded with its order hash and refund', () => {
     const { ctx } = setup();
     const { rows } = run(
@@ -207,24 +115,9 @@ describe('CTF family', () => {
     expect(JSON.parse(rows.alpha_lifecycle[0]!.tokens!)[0]).toEqual({ token_id: yes, label: 'Yes' });
   });
 
-  it('writes one transfer row per TransferBatch item and skips an exchange mint as a trade', () => {
+  it('skips an exchange mint as a trade', () => {
     const { ctx } = setup();
     const map = createCtfMapper(ctx);
-    const batch = run(
-      map,
-      decoded(ctf, 'TransferBatch', {
-        operator: user(1),
-        from: user(2),
-        to: user(3),
-        ids: ['1', '2', '3'],
-        values: [10, 20, 30],
-      }),
-    );
-    expect(batch.rows.alpha_token_transfers.map((r) => [r.batch_index, r.token_id, r.amount])).toEqual([
-      [0, '1', 10],
-      [1, '2', 20],
-      [2, '3', 30],
-    ]);
     const mint = run(
       map,
       decoded(ctf, 'PositionSplit', {
@@ -266,7 +159,7 @@ describe('NegRiskAdapter family', () => {
   });
 });
 
-describe('operator, UMA and collateral families', () => {
+describe('operator and UMA families', () => {
   it('names operator lifecycle rows by their event', () => {
     const { ctx } = setup();
     const { rows } = run(
@@ -304,22 +197,6 @@ describe('operator, UMA and collateral families', () => {
       payouts: ['1', '0'],
     });
   });
-
-  it('maps a pUSD wrap with its caller and asset', () => {
-    const { ctx } = setup();
-    const pUsd = contracts.find((c) => lc(c.address) === lc(ALPHA_ROLES.pUsd))!;
-    const { rows } = run(
-      createCollateralMapper(ctx),
-      decoded(pUsd, 'Wrapped', { caller: user(1), asset: lc(ALPHA_ROLES.usdcE), to: user(2), amount: '42' }),
-    );
-    expect(rows.alpha_collateral[0]).toMatchObject({
-      kind: 'wrap',
-      symbol: 'pUSD',
-      caller: user(1),
-      to_address: user(2),
-      amount: 42,
-    });
-  });
 });
 
 describe('reference events', () => {
@@ -342,6 +219,177 @@ describe('reference events', () => {
     expect(tokens.get(rows.alpha_tokens[1]!.token_id)).toEqual({
       condition_id: conditionId,
       outcome_index: 1,
+    });
+  });
+});
+
+describe('hot events, through the row mapper', () => {
+  const exchangeV1 = first('exchangeV1');
+  const exchangeV2 = first('exchangeV2');
+  const pUsd = contracts.find((c) => lc(c.address) === lc(ALPHA_ROLES.pUsd))!;
+  const BLOCK = {
+    number: 12,
+    hash: bytes32(0xb10c),
+    parentHash: bytes32(0xb10b),
+    timestampMs: 1_700_000_000_000,
+  };
+
+  /** `contract`'s event `name` with `args`, ABI-encoded by viem, as log `index` of block 12. */
+  function logOf(
+    contract: AlphaContract,
+    name: string,
+    args: Record<string, unknown>,
+    index: number,
+  ): RpcLog {
+    const item = eventAbi(contract.kind as ContractKind).find((e) => e.name === name) as AbiEvent;
+    const nonIndexed = item.inputs.filter((i) => !i.indexed);
+    return {
+      address: lc(contract.address),
+      topics: encodeEventTopics({ abi: [item], eventName: name, args: args as never }) as Hex[],
+      data: encodeAbiParameters(
+        nonIndexed,
+        nonIndexed.map((i) => args[i.name!]),
+      ),
+      blockNumber: '0xc',
+      blockHash: BLOCK.hash,
+      transactionHash: bytes32(0x700 + index),
+      transactionIndex: '0x0',
+      logIndex: `0x${index.toString(16)}`,
+      removed: false,
+    };
+  }
+
+  async function mapLogs(logs: RpcLog[], known?: [string, { condition_id: string; outcome_index: number }]) {
+    const tokens = createTokenMap({ chainId: 137 });
+    if (known) tokens.set(...known);
+    const mapper = createRowMapper(createDecoderRegistry(ALPHA_ADDRESS_SETS), {
+      chainId: 137,
+      sets: ALPHA_ADDRESS_SETS,
+      roles: ALPHA_ROLES,
+      positionIds: 'simplified',
+      tokens,
+    });
+    return mapper.mapPage(PackedLogs.of(logs), new Map([[12, BLOCK]]), () => 'confirmed');
+  }
+
+  it('maps a V1 maker fill paying collateral as a BUY of the taker asset, with the known condition', async () => {
+    const { rows } = await mapLogs(
+      [
+        logOf(
+          exchangeV1,
+          'OrderFilled',
+          {
+            orderHash: bytes32(1),
+            maker: user(1),
+            taker: user(2),
+            makerAssetId: 0n,
+            takerAssetId: 77n,
+            makerAmountFilled: 40_000_000n,
+            takerAmountFilled: 100_000_000n,
+            fee: 0n,
+          },
+          0,
+        ),
+      ],
+      ['77', { condition_id: bytes32(0xc0), outcome_index: 1 }],
+    );
+    expect(rows.alpha_fills).toHaveLength(1);
+    expect(rows.alpha_fills[0]).toMatchObject({
+      exchange: lc(exchangeV1.address),
+      exchange_version: 1,
+      role: 'maker',
+      side: 'BUY',
+      token_id: '77',
+      condition_id: bytes32(0xc0),
+      outcome_index: 1,
+      shares: 100_000_000,
+      usd: 40_000_000,
+      price: 0.4,
+      fee_asset: 'shares',
+    });
+  });
+
+  it("marks the exchange's own aggregate fill as the taker's and reads V2 builder codes", async () => {
+    const { rows } = await mapLogs([
+      logOf(
+        exchangeV2,
+        'OrderFilled',
+        {
+          orderHash: bytes32(2),
+          maker: user(3),
+          taker: lc(exchangeV2.address),
+          side: 1,
+          tokenId: 88n,
+          makerAmountFilled: 10_000_000n,
+          takerAmountFilled: 6_000_000n,
+          fee: 5n,
+          builder: bytes32(0xb0b),
+          metadata: bytes32(0),
+        },
+        0,
+      ),
+    ]);
+    expect(rows.alpha_fills[0]).toMatchObject({
+      role: 'taker',
+      side: 'SELL',
+      shares: 10_000_000,
+      usd: 6_000_000,
+      condition_id: '',
+      outcome_index: -1,
+      builder: bytes32(0xb0b),
+      metadata: '',
+      fee_asset: 'collateral',
+    });
+  });
+
+  it('quarantines a V1 fill whose asset ids are both outcome tokens, and a V2 side other than 0 or 1', async () => {
+    const v1 = { orderHash: bytes32(1), maker: user(1), taker: user(2), fee: 0n };
+    const amounts = { makerAmountFilled: 1n, takerAmountFilled: 1n };
+    const { rows, quarantine } = await mapLogs([
+      logOf(exchangeV1, 'OrderFilled', { ...v1, ...amounts, makerAssetId: 5n, takerAssetId: 6n }, 0),
+      logOf(
+        exchangeV2,
+        'OrderFilled',
+        { ...v1, ...amounts, side: 2, tokenId: 1n, builder: bytes32(0), metadata: bytes32(0) },
+        1,
+      ),
+    ]);
+    expect(rows.alpha_fills).toHaveLength(0);
+    expect(quarantine.map((q) => [q.kind, q.reason])).toEqual([
+      ['bad_data', 'OrderFilled: exactly one asset id must be 0 (collateral)'],
+      ['bad_data', `OrderFilled: side 0x${'0'.repeat(63)}2 is neither BUY (0) nor SELL (1)`],
+    ]);
+    expect(quarantine[0]!.record_id).toBe(`137:${bytes32(0x700)}:0`);
+  });
+
+  it('writes one transfer row per TransferBatch item', async () => {
+    const { rows } = await mapLogs([
+      logOf(
+        first('conditionalTokens'),
+        'TransferBatch',
+        { operator: user(1), from: user(2), to: user(3), ids: [1n, 2n, 3n], values: [10n, 20n, 30n] },
+        0,
+      ),
+    ]);
+    expect(rows.alpha_token_transfers.map((r) => [r.batch_index, r.token_id, r.amount])).toEqual([
+      [0, '1', 10],
+      [1, '2', 20],
+      [2, '3', 30],
+    ]);
+  });
+
+  it('maps a pUSD wrap with its caller and asset', async () => {
+    const { rows } = await mapLogs([
+      logOf(pUsd, 'Wrapped', { caller: user(1), asset: lc(ALPHA_ROLES.usdcE), to: user(2), amount: 42n }, 0),
+    ]);
+    expect(rows.alpha_collateral[0]).toMatchObject({
+      kind: 'wrap',
+      symbol: 'pUSD',
+      caller: user(1),
+      asset: lc(ALPHA_ROLES.usdcE),
+      to_address: user(2),
+      from_address: '',
+      amount: 42,
     });
   });
 });

@@ -90,8 +90,10 @@ export async function headersFor(
   for (let i = 0; i < logs.length; i++) {
     if (i > 0 && logs.sameBlockAsPrevious(i)) continue;
     const n = logs.blockNumber(i);
-    const h = out.get(n);
     const hash = logs.blockHash(i);
+    // A log whose block fields could not be read (packed-logs.ts: a defect) is the mapper's to quarantine.
+    if (logs.hasDefects && (Number.isNaN(n) || hash.startsWith('!'))) continue;
+    const h = out.get(n);
     if (!h || h.hash !== hash.toLowerCase()) {
       throw new ReorgDetectedError(
         `Block ${n} changed while reading it: log block hash ${hash}, header ${h?.hash ?? 'missing'}`,

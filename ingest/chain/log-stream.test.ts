@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { rpcLog } from '../../test/support/rpc-logs.ts';
-import { JsonRpcResponseError, LogArrayReader, readAhead, TxChunker } from './log-stream.ts';
+import { JsonRpcResponseError, LogArrayReader, TxChunker } from './log-stream.ts';
 import { PackedLogs } from './packed-logs.ts';
 import type { RpcLog } from './types.ts';
 
@@ -113,59 +112,5 @@ describe('TxChunker', () => {
       expect(holds(parts.filter((p) => holds(p, 30))[0]!, 69)).toBe(true);
       expect(parts.length).toBeGreaterThanOrEqual(6);
     }
-  });
-});
-
-describe('readAhead', () => {
-  /** A body of `n` chunks of 10 bytes (chunk i filled with i), failing after them when `fail`. */
-  function body(n: number, fail = false) {
-    const state = { pulled: 0, finished: false };
-    async function* chunks() {
-      try {
-        for (let i = 0; i < n; i++) {
-          await sleep(0);
-          state.pulled++;
-          yield new Uint8Array(10).fill(i);
-        }
-        if (fail) throw new Error('socket closed');
-      } finally {
-        state.finished = true;
-      }
-    }
-    return { chunks: chunks(), state };
-  }
-
-  it('pulls ahead of a slow consumer up to the cap, and yields every chunk in order', async () => {
-    const { chunks, state } = body(50);
-    const got: number[] = [];
-    let maxAhead = 0;
-    for await (const c of readAhead(chunks, 35)) {
-      got.push(c[0]!);
-      await sleep(2);
-      maxAhead = Math.max(maxAhead, state.pulled - got.length);
-    }
-    expect(got).toEqual(Array.from({ length: 50 }, (_, i) => i));
-    // 35 bytes: three chunks held, a fourth pulled before the pump waits.
-    expect(maxAhead).toBeGreaterThanOrEqual(3);
-    expect(maxAhead).toBeLessThanOrEqual(4);
-  });
-
-  it('yields the chunks read before a failure, then the failure', async () => {
-    const { chunks } = body(5, true);
-    const got: number[] = [];
-    await expect(
-      (async () => {
-        for await (const c of readAhead(chunks, 1000)) got.push(c[0]!);
-      })(),
-    ).rejects.toThrow('socket closed');
-    expect(got).toEqual([0, 1, 2, 3, 4]);
-  });
-
-  it('stops pulling when the consumer stops', async () => {
-    const { chunks, state } = body(1000);
-    for await (const c of readAhead(chunks, 25)) if (c[0] === 3) break;
-    await sleep(20);
-    expect(state.finished).toBe(true);
-    expect(state.pulled).toBeLessThan(10);
   });
 });

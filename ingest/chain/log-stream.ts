@@ -1,11 +1,12 @@
 /**
- * Reading an `eth_getLogs` response as it streams in. A dense block (the benchmark world holds blocks of
- * ~220,000 logs, ~220 MB of JSON; a block is the smallest range a node can be asked for) does not fit a
- * worker's heap as one string plus one array of log objects. `LogArrayReader` scans the body's bytes as
- * they arrive and packs the `result` array's complete objects in small batches (log-objects.ts; a batch
- * the fast parse declines is parsed by JSON.parse and packed by `PackedLogs.of`), so at most one network
- * chunk and one batch are held at a time; `TxChunker` regroups the logs into parts of about
- * `target` logs that never split a transaction (the mapper attributes events within a transaction).
+ * The byte scan of an `eth_getLogs` body (`ResultScanner`: nesting, strings, the `result` array, JSON-RPC
+ * errors) and the path for bodies outside the fast parse's subset. The slab reader (slab-reader.ts) goes
+ * on through `LogArrayReader` from the first log it cannot locate in place (escapes, unknown keys):
+ * `LogArrayReader` scans the bytes as they arrive and packs the `result` array's complete objects in small
+ * batches (log-objects.ts; a batch the fast parse declines is parsed by JSON.parse and packed by
+ * `PackedLogs.of`), so at most one chunk and one batch are held at a time; `TxChunker` regroups the logs
+ * into parts of about `target` logs that never split a transaction (the mapper attributes events within
+ * a transaction). A dense block (~220,000 logs, ~220 MB of JSON) never has to fit the heap whole.
  */
 import {
   BACKSLASH,
@@ -322,85 +323,3 @@ export class TxChunker {
     return out;
   }
 }
-
-/**
- * Pulls `body`'s chunks into memory ahead of the consumer, up to about `capBytes` unconsumed bytes, so
- * the sender (a node writing a large response) is not held up while the consumer parses and maps what
- * came first. Chunks come out in order; a read error comes out after the chunks read before it. Ending
- * the iteration early stops the pulling once the caller closes the request. `capBytes` 0 passes the
- * body through.
- */
-export async function* readAhead(
-  body: AsyncIterable<Uint8Array>,
-  capBytes: number,
-): AsyncGenerator<Uint8Array> {
-  if (capBytes <= 0) {
-    yield* body;
-    return;
-  }
-  const chunks: Uint8Array[] = [];
-  let head = 0;
-  let held = 0;
-  let done = false;
-  let failure: { err: unknown } | undefined;
-  let stopped = false;
-  /** Wakes the consumer (a chunk, the end or an error arrived). */
-  let wake: (() => void) | undefined;
-  /** Wakes the pump (the consumer drained below the cap, or stopped). */
-  let resume: (() => void) | undefined;
-  const wakeConsumer = () => {
-    const f = wake;
-    wake = undefined;
-    f?.();
-  };
-  const resumePump = () => {
-    const f = resume;
-    resume = undefined;
-    f?.();
-  };
-  // The pump ends by itself: at the body's end or error, when stopped while it waits below the cap, or
-  // when the caller's abort of the request fails its pending read (never awaited here: that read may
-  // only end with the abort, which the caller does after this generator returns).
-  void (async () => {
-    try {
-      for await (const chunk of body) {
-        chunks.push(chunk);
-        held += chunk.length;
-        wakeConsumer();
-        while (held > capBytes && !stopped) await new Promise<void>((r) => (resume = r));
-        if (stopped) return;
-      }
-    } catch (err) {
-      failure = { err };
-    } finally {
-      done = true;
-      wakeConsumer();
-    }
-  })();
-  try {
-    for (;;) {
-      if (head < chunks.length) {
-        const chunk = chunks[head]!;
-        chunks[head++] = EMPTY;
-        if (head > 1024 && head * 2 > chunks.length) {
-          chunks.splice(0, head);
-          head = 0;
-        }
-        held -= chunk.length;
-        if (held <= capBytes) resumePump();
-        yield chunk;
-        continue;
-      }
-      if (done) {
-        if (failure) throw failure.err;
-        return;
-      }
-      await new Promise<void>((r) => (wake = r));
-    }
-  } finally {
-    stopped = true;
-    resumePump();
-  }
-}
-
-const EMPTY = new Uint8Array(0);

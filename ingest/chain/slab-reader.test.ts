@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rpcLog } from '../../test/support/rpc-logs.ts';
-import { HttpStatusError } from './http-stream.ts';
 import { JsonRpcResponseError } from './log-stream.ts';
-import { SlabLogReader, type SlabPart } from './slab-reader.ts';
+import { HttpStatusError, SlabLogReader, type SlabPart } from './slab-reader.ts';
 import { SlabPool } from './slabs.ts';
 import type { RpcLog } from './types.ts';
 

@@ -1,8 +1,7 @@
 /**
- * An `eth_getLogs` body read into slabs (slabs.ts) as it arrives — the `BodySink` of http-stream.ts —
- * and handed out as pages of at least `partLogs` logs that end on a transaction boundary, as
- * `LogArrayReader` + `TxChunker` (log-stream.ts) do for bodies read through fetch, without copying:
- * the socket reads into the slab, the logs are located in place as they arrive (`locateInArray`, into
+ * An `eth_getLogs` body read into slabs (slabs.ts) as it arrives — a `BodySink`, fed by source.ts —
+ * and handed out as pages of at least `partLogs` logs that end on a transaction boundary: the body's
+ * chunks are copied into the slab, the logs are located in place as they arrive (`locateInArray`, into
  * the slab's offset table; the bytes before and after the result array go through `ResultScanner`), and
  * each page is a view of the slab holding a lease on it until it is released.
  *
@@ -12,7 +11,6 @@
  * body outside the fast path's subset (escapes, unknown keys) goes on through `LogArrayReader` and
  * `TxChunker` from the first log not handed out (always a transaction's first).
  */
-import { type BodySink, HttpStatusError, MIN_SPACE, type ResponseHead } from './http-stream.ts';
 import { ArrayAt, arrayProgress, DECLINED, locateInArray } from './log-objects.ts';
 import {
   endsWithResultKey,
@@ -24,6 +22,38 @@ import {
 } from './log-stream.ts';
 import { F, Field, PackedLogs } from './packed-logs.ts';
 import { MIN_LOG_BYTES, Slab, type SlabPool } from './slabs.ts';
+
+/** The fewest bytes `BodySink.space` holds (a socket read's size). */
+export const MIN_SPACE = 64 * 1024;
+
+/** Where a response body goes as it arrives (source.ts copies undici's chunks into it). */
+export interface BodySink {
+  /** The response head arrived (before any body byte is written). */
+  head?(head: ResponseHead): void;
+  /** The memory the next body bytes go to (at least MIN_SPACE bytes), starting at its index 0. */
+  space(): Buffer;
+  /** `n` body bytes were written at the start of `at`, a buffer `space` returned. False pauses the body. */
+  wrote(at: Buffer, n: number): boolean;
+  /** The body is complete. */
+  end(): void;
+}
+
+export interface ResponseHead {
+  status: number;
+  /** Lowercase names; repeated headers joined with ", ". */
+  headers: Map<string, string>;
+}
+
+/** A response whose status is not 2xx (classifyRpcError reads `status`: 408, 429, 5xx are retryable). */
+export class HttpStatusError extends Error {
+  override readonly name = 'HttpRequestError';
+  constructor(
+    readonly status: number,
+    text: string,
+  ) {
+    super(`HTTP ${status} ${text.slice(0, 200)}`);
+  }
+}
 
 export interface SlabPart {
   logs: PackedLogs;

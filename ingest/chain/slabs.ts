@@ -1,10 +1,10 @@
 /**
- * Reusable memory for `eth_getLogs` bodies. A response's bytes are read from the socket straight into a
- * slab (http-stream.ts), its logs are located in place (`PackedLogs` over the slab's bytes, their offsets
+ * Reusable memory for `eth_getLogs` bodies. A response's bytes are copied into a slab as they arrive
+ * (source.ts, slab-reader.ts), its logs are located in place (`PackedLogs` over the slab's bytes, their offsets
  * in the slab's own offset table), and the slab goes back to the pool once every page cut from it has
  * been mapped and released.
  *
- * Why: read through freshly allocated buffers (socket chunks, joined batches, concatenated pages), every
+ * Why: held in freshly allocated buffers (joined batches, concatenated pages), every
  * byte of a backfill (≈ 1 KB of JSON per log, GBs per backfill) is memory V8 counts as external, and
  * each ≈ 16–32 MB of it starts a young-generation GC and each 64 MB an old-generation marking: ≈ 900
  * collections in one 5M-log backfill, ≈ 10 s of GC CPU on a 25 MB heap (docs/chain-ingestion.md,

@@ -27,11 +27,12 @@ import { type ChainPipeline, createChainPipeline } from '../../../chain/pipeline
 import { createLogSource, type LogSource, logPages } from '../../../chain/source.ts';
 import { rangeTables } from '../../../chain/tables.ts';
 import { type ChainWriter, type ChainWriterOptions, createChainWriter } from '../../../chain/writer.ts';
+import { collectingSink } from './collect.ts';
 import { createDecoderRegistry, type DecoderRegistry } from './decoders.ts';
 import { createRowMapper, type RowMapper } from './mapper.ts';
 import { ingestRangeOnWorkers, usesPageWorkers } from './page-workers.ts';
 import type { Publisher } from './publish.ts';
-import { type EventTable, emptyRowSet, REFERENCE_TABLES, type RowSet, type RowSink } from './rows.ts';
+import { type EventTable, emptyRowSet, REFERENCE_TABLES, type RowSink } from './rows.ts';
 import type { AlphaChainSettings } from './settings.ts';
 import { ALPHA_CHAIN_WRITES } from './tables.ts';
 import { createTokenMap, type TokenMap } from './token-map.ts';
@@ -85,23 +86,6 @@ export interface AlphaChainDeps {
   writer?: ChainWriter<EventTable>;
   /** Told after each change of the chain tables is visible (ChainWriterOptions.onDataChanged). */
   onDataChanged?: ChainWriterOptions<EventTable>['onDataChanged'];
-}
-
-/**
- * A sink that also keeps every row pushed into `into`. It takes no rows column by column (no
- * `direct`), so the mapper pushes every row of the page as an object.
- */
-function teeRows(sink: RowSink, into: RowSet): RowSink {
-  const out = {} as Record<EventTable, { push(row: object): void }>;
-  for (const t of Object.keys(into) as EventTable[]) {
-    out[t] = {
-      push: (row) => {
-        sink[t].push(row as never);
-        (into[t] as object[]).push(row);
-      },
-    };
-  }
-  return out as unknown as RowSink;
 }
 
 /** Tables a range job rewrites (all but the reference pass's). */
@@ -251,7 +235,7 @@ export function createAlphaChain(
           ingestRange: pipeline.ingestRange,
           collector: () => {
             const rows = emptyRowSet();
-            return { tee: (sink) => teeRows(sink as RowSink, rows), rows: () => rows };
+            return { tee: (sink) => collectingSink(sink as RowSink, rows), rows: () => rows };
           },
         },
         clickhouse: deps.clickhouse,

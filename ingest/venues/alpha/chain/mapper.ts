@@ -15,18 +15,12 @@ import type { AlphaContract } from '../../../../schemas/abi/alpha-addresses.ts';
 import { ALPHA_EVENT_TOPICS } from '../../../../schemas/abi/alpha-events.ts';
 import { AmountOverflowError, hexNumber } from '../../../chain/hex.ts';
 import type { PackedLogs } from '../../../chain/packed-logs.ts';
-import type { BlockHeader, RpcLog } from '../../../chain/types.ts';
+import type { BlockHeader, MapStats, RpcLog } from '../../../chain/types.ts';
 import { collectingSink } from './collect.ts';
 import type { DecodeResult, DecoderRegistry } from './decoders.ts';
 import { createDirectLane, LaneResult, TopicClass } from './direct-lane.ts';
 import { TxContext, type TxTransfers } from './mappers/attribution.ts';
-import {
-  createMapContext,
-  type Decoded,
-  type FamilyMapper,
-  type MapperOptions,
-  type MapStats,
-} from './mappers/context.ts';
+import { createMapContext, type Decoded, type FamilyMapper, type MapperOptions } from './mappers/context.ts';
 import { createCtfMapper } from './mappers/ctf.ts';
 import { createExchangeMapper } from './mappers/exchange.ts';
 import { createNegRiskAdapterMapper } from './mappers/neg-risk-adapter.ts';
@@ -36,7 +30,7 @@ import { createUmaMapper } from './mappers/uma.ts';
 import { emptyRowSet, type QuarantineRow, type RowSet, type RowSink, type Status } from './rows.ts';
 
 export { toU64 } from './mappers/context.ts';
-export type { MapperOptions, MapStats, TxTransfers };
+export type { MapperOptions, TxTransfers };
 
 export const QUARANTINE_SOURCE = 'alpha-chain';
 

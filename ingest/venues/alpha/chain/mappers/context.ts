@@ -9,7 +9,7 @@ import type { Hex } from 'viem';
 import type { AddressSets, AlphaContract } from '../../../../../schemas/abi/alpha-addresses.ts';
 import { allContracts } from '../../../../../schemas/abi/alpha-addresses.ts';
 import { AmountOverflowError } from '../../../../chain/hex.ts';
-import type { RpcLog, U64 } from '../../../../chain/types.ts';
+import type { MapStats, RpcLog, U64 } from '../../../../chain/types.ts';
 import type { Args } from '../decoders.ts';
 import { type PositionIdScheme, positionIdOf } from '../position-ids.ts';
 import type { EventKey, RowSink } from '../rows.ts';
@@ -23,15 +23,6 @@ export interface MapperOptions {
   roles: { usdcE: string; wcol: string; pUsd: string };
   positionIds: PositionIdScheme;
   tokens: TokenMap;
-}
-
-export interface MapStats {
-  logs: number;
-  decoded: number;
-  ignored: number;
-  quarantined: number;
-  /** Activity-level events deliberately not turned into activity rows (exchange mints, adapter echoes). */
-  skipped: number;
 }
 
 /** A log decoded by (emitter, topic0), with its event key. */

@@ -4,17 +4,11 @@
  * the transaction, exchange mints/merges and the NegRiskAdapter's own echoes skipped: they are trades,
  * or mapped from the adapter). The ERC-1155 transfers are the direct lane's (direct-lane.ts).
  */
+
+import type { MapStats } from '../../../../chain/types.ts';
 import type { EventKey, RowSink } from '../rows.ts';
 import { attribute, type TxContext } from './attribution.ts';
-import {
-  type Decoded,
-  type FamilyMapper,
-  lifecycleBase,
-  type MapContext,
-  type MapStats,
-  str,
-  toU64,
-} from './context.ts';
+import { type Decoded, type FamilyMapper, lifecycleBase, type MapContext, str, toU64 } from './context.ts';
 
 export function createCtfMapper(ctx: MapContext): FamilyMapper {
   function mapCtf(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {

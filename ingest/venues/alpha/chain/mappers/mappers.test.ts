@@ -13,14 +13,14 @@ import {
 } from '../../../../../schemas/abi/alpha-addresses.ts';
 import { type ContractKind, eventAbi } from '../../../../../schemas/abi/alpha-events.ts';
 import { PackedLogs } from '../../../../chain/packed-logs.ts';
-import type { RpcLog } from '../../../../chain/types.ts';
+import type { MapStats, RpcLog } from '../../../../chain/types.ts';
 import { createDecoderRegistry } from '../decoders.ts';
 import { createRowMapper } from '../mapper.ts';
 import { positionIdOf } from '../position-ids.ts';
 import { type EventKey, emptyRowSet, type RowSet } from '../rows.ts';
 import { createTokenMap } from '../token-map.ts';
 import { TxContext } from './attribution.ts';
-import { createMapContext, type Decoded, type FamilyMapper, type MapStats } from './context.ts';
+import { createMapContext, type Decoded, type FamilyMapper } from './context.ts';
 import { createCtfMapper } from './ctf.ts';
 import { createExchangeMapper } from './exchange.ts';
 import { createNegRiskAdapterMapper } from './neg-risk-adapter.ts';

@@ -3,7 +3,7 @@
  * adapter's splits, merges, redemptions and conversions by the user who acted (alpha_activity; a
  * conversion's payout is the collateral it releases, from the market's fee).
  */
-import type { U64 } from '../../../../chain/types.ts';
+import type { MapStats, U64 } from '../../../../chain/types.ts';
 import type { EventKey, RowSink } from '../rows.ts';
 import { attribute, type TxContext } from './attribution.ts';
 import {
@@ -11,7 +11,6 @@ import {
   type FamilyMapper,
   lifecycleBase,
   type MapContext,
-  type MapStats,
   str,
   sumU64,
   toU64,

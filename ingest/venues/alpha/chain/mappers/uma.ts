@@ -3,8 +3,10 @@
  * Optimistic Oracle V2's requests, proposals, disputes and settlements of the adapters' questions
  * (alpha_oracle); oracle requests of anyone else are skipped.
  */
+
+import type { MapStats } from '../../../../chain/types.ts';
 import type { EventKey, RowSink } from '../rows.ts';
-import { type Decoded, type FamilyMapper, type MapContext, type MapStats, str, toU64 } from './context.ts';
+import { type Decoded, type FamilyMapper, type MapContext, str, toU64 } from './context.ts';
 
 export function createUmaMapper(ctx: MapContext): { adapter: FamilyMapper; optimisticOracle: FamilyMapper } {
   function mapUmaAdapter(d: Decoded, key: EventKey, rows: RowSink): void {

@@ -3,7 +3,7 @@
  * counter and runs the same pipeline as the main thread would (adaptive log pages, headers, decoders,
  * mapper, row serialization), with two differences: full batches of bytes go to the main thread, which
  * inserts them, instead of to ClickHouse; and token lookups the worker's own cache cannot answer ask
- * the main thread (its cache in front of alpha_tokens, which the token pass filled).
+ * the main thread (its cache in front of alpha_tokens, which the reference pass filled).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../../../../core/logger.ts';

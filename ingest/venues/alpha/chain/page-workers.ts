@@ -8,10 +8,10 @@
  * mapping, serializing and their garbage collection all ran there, with the engine's inserts and
  * merges beside it. The workers spread that work over the machine's cores (docs/chain-ingestion.md).
  *
- * Chunks complete out of order. The checkpoint only moves over chunks that are done with every chunk
- * before them (the frontier), and only after every worker handed over what it holds and this thread's
- * writer flushed it: a crash leaves rows above the checkpoint, which the next attempt deletes, as in
- * the in-process path.
+ * Chunks complete out of order. The range job (ingest/chain/backfill.ts) is told of the frontier —
+ * every chunk up to it done — and checkpoints only there, after every worker handed over what it holds
+ * (`handOver`) and the writer's `checkpoint` flushed it: a crash leaves rows above the checkpoint, which
+ * the next attempt deletes, as in the in-thread walk.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';

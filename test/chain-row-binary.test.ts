@@ -152,6 +152,45 @@ const split = {
   payout: 0 as number | string,
 };
 
+const supply = [
+  {
+    ...key(8, 0, 'pending'),
+    kind: 'split',
+    contract: a('4d'),
+    stakeholder: a('e1'),
+    condition_id: h('0c') as string | null,
+    collateral_token: a('2a'),
+    amount: U64_MAX as number | string,
+    payout: 0 as number | string,
+    neg_risk_market_id: null as string | null,
+    index_set: null as string | null,
+  },
+  {
+    ...key(8, 1, 'confirmed'),
+    kind: 'convert',
+    contract: a('d9'),
+    stakeholder: a('0b'),
+    condition_id: null,
+    collateral_token: '',
+    amount: 2 ** 53 - 1,
+    payout: 0,
+    neg_risk_market_id: h('0e'),
+    index_set: '5',
+  },
+  ...(['merge', 'redeem'] as const).map((kind, i) => ({
+    ...key(9, i, 'confirmed'),
+    kind,
+    contract: a('4d'),
+    stakeholder: a('0f'),
+    condition_id: h('0d'),
+    collateral_token: a('3a'),
+    amount: i === 0 ? 5 : 0,
+    payout: i === 0 ? 0 : '9007199254740993',
+    neg_risk_market_id: null,
+    index_set: null,
+  })),
+];
+
 const activity = [
   split,
   {
@@ -244,6 +283,7 @@ describe('RowBinary inserts of the hot tables', () => {
       alpha_collateral: collateral,
       alpha_exchange_events: exchangeEvents,
       alpha_activity: activity,
+      alpha_ctf_supply: supply,
       alpha_lifecycle: [],
       alpha_oracle: [],
       alpha_tokens: [],
@@ -258,6 +298,9 @@ describe('RowBinary inserts of the hot tables', () => {
     );
     expect(await readBack('alpha_activity', 'block_time', 'block_number, log_index')).toEqual(
       activity.map((r) => asText(r, COLUMNS.alpha_activity)),
+    );
+    expect(await readBack('alpha_ctf_supply', 'block_time', 'block_number, log_index')).toEqual(
+      supply.map((r) => asText(r, COLUMNS.alpha_ctf_supply)),
     );
     expect(await readBack('alpha_token_transfers', 'block_time', 'log_index')).toEqual(
       transfers.map((r) => asText(r, COLUMNS.alpha_token_transfers)),

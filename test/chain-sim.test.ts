@@ -184,6 +184,89 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     }
   });
 
+  it('holds every change of outcome-token supply once, whoever the stakeholder, as viem decodes it', async () => {
+    const ctf = chain.settings.roles.conditionalTokens.toLowerCase();
+    const adapter = chain.settings.roles.negRiskAdapter.toLowerCase();
+    const supplyEvents: [string, ContractKind, readonly string[]][] = [
+      [ctf, 'conditionalTokens', ['PositionSplit', 'PositionsMerge', 'PayoutRedemption']],
+      [
+        adapter,
+        'negRiskAdapter',
+        ['PositionSplit', 'PositionsMerge', 'PayoutRedemption', 'PositionsConverted'],
+      ],
+    ];
+    const kindOf: Record<string, string> = {
+      PositionSplit: 'split',
+      PositionsMerge: 'merge',
+      PayoutRedemption: 'redeem',
+      PositionsConverted: 'convert',
+    };
+    const expected: Record<string, string | null>[] = [];
+    for (const [address, kind, names] of supplyEvents) {
+      const abi = eventAbi(kind).filter((e) => names.includes(e.name));
+      const logs = await sim.anvil.rpc<RpcLog[]>('eth_getLogs', [
+        {
+          fromBlock: '0x0',
+          toBlock: `0x${head.toString(16)}`,
+          address,
+          topics: [abi.map((e) => toEventSelector(e))],
+        },
+      ]);
+      for (const l of logs) {
+        const ev = decodeEventLog({ abi, data: l.data as Hex, topics: l.topics as [Hex, ...Hex[]] });
+        const a = ev.args as Record<string, unknown>;
+        const redeem = ev.eventName === 'PayoutRedemption';
+        const convert = ev.eventName === 'PositionsConverted';
+        const ctfEvent = address === ctf;
+        expected.push({
+          block_number: String(Number(l.blockNumber)),
+          log_index: String(Number(l.logIndex)),
+          kind: kindOf[ev.eventName]!,
+          contract: address,
+          stakeholder: String(redeem ? a.redeemer : a.stakeholder).toLowerCase(),
+          condition_id: convert ? null : String(a.conditionId).toLowerCase(),
+          collateral_token: ctfEvent ? String(a.collateralToken).toLowerCase() : '',
+          amount: String(
+            redeem
+              ? ctfEvent
+                ? 0n
+                : (a.amounts as bigint[]).reduce((x, y) => x + y, 0n)
+              : (a.amount as bigint),
+          ),
+          payout: String(redeem ? (a.payout as bigint) : 0n),
+          neg_risk_market_id: convert ? String(a.marketId).toLowerCase() : null,
+          index_set: convert ? String(a.indexSet) : null,
+        });
+      }
+    }
+    const order = (r: Record<string, string | null>) => Number(r.block_number) * 1e6 + Number(r.log_index);
+    expected.sort((x, y) => order(x) - order(y));
+    const rows = await deps.clickhouse.query<Record<string, string | null>>(
+      'test.supply',
+      `SELECT toString(block_number) AS block_number, toString(log_index) AS log_index, toString(kind) AS kind,
+              contract, stakeholder, condition_id, collateral_token, toString(amount) AS amount,
+              toString(payout) AS payout, neg_risk_market_id, index_set
+       FROM alpha_ctf_supply FINAL`,
+    );
+    rows.sort((x, y) => order(x) - order(y));
+    expect(rows).toEqual(expected);
+    // Beyond the user actions of alpha_activity: exchange mints and merges, and the NegRiskAdapter's own
+    // CTF calls, change the supply too.
+    const exchanges = new Set(
+      allContracts(chain.settings.sets)
+        .filter((c) => c.kind === 'exchangeV1' || c.kind === 'exchangeV2')
+        .map((c) => c.address.toLowerCase()),
+    );
+    expect(rows.some((r) => exchanges.has(r.stakeholder!))).toBe(true);
+    expect(rows.some((r) => r.contract === ctf && r.stakeholder === adapter)).toBe(true);
+    expect(new Set(rows.map((r) => r.kind))).toEqual(new Set(['split', 'merge', 'redeem', 'convert']));
+    const [activity] = await deps.clickhouse.query<{ n: string }>(
+      'test.supply.activity',
+      'SELECT count() AS n FROM alpha_activity FINAL',
+    );
+    expect(rows.length).toBeGreaterThan(Number(activity!.n));
+  });
+
   it('holds every resolution, wrap and unwrap once', async () => {
     const resolutions = await deps.clickhouse.query<Row>(
       'test.resolutions',

@@ -1,5 +1,5 @@
 /**
- * Venue alpha's chain tables (schemas/clickhouse/010_chain.sql, 011, 020, 021), each described once: the
+ * Venue alpha's chain tables (schemas/clickhouse/010_chain.sql, 011, 020, 021, 026), each described once: the
  * row types of ingestion, the insert encoders and the API's column lists derive from these
  * (core/clickhouse/table.ts). Column order is the table's; test/table-descriptions.test.ts checks every
  * description against `DESCRIBE TABLE` of a freshly migrated database.
@@ -18,6 +18,7 @@ export const CODES = {
   feeAsset: { shares: 1, collateral: 2 },
   collateralKind: { transfer: 1, wrap: 2, unwrap: 3 },
   activityType: { SPLIT: 1, MERGE: 2, REDEEM: 3, CONVERT: 4 },
+  supplyKind: { split: 1, merge: 2, redeem: 3, convert: 4 },
   hashKind: { tx: 1, order: 2 },
 } as const;
 
@@ -78,6 +79,26 @@ export const ALPHA_ACTIVITY = defineTable('alpha_activity', {
   amounts: c.u64Array,
   amount: c.u64,
   payout: c.u64,
+  status: STATUS,
+});
+
+/**
+ * Outcome-token supply (026_ctf_supply.sql): every CTF split, merge and redemption and every NegRiskAdapter
+ * split, merge, redemption and conversion, whoever the stakeholder. `amount`: the split, merged or
+ * converted amount (a conversion's before its fee), a NegRiskAdapter redemption's shares (the sum of its
+ * `amounts`), 0 for a CTF redemption (its event has none); `payout`: a redemption's payout, else 0.
+ */
+export const ALPHA_CTF_SUPPLY = defineTable('alpha_ctf_supply', {
+  ...EVENT_KEY,
+  kind: c.enum8(CODES.supplyKind),
+  contract: c.hex(),
+  stakeholder: c.hex(),
+  condition_id: c.nullableHex,
+  collateral_token: c.hex(),
+  amount: c.u64,
+  payout: c.u64,
+  neg_risk_market_id: c.nullableHex,
+  index_set: c.nullableHex,
   status: STATUS,
 });
 
@@ -224,6 +245,7 @@ export const QUARANTINE = defineTable('quarantine', {
 export const ALPHA_CHAIN_TABLES = {
   alpha_fills: ALPHA_FILLS,
   alpha_activity: ALPHA_ACTIVITY,
+  alpha_ctf_supply: ALPHA_CTF_SUPPLY,
   alpha_lifecycle: ALPHA_LIFECYCLE,
   alpha_oracle: ALPHA_ORACLE,
   alpha_collateral: ALPHA_COLLATERAL,

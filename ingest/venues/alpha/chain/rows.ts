@@ -7,6 +7,7 @@ import type {
   ALPHA_ACTIVITY,
   ALPHA_BLOCKS,
   ALPHA_COLLATERAL,
+  ALPHA_CTF_SUPPLY,
   ALPHA_EXCHANGE_EVENTS,
   ALPHA_FILLS,
   ALPHA_LIFECYCLE,
@@ -29,6 +30,7 @@ export type EventKey = Pick<
 // The row types of the chain tables, derived from their descriptions (schemas/tables/alpha-chain.ts).
 export type FillRow = RowOf<typeof ALPHA_FILLS>;
 export type ActivityRow = RowOf<typeof ALPHA_ACTIVITY>;
+export type CtfSupplyRow = RowOf<typeof ALPHA_CTF_SUPPLY>;
 export type LifecycleRow = RowOf<typeof ALPHA_LIFECYCLE>;
 export type OracleRow = RowOf<typeof ALPHA_ORACLE>;
 export type CollateralRow = RowOf<typeof ALPHA_COLLATERAL>;
@@ -43,6 +45,7 @@ export type QuarantineRow = RowOf<typeof QUARANTINE>;
 export interface RowSet {
   alpha_fills: FillRow[];
   alpha_activity: ActivityRow[];
+  alpha_ctf_supply: CtfSupplyRow[];
   alpha_lifecycle: LifecycleRow[];
   alpha_oracle: OracleRow[];
   alpha_collateral: CollateralRow[];
@@ -69,6 +72,7 @@ export type DirectSink = ChainDirectSink<EventTable>;
 export const EVENT_TABLES: readonly EventTable[] = [
   'alpha_fills',
   'alpha_activity',
+  'alpha_ctf_supply',
   'alpha_lifecycle',
   'alpha_oracle',
   'alpha_collateral',
@@ -91,6 +95,7 @@ export function emptyRowSet(): RowSet {
   return {
     alpha_fills: [],
     alpha_activity: [],
+    alpha_ctf_supply: [],
     alpha_lifecycle: [],
     alpha_oracle: [],
     alpha_collateral: [],
@@ -111,6 +116,7 @@ export function rowCount(rows: RowSet): number {
 export const NATURAL_ORDER: Record<EventTable | 'alpha_blocks', string> = {
   alpha_fills: 'block_number, log_index',
   alpha_activity: 'block_number, log_index',
+  alpha_ctf_supply: 'block_number, log_index',
   alpha_lifecycle: 'block_number, log_index',
   alpha_oracle: 'block_number, log_index',
   alpha_collateral: 'block_number, log_index',

@@ -27,6 +27,7 @@ export const ALPHA_CHAIN_WRITES: ChainTables<EventTable> = {
   binary: new Set([
     events.alpha_fills.name,
     events.alpha_activity.name,
+    events.alpha_ctf_supply.name,
     events.alpha_token_transfers.name,
     events.alpha_collateral.name,
     events.alpha_exchange_events.name,

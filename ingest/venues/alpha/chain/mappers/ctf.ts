@@ -1,6 +1,6 @@
 /**
- * The ConditionalTokens (CTF) family: conditions prepared and resolved (alpha_lifecycle), and splits,
- * merges and redemptions by the user who acted (alpha_activity; adapter-mediated ones attributed through
+ * The ConditionalTokens (CTF) family: conditions prepared and resolved (alpha_lifecycle), every split,
+ * merge and redemption as a change of supply (alpha_ctf_supply), and those by the user who acted (alpha_activity; adapter-mediated ones attributed through
  * the transaction, exchange mints/merges and the NegRiskAdapter's own echoes skipped: they are trades,
  * or mapped from the adapter). The ERC-1155 transfers are the direct lane's (direct-lane.ts).
  */
@@ -9,6 +9,7 @@ import type { MapStats } from '../../../../chain/types.ts';
 import type { EventKey, RowSink } from '../rows.ts';
 import { attribute, type TxContext } from './attribution.ts';
 import { type Decoded, type FamilyMapper, lifecycleBase, type MapContext, str, toU64 } from './context.ts';
+import { supplyRow } from './supply.ts';
 
 export function createCtfMapper(ctx: MapContext): FamilyMapper {
   function mapCtf(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
@@ -54,13 +55,26 @@ export function createCtfMapper(ctx: MapContext): FamilyMapper {
       case 'PayoutRedemption': {
         const redeem = d.name === 'PayoutRedemption';
         const stakeholder = str(redeem ? a.redeemer : a.stakeholder);
+        const collateral = str(a.collateralToken);
+        const conditionId = str(a.conditionId);
+        // Supply changes whoever acted; pushed only once nothing below can fail the log.
+        const supply = supplyRow(key, {
+          kind: d.name === 'PositionSplit' ? 'split' : redeem ? 'redeem' : 'merge',
+          contract: ctf,
+          stakeholder,
+          condition_id: conditionId,
+          collateral_token: collateral,
+          amount: redeem ? 0 : toU64(a.amount),
+          payout: redeem ? toU64(a.payout) : 0,
+          neg_risk_market_id: null,
+          index_set: null,
+        });
         // The NegRiskAdapter's own event carries the user; exchange mints/merges are trades.
         if (ctx.negRiskAdapters.has(stakeholder) || ctx.exchanges.has(stakeholder)) {
+          rows.alpha_ctf_supply.push(supply);
           stats.skipped++;
           return;
         }
-        const collateral = str(a.collateralToken);
-        const conditionId = str(a.conditionId);
         const indexSets = (redeem ? a.indexSets : a.partition) as string[];
         const type = d.name === 'PositionSplit' ? 'SPLIT' : redeem ? 'REDEEM' : 'MERGE';
         let ids: Set<string> | undefined;
@@ -70,11 +84,13 @@ export function createCtfMapper(ctx: MapContext): FamilyMapper {
         };
         const wallet = attribute(ctx, tx, d, stakeholder, type, conditionTokens);
         if (wallet === undefined) {
+          rows.alpha_ctf_supply.push(supply);
           stats.skipped++;
           return;
         }
         // A redemption's shares are what the CTF burned from the redeemer in this transaction.
         const amount = redeem ? tx.burned(stakeholder, conditionTokens()) : toU64(a.amount);
+        rows.alpha_ctf_supply.push(supply);
         // Field by field, no spread: splits are as frequent as fills.
         rows.alpha_activity.push({
           chain_id: key.chain_id,

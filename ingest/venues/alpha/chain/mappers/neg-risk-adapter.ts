@@ -1,6 +1,7 @@
 /**
- * The NegRiskAdapter family: neg-risk markets, questions and reported outcomes (alpha_lifecycle), and the
- * adapter's splits, merges, redemptions and conversions by the user who acted (alpha_activity; a
+ * The NegRiskAdapter family: neg-risk markets, questions and reported outcomes (alpha_lifecycle), every
+ * split, merge, redemption and conversion as a change of supply (alpha_ctf_supply), and those by the user
+ * who acted (alpha_activity; a
  * conversion's payout is the collateral it releases, from the market's fee).
  */
 import type { MapStats, U64 } from '../../../../chain/types.ts';
@@ -15,6 +16,7 @@ import {
   sumU64,
   toU64,
 } from './context.ts';
+import { supplyRow } from './supply.ts';
 
 export function createNegRiskAdapterMapper(ctx: MapContext): FamilyMapper {
   function mapNegRiskAdapter(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
@@ -49,7 +51,30 @@ export function createNegRiskAdapterMapper(ctx: MapContext): FamilyMapper {
         const redeem = d.name === 'PayoutRedemption';
         const convert = d.name === 'PositionsConverted';
         const stakeholder = str(redeem ? a.redeemer : a.stakeholder);
+        const conditionId = convert ? null : str(a.conditionId);
+        const amounts = redeem ? (a.amounts as string[]).map(toU64) : [];
+        const amount = redeem ? sumU64(amounts) : toU64(a.amount);
+        // Supply changes whoever acted; pushed only once nothing below can fail the log.
+        const supply = supplyRow(key, {
+          kind:
+            d.name === 'PositionSplit'
+              ? 'split'
+              : d.name === 'PositionsMerge'
+                ? 'merge'
+                : redeem
+                  ? 'redeem'
+                  : 'convert',
+          contract: adapter,
+          stakeholder,
+          condition_id: conditionId,
+          collateral_token: '',
+          amount,
+          payout: redeem ? toU64(a.payout) : 0,
+          neg_risk_market_id: convert ? str(a.marketId) : null,
+          index_set: convert ? str(a.indexSet) : null,
+        });
         if (ctx.exchanges.has(stakeholder)) {
+          rows.alpha_ctf_supply.push(supply);
           stats.skipped++;
           return;
         }
@@ -61,19 +86,18 @@ export function createNegRiskAdapterMapper(ctx: MapContext): FamilyMapper {
               : redeem
                 ? 'REDEEM'
                 : 'CONVERT';
-        const conditionId = convert ? null : str(a.conditionId);
         const wallet = attribute(ctx, tx, d, stakeholder, type, () =>
           conditionId ? ctx.tokenIdsOf(ctx.wcol, conditionId, ['1', '2']) : new Set<string>(),
         );
         if (wallet === undefined) {
+          rows.alpha_ctf_supply.push(supply);
           stats.skipped++;
           return;
         }
-        const amounts = redeem ? (a.amounts as string[]).map(toU64) : [];
-        const amount = redeem ? sumU64(amounts) : toU64(a.amount);
         let payout: U64 = 0;
         if (redeem) payout = toU64(a.payout);
         else if (convert) payout = conversionPayout(str(a.marketId), str(a.indexSet), a.amount);
+        rows.alpha_ctf_supply.push(supply);
         rows.alpha_activity.push({
           chain_id: key.chain_id,
           block_number: key.block_number,

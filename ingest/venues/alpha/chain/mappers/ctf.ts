@@ -9,7 +9,7 @@ import type { MapStats } from '../../../../chain/types.ts';
 import type { EventKey, RowSink } from '../rows.ts';
 import { attribute, type TxContext } from './attribution.ts';
 import { type Decoded, type FamilyMapper, lifecycleBase, type MapContext, str, toU64 } from './context.ts';
-import { supplyRow } from './supply.ts';
+import { activityRow, supplyRow } from './event-rows.ts';
 
 export function createCtfMapper(ctx: MapContext): FamilyMapper {
   function mapCtf(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
@@ -91,31 +91,25 @@ export function createCtfMapper(ctx: MapContext): FamilyMapper {
         // A redemption's shares are what the CTF burned from the redeemer in this transaction.
         const amount = redeem ? tx.burned(stakeholder, conditionTokens()) : toU64(a.amount);
         rows.alpha_ctf_supply.push(supply);
-        // Field by field, no spread: splits are as frequent as fills.
-        rows.alpha_activity.push({
-          chain_id: key.chain_id,
-          block_number: key.block_number,
-          block_hash: key.block_hash,
-          block_time: key.block_time,
-          tx_hash: key.tx_hash,
-          log_index: key.log_index,
-          status: key.status,
-          type,
-          version: ctx.collateralAdapters.has(stakeholder) ? 2 : 1,
-          neg_risk: collateral === ctx.wcol || ctx.collateralAdapterNegRisk.get(stakeholder) === true,
-          wallet,
-          stakeholder,
-          contract: ctf,
-          condition_id: conditionId,
-          market_id: conditionId,
-          neg_risk_market_id: null,
-          index_set: null,
-          collateral_token: collateral,
-          partition: indexSets,
-          amounts: [],
-          amount,
-          payout: redeem ? toU64(a.payout) : 0,
-        });
+        rows.alpha_activity.push(
+          activityRow(key, {
+            type,
+            version: ctx.collateralAdapters.has(stakeholder) ? 2 : 1,
+            neg_risk: collateral === ctx.wcol || ctx.collateralAdapterNegRisk.get(stakeholder) === true,
+            wallet,
+            stakeholder,
+            contract: ctf,
+            condition_id: conditionId,
+            market_id: conditionId,
+            neg_risk_market_id: null,
+            index_set: null,
+            collateral_token: collateral,
+            partition: indexSets,
+            amounts: [],
+            amount,
+            payout: redeem ? toU64(a.payout) : 0,
+          }),
+        );
         return;
       }
     }

@@ -16,7 +16,7 @@ import {
   sumU64,
   toU64,
 } from './context.ts';
-import { supplyRow } from './supply.ts';
+import { activityRow, supplyRow } from './event-rows.ts';
 
 export function createNegRiskAdapterMapper(ctx: MapContext): FamilyMapper {
   function mapNegRiskAdapter(d: Decoded, key: EventKey, tx: TxContext, rows: RowSink, stats: MapStats): void {
@@ -98,30 +98,25 @@ export function createNegRiskAdapterMapper(ctx: MapContext): FamilyMapper {
         if (redeem) payout = toU64(a.payout);
         else if (convert) payout = conversionPayout(str(a.marketId), str(a.indexSet), a.amount);
         rows.alpha_ctf_supply.push(supply);
-        rows.alpha_activity.push({
-          chain_id: key.chain_id,
-          block_number: key.block_number,
-          block_hash: key.block_hash,
-          block_time: key.block_time,
-          tx_hash: key.tx_hash,
-          log_index: key.log_index,
-          status: key.status,
-          type,
-          version: ctx.collateralAdapters.has(stakeholder) ? 2 : 1,
-          neg_risk: true,
-          wallet,
-          stakeholder,
-          contract: adapter,
-          condition_id: conditionId,
-          market_id: conditionId,
-          neg_risk_market_id: convert ? str(a.marketId) : null,
-          index_set: convert ? str(a.indexSet) : null,
-          collateral_token: '',
-          partition: redeem ? ['1', '2'] : [],
-          amounts,
-          amount,
-          payout,
-        });
+        rows.alpha_activity.push(
+          activityRow(key, {
+            type,
+            version: ctx.collateralAdapters.has(stakeholder) ? 2 : 1,
+            neg_risk: true,
+            wallet,
+            stakeholder,
+            contract: adapter,
+            condition_id: conditionId,
+            market_id: conditionId,
+            neg_risk_market_id: convert ? str(a.marketId) : null,
+            index_set: convert ? str(a.indexSet) : null,
+            collateral_token: '',
+            partition: redeem ? ['1', '2'] : [],
+            amounts,
+            amount,
+            payout,
+          }),
+        );
         return;
       }
     }

@@ -14,6 +14,7 @@ import {
   insertColumns,
   rowBinaryEncoder,
 } from '../core/clickhouse/table.ts';
+import { ALPHA_ANALYTICS_TABLES } from '../schemas/tables/alpha-analytics.ts';
 import { ALPHA_CHAIN_TABLES } from '../schemas/tables/alpha-chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -25,7 +26,7 @@ beforeAll(async () => {
 afterAll(async () => deps?.close());
 
 describe('table descriptions', () => {
-  for (const table of Object.values(ALPHA_CHAIN_TABLES)) {
+  for (const table of [...Object.values(ALPHA_CHAIN_TABLES), ...Object.values(ALPHA_ANALYTICS_TABLES)]) {
     it(`${table.name} equals DESCRIBE TABLE of the migrated database`, async () => {
       const rows = await deps.clickhouse.query<{ name: string; type: string }>(
         'test.describe',

@@ -126,6 +126,29 @@ export class ByteWriter {
     this.lowHigh(Number(big & 0xffff_ffffn), Number(big >> 32n));
   }
 
+  /** An Int64 (a number when safe, else a decimal string or a bigint). */
+  i64(v: number | string | bigint): void {
+    if (typeof v === 'number' && Number.isSafeInteger(v)) {
+      const big = BigInt.asUintN(64, BigInt(v));
+      this.lowHigh(Number(big & 0xffff_ffffn), Number(big >> 32n));
+      return;
+    }
+    const big = BigInt(v);
+    if (big < -(1n << 63n) || big >= 1n << 63n) throw new RangeError(`Int64 value ${v}`);
+    const u = BigInt.asUintN(64, big);
+    this.lowHigh(Number(u & 0xffff_ffffn), Number(u >> 32n));
+  }
+
+  /** A Nullable(DateTime64(3)) from epoch milliseconds or null. */
+  nullableDateTime64ms(ms: number | null | undefined): void {
+    if (ms === null || ms === undefined) {
+      this.u8(1);
+      return;
+    }
+    this.u8(0);
+    this.dateTime64ms(ms);
+  }
+
   /** DateTime64(3) from epoch milliseconds (an Int64 of ms). */
   dateTime64ms(ms: number): void {
     if (!(ms >= 0 && Number.isSafeInteger(ms))) throw new RangeError(`DateTime64(3) value ${ms}`);
@@ -360,6 +383,19 @@ export class ByteReader {
     const high = this.buf.readUInt32LE(at + 4);
     // Below 2^21 in the high word the value is at most 2^53 - 1: exact as a number.
     return high < 0x20_0000 ? high * TWO_32 + low : ((BigInt(high) << 32n) | BigInt(low)).toString();
+  }
+
+  /** An Int64: a number when safe, else its decimal string. */
+  i64(): number | string {
+    const at = this.need(8);
+    const big = this.buf.readBigInt64LE(at);
+    return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(big)
+      : big.toString();
+  }
+
+  nullableDateTime64ms(): number | null {
+    return this.u8() === 1 ? null : this.dateTime64ms();
   }
 
   dateTime64ms(): number {

@@ -13,7 +13,7 @@
  * Column kinds:
  *   hex    String holding ASCII only (0x-hex values, decimal ids): written without UTF-8 encoding
  *   text   String of any UTF-8          lowText  LowCardinality(String)
- *   time   DateTime64(3, 'UTC'), written from Unix ms
+ *   time   DateTime64(3, 'UTC'), written from Unix ms    seconds  DateTime('UTC'), from Unix s
  *   enum8  Enum8 of the given codes, written as the code
  */
 import { ByteReader, ByteWriter, enum8, type U64 } from './row-binary.ts';
@@ -49,11 +49,19 @@ export const c = {
   u64n: col<'UInt64', number, string>('UInt64', 'u64'),
   i8: col<'Int8', number>('Int8', 'i8'),
   f64: col<'Float64', number>('Float64', 'f64'),
+  /** A signed amount in base units (a number when safe, else its decimal string). */
+  i64: col<'Int64', number | string, string>('Int64', 'i64'),
   bool: col<'Bool', boolean>('Bool', 'bool'),
   hex: <T extends string = string>() => col<'String', T>('String', 'ascii'),
   text: col<'String', string>('String', 'str'),
   lowText: <T extends string = string>() => col<'LowCardinality(String)', T>('LowCardinality(String)', 'str'),
   time: col<"DateTime64(3, 'UTC')", number, string>("DateTime64(3, 'UTC')", 'dateTime64ms'),
+  /** DateTime('UTC') in whole seconds (a bucket start), written from Unix seconds. */
+  seconds: col<"DateTime('UTC')", number, string>("DateTime('UTC')", 'u32'),
+  nullableTime: col<"Nullable(DateTime64(3, 'UTC'))", number | null, string | null>(
+    "Nullable(DateTime64(3, 'UTC'))",
+    'nullableDateTime64ms',
+  ),
   nullableHex: col<'Nullable(String)', string | null>('Nullable(String)', 'nullableAscii'),
   nullableText: col<'Nullable(String)', string | null>('Nullable(String)', 'nullableStr'),
   hexArray: col<'Array(String)', string[]>('Array(String)', 'asciiArray'),

@@ -1,0 +1,264 @@
+/**
+ * The market-data run of venue alpha (docs/analytics.md): candles, open interest and totals, computed
+ * from the chain tables into the derived tables of migration 027.
+ *
+ * - `runMarketData` (job `analytics.alpha-market-data`, every ANALYTICS_INTERVAL_S): from the analytics
+ *   checkpoint up to the chain's contiguous progress, in steps of at most `stepBlocks` blocks. A step
+ *   recomputes, from the minute of the checkpoint's block on, the whole buckets of the tokens and
+ *   conditions with new rows (rows up to the step's block only), then moves the checkpoint. No
+ *   checkpoint: a full recomputation. A checkpoint whose block a reorg orphaned: every key is
+ *   recomputed from a block at least the finality depth below it (beneath any reorg the follower
+ *   follows), then the run goes on.
+ * - `recomputeMarketData` (a finished backfill range; `pmdata analytics recompute alpha`): every key's
+ *   buckets over the blocks' time span, in windows of `windowSeconds`, then the totals of what changed.
+ *
+ * Runs must not overlap (the jobs take a lease); a rerun of the same work writes the same rows again.
+ */
+import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import type { DataVersions } from '../../core/data-version.ts';
+import type { Logger } from '../../core/logger.ts';
+import { recomputeCandles } from '../candles/candles.ts';
+import { oiConditionsIn, recomputeOpenInterest } from '../open-interest/open-interest.ts';
+import { recomputeTotals } from '../rolling-metrics/totals.ts';
+import {
+  type BlockRef,
+  blockAtOrAbove,
+  blockAtOrBelow,
+  chainProgress,
+  isCanonical,
+  readAnalyticsCheckpoint,
+  writeAnalyticsCheckpoint,
+} from './progress.ts';
+import { DAY, floorTo, MINUTE, type Scope } from './scope.ts';
+import type { AlphaAnalyticsSettings } from './settings.ts';
+
+export const MARKET_DATA_SOURCE = 'analytics:alpha-market-data';
+
+export interface AnalyticsDeps {
+  clickhouse: ClickHouse;
+  log: Logger;
+  /** Bumped after a run that wrote (the API's response cache keys on it). */
+  versions?: DataVersions;
+}
+
+export interface MarketDataRun {
+  mode: 'idle' | 'incremental' | 'rewind' | 'full' | 'from-block' | 'range';
+  /** Blocks covered: after `from` up to `to` (null when idle). */
+  from: number | null;
+  to: number | null;
+  /** Steps (incremental) or windows (recomputation) computed. */
+  steps: number;
+  /** Run version (Unix ms) of the rows written. */
+  version: number;
+  ms: number;
+}
+
+const DEFAULT_STEP_BLOCKS = 20_000;
+const DEFAULT_WINDOW_SECONDS = 7 * DAY;
+
+let lastVersion = 0;
+/** A version above every earlier run's (runs are serialized; the checkpoint carries the last one). */
+export function nextVersion(floor = 0): number {
+  lastVersion = Math.max(Date.now(), lastVersion + 1, floor + 1);
+  return lastVersion;
+}
+
+const minuteOf = (ms: number) => floorTo(Math.floor(ms / 1000), MINUTE);
+
+async function strings(ch: ClickHouse, label: string, sql: string, params: Record<string, unknown>) {
+  const rows = await ch.query<{ k: string }>(label, sql, params);
+  return rows.map((r) => r.k);
+}
+
+async function computeScope(deps: AnalyticsDeps, s: AlphaAnalyticsSettings, scope: Scope): Promise<void> {
+  await recomputeCandles(deps.clickhouse, scope);
+  await recomputeOpenInterest(deps.clickhouse, scope, s.usdcE);
+}
+
+async function bump(deps: AnalyticsDeps, tip: { number: number; hash: string } | null): Promise<void> {
+  await deps.versions?.bump(MARKET_DATA_SOURCE, tip ? `${tip.number}:${tip.hash}` : '');
+}
+
+/**
+ * Recomputes every key's buckets over [fromTime, toTime) (Unix s; toTime null: open-ended) from chain
+ * rows up to `maxBlock`, window by window, then the totals of every key written.
+ */
+async function recomputeSpan(
+  deps: AnalyticsDeps,
+  s: AlphaAnalyticsSettings,
+  span: { fromTime: number; toTime: number | null; lastTime: number; maxBlock: number },
+  version: number,
+): Promise<number> {
+  const width = s.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
+  let steps = 0;
+  let from = span.fromTime;
+  for (;;) {
+    // Windows are whole days so that each one's hourly and daily rollups stay inside it.
+    const next = floorTo(from, DAY) + width;
+    const last = next > span.lastTime && (span.toTime === null || next >= span.toTime);
+    const to = last ? span.toTime : next;
+    await computeScope(deps, s, {
+      version,
+      chainId: s.chainId,
+      from,
+      to,
+      maxBlock: span.maxBlock,
+      tokens: null,
+      conditions: null,
+      oiConditions: null,
+    });
+    steps++;
+    if (last) break;
+    from = next;
+  }
+  await recomputeTotals(deps.clickhouse, s.chainId, version);
+  return steps;
+}
+
+/**
+ * Recomputes the market data of blocks `fromBlock`..`toBlock` (defaults: the first block with rows, the
+ * chain's progress). Without `toBlock` it also moves the analytics checkpoint to the progress, so the
+ * incremental runs go on from there; with it (a backfilled range, perhaps below the checkpoint) the
+ * checkpoint stays.
+ */
+export async function recomputeMarketData(
+  deps: AnalyticsDeps,
+  s: AlphaAnalyticsSettings,
+  o: { fromBlock?: number; toBlock?: number } = {},
+): Promise<MarketDataRun> {
+  const started = Date.now();
+  const ch = deps.clickhouse;
+  const progress = await chainProgress(ch, s.chainId);
+  const checkpoint = await readAnalyticsCheckpoint(ch, s.chainId);
+  const version = nextVersion(checkpoint?.version);
+  const range = o.toBlock !== undefined;
+  const maxBlock = Math.max(progress?.number ?? 0, o.toBlock ?? 0);
+  const first = await blockAtOrAbove(ch, s.chainId, o.fromBlock ?? 0);
+  const last = await blockAtOrBelow(ch, s.chainId, range ? (o.toBlock as number) : maxBlock);
+  const mode: MarketDataRun['mode'] = range ? 'range' : o.fromBlock !== undefined ? 'from-block' : 'full';
+  if (!first || !last || last.number < first.number) {
+    return { mode: 'idle', from: null, to: null, steps: 0, version, ms: Date.now() - started };
+  }
+  const steps = await recomputeSpan(
+    deps,
+    s,
+    {
+      fromTime: mode === 'full' ? floorTo(minuteOf(first.time), DAY) : minuteOf(first.time),
+      toTime: range ? minuteOf(last.time) + MINUTE : null,
+      lastTime: minuteOf(last.time) + MINUTE,
+      maxBlock: range ? maxBlock : last.number,
+    },
+    version,
+  );
+  if (!range) await writeAnalyticsCheckpoint(ch, s.chainId, last, version);
+  await bump(deps, range ? checkpoint : last);
+  deps.log.info(
+    { mode, from: first.number, to: last.number, windows: steps, ms: Date.now() - started },
+    'Recomputed alpha market data',
+  );
+  return { mode, from: first.number - 1, to: last.number, steps, version, ms: Date.now() - started };
+}
+
+/** One incremental step: the keys with rows in blocks (after, upTo], from the minute of `after` on. */
+async function step(
+  deps: AnalyticsDeps,
+  s: AlphaAnalyticsSettings,
+  after: BlockRef,
+  upTo: BlockRef,
+  version: number,
+): Promise<void> {
+  const ch = deps.clickhouse;
+  const from = minuteOf(after.time);
+  const blocks = { chain: s.chainId, after: after.number, up_to: upTo.number, from };
+  const tokens = await strings(
+    ch,
+    'analytics.touched.tokens',
+    `SELECT DISTINCT token_id AS k FROM alpha_fills
+     WHERE chain_id = {chain:UInt32} AND role = 'maker' AND block_number > {after:UInt64}
+       AND block_number <= {up_to:UInt64} AND block_time >= toDateTime({from:UInt32}, 'UTC')`,
+    blocks,
+  );
+  const conditions =
+    tokens.length === 0
+      ? []
+      : await strings(
+          ch,
+          'analytics.touched.conditions',
+          `SELECT DISTINCT condition_id AS k FROM alpha_tokens
+           WHERE chain_id = {chain:UInt32} AND token_id IN {tokens:Array(String)} AND condition_id != ''`,
+          { chain: s.chainId, tokens },
+        );
+  const oiConditions = await oiConditionsIn(ch, s.chainId, s.usdcE, {
+    after: after.number,
+    upTo: upTo.number,
+  });
+  if (tokens.length === 0 && oiConditions.length === 0) return;
+  const scope: Scope = {
+    version,
+    chainId: s.chainId,
+    from,
+    to: null,
+    maxBlock: upTo.number,
+    tokens,
+    conditions,
+    oiConditions,
+  };
+  if (tokens.length > 0) await recomputeCandles(ch, scope);
+  if (oiConditions.length > 0) await recomputeOpenInterest(ch, scope, s.usdcE);
+  await recomputeTotals(ch, s.chainId, version);
+}
+
+/** The incremental run: from the analytics checkpoint up to the chain's contiguous progress. */
+export async function runMarketData(deps: AnalyticsDeps, s: AlphaAnalyticsSettings): Promise<MarketDataRun> {
+  const started = Date.now();
+  const ch = deps.clickhouse;
+  const progress = await chainProgress(ch, s.chainId);
+  const checkpoint = await readAnalyticsCheckpoint(ch, s.chainId);
+  if (!checkpoint) return recomputeMarketData(deps, s);
+  if (!progress) {
+    return {
+      mode: 'idle',
+      from: null,
+      to: null,
+      steps: 0,
+      version: checkpoint.version,
+      ms: Date.now() - started,
+    };
+  }
+  if (!(await isCanonical(ch, s.chainId, checkpoint))) {
+    // Rewind beneath any reorg the follower follows, then recompute every key from there.
+    const floor = await blockAtOrBelow(ch, s.chainId, Math.max(0, checkpoint.number - s.finalityDepth - 1));
+    deps.log.warn(
+      { checkpoint: checkpoint.number, rewindTo: floor?.number ?? null },
+      'Analytics checkpoint orphaned by a reorg: rewinding',
+    );
+    const run = await recomputeMarketData(deps, s, floor ? { fromBlock: floor.number } : {});
+    return { ...run, mode: 'rewind', ms: Date.now() - started };
+  }
+  const stepBlocks = s.stepBlocks ?? DEFAULT_STEP_BLOCKS;
+  let at: BlockRef = checkpoint;
+  let steps = 0;
+  let version = checkpoint.version;
+  while (at.number < progress.number) {
+    let next = await blockAtOrBelow(ch, s.chainId, Math.min(progress.number, at.number + stepBlocks));
+    if (!next || next.number <= at.number) {
+      // No block with rows in this stretch: jump to the next one, if any below the progress.
+      next = await blockAtOrAbove(ch, s.chainId, at.number + 1);
+      if (!next || next.number > progress.number) break;
+    }
+    version = nextVersion(version);
+    await step(deps, s, at, next, version);
+    await writeAnalyticsCheckpoint(ch, s.chainId, next, version);
+    at = next;
+    steps++;
+  }
+  if (steps > 0) await bump(deps, at);
+  return {
+    mode: steps > 0 ? 'incremental' : 'idle',
+    from: checkpoint.number,
+    to: at.number,
+    steps,
+    version,
+    ms: Date.now() - started,
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * The rolling run of venue alpha (job `analytics.alpha-rolling`, every ANALYTICS_ROLLING_INTERVAL_S and
+ * after the market data caught up): every token's and condition's rolling metrics at now = the block the
+ * market data was computed up to (else the wall clock).
+ */
+
+import { readAnalyticsCheckpoint } from '../market-data/progress.ts';
+import { type AnalyticsDeps, nextVersion } from '../market-data/run.ts';
+import type { AlphaAnalyticsSettings } from '../market-data/settings.ts';
+import { recomputeRolling } from './rolling.ts';
+
+export const ROLLING_SOURCE = 'analytics:alpha-rolling';
+
+export async function runRolling(
+  deps: AnalyticsDeps,
+  s: AlphaAnalyticsSettings,
+  o: { now?: number } = {},
+): Promise<{ computedAt: number; ms: number }> {
+  const started = Date.now();
+  const checkpoint = await readAnalyticsCheckpoint(deps.clickhouse, s.chainId);
+  const nowMs = o.now ?? (checkpoint && checkpoint.time > 0 ? checkpoint.time : Date.now());
+  const { computedAt } = await recomputeRolling(deps.clickhouse, {
+    chainId: s.chainId,
+    usdcE: s.usdcE,
+    version: nextVersion(checkpoint?.version),
+    nowMs,
+  });
+  await deps.versions?.bump(ROLLING_SOURCE, String(computedAt));
+  deps.log.info(
+    { computedAt: new Date(computedAt).toISOString(), ms: Date.now() - started },
+    'Computed alpha rolling metrics',
+  );
+  return { computedAt, ms: Date.now() - started };
+}

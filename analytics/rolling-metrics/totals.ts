@@ -1,0 +1,73 @@
+/**
+ * All-time figures per token and per condition (`alpha_market_totals`; docs/analytics.md "Totals"):
+ * volume, buy/sell volume, trades, buys, sells and first/last trade time from the daily candles, and the
+ * current open interest (Σ of the hourly deltas; a token row carries its condition's). Recomputed for
+ * the keys a run touched: those it wrote (or deleted) a daily candle or an open-interest bucket of.
+ */
+import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import { replaceScope, tokenMapSql } from '../market-data/scope.ts';
+
+const COLUMNS = [
+  'level',
+  'id',
+  'volume',
+  'buy_volume',
+  'sell_volume',
+  'trades',
+  'buys',
+  'sells',
+  'first_trade_time',
+  'last_trade_time',
+  'open_interest',
+] as const;
+
+const SUMS = `sum(usd) AS volume, sum(buy_usd) AS buy_volume, sum(sell_usd) AS sell_volume,
+  sum(trades) AS trades, sum(buys) AS buys, sum(sells) AS sells,
+  min(first_time) AS first_time, max(last_time) AS last_time`;
+
+/** Recomputes the totals of every key whose daily candles or open interest this run (version) wrote. */
+export async function recomputeTotals(ch: ClickHouse, chainId: number, version: number): Promise<void> {
+  const params = { run: version, chain: chainId };
+  // Conditions touched: their candles or their open interest changed in this run.
+  const conditions = `(SELECT condition_id FROM alpha_condition_candles_1d WHERE version = {run:UInt64}
+    UNION DISTINCT SELECT condition_id FROM alpha_oi_deltas_1h WHERE version = {run:UInt64})`;
+  const tokenMap = tokenMapSql();
+  // Tokens touched: their candles changed, or their condition's open interest did.
+  const tokens = `(SELECT token_id FROM alpha_token_candles_1d WHERE version = {run:UInt64}
+    UNION DISTINCT SELECT token_id FROM ${tokenMap} WHERE condition_id IN ${conditions})`;
+  const oi = (keys: string) => `(SELECT condition_id, sum(delta) AS oi FROM alpha_oi_deltas_1h FINAL
+    WHERE condition_id IN ${keys} GROUP BY condition_id)`;
+
+  await replaceScope(ch, version, {
+    label: 'analytics.totals.token',
+    table: 'alpha_market_totals',
+    key: ['level', 'id'],
+    columns: COLUMNS,
+    select: `SELECT 'token', t.token_id, t.volume, t.buy_volume, t.sell_volume, t.trades, t.buys, t.sells,
+        t.first_time, t.last_time, o.oi
+      FROM (SELECT token_id, ${SUMS} FROM alpha_token_candles_1d FINAL WHERE token_id IN ${tokens}
+            GROUP BY token_id) AS t
+      LEFT JOIN ${tokenMap} AS m ON m.token_id = t.token_id
+      LEFT JOIN ${oi(`(SELECT condition_id FROM ${tokenMap} WHERE token_id IN ${tokens})`)} AS o
+        ON o.condition_id = m.condition_id`,
+    covers: `level = 'token' AND id IN ${tokens}`,
+    params,
+  });
+
+  await replaceScope(ch, version, {
+    label: 'analytics.totals.condition',
+    table: 'alpha_market_totals',
+    key: ['level', 'id'],
+    columns: COLUMNS,
+    select: `SELECT 'condition', k.condition_id, c.volume, c.buy_volume, c.sell_volume, c.trades, c.buys,
+        c.sells, if(c.trades = 0, NULL, c.first_time), if(c.trades = 0, NULL, c.last_time), o.oi
+      FROM (SELECT condition_id FROM alpha_condition_candles_1d FINAL WHERE condition_id IN ${conditions}
+            UNION DISTINCT
+            SELECT condition_id FROM alpha_oi_deltas_1h FINAL WHERE condition_id IN ${conditions}) AS k
+      LEFT JOIN (SELECT condition_id, ${SUMS} FROM alpha_condition_candles_1d FINAL
+                 WHERE condition_id IN ${conditions} GROUP BY condition_id) AS c ON c.condition_id = k.condition_id
+      LEFT JOIN ${oi(conditions)} AS o ON o.condition_id = k.condition_id`,
+    covers: `level = 'condition' AND id IN ${conditions}`,
+    params,
+  });
+}

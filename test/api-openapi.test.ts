@@ -6,6 +6,12 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RETIRED_PATHS } from '../api/routes/retired.ts';
 import { ActivityQuery } from '../schemas/api/alpha-activity.ts';
+import {
+  CandlesQuery,
+  MarketPriceQuery,
+  SeriesQuery,
+  VolumeChartQuery,
+} from '../schemas/api/alpha-market-data.ts';
 import { TradesQuery } from '../schemas/api/alpha-trades.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
 
@@ -66,6 +72,15 @@ describe('/openapi.json', () => {
       '/health': [],
       '/v2/alpha/trades': Object.keys(TradesQuery.properties),
       '/v2/alpha/activity': Object.keys(ActivityQuery.properties),
+      '/v2/alpha/candlesticks/{condition_id}': ['condition_id', ...Object.keys(CandlesQuery.properties)],
+      '/v2/alpha/candlesticks/token/{token_id}': ['token_id', ...Object.keys(CandlesQuery.properties)],
+      '/v2/alpha/volume-chart/{condition_id}': ['condition_id', ...Object.keys(VolumeChartQuery.properties)],
+      '/v2/alpha/markets/{token_id}/volume': ['token_id', ...Object.keys(SeriesQuery.properties)],
+      '/v2/alpha/markets/{condition_id}/open_interest': [
+        'condition_id',
+        ...Object.keys(SeriesQuery.properties),
+      ],
+      '/v2/alpha/market-price/{token_id}': ['token_id', ...Object.keys(MarketPriceQuery.properties)],
       ...Object.fromEntries(
         RETIRED_PATHS.map((p) => [p.replace(/:(\w+)/g, '{$1}'), p.includes(':') ? ['canonical_id'] : []]),
       ),

@@ -10,12 +10,26 @@ import { ALPHA_CHAIN_SOURCE, type DataSource } from '../../core/data-version.ts'
 /** alpha's market metadata (slugs); bumped by the venue's market ingestion once it writes them. */
 const ALPHA_VENUE: DataSource = 'venue:alpha';
 
+/**
+ * alpha's market analytics (candles, volume, open interest, totals: analytics/), bumped by each analytics
+ * run that wrote. The market-data routes read only those tables; the chain's alpha_tokens answers only
+ * their 404s, which are never cached.
+ */
+const ALPHA_MARKET_DATA: DataSource = 'analytics:alpha-market-data';
+
 export type RouteSources = Readonly<Record<string, readonly DataSource[]>>;
 
 export const ROUTE_SOURCES: RouteSources = {
   // Fills and activity are chain rows; market_slug (and the market_slug filter) come from the venue.
   '/v2/alpha/trades': [ALPHA_CHAIN_SOURCE, ALPHA_VENUE],
   '/v2/alpha/activity': [ALPHA_CHAIN_SOURCE, ALPHA_VENUE],
+  '/v2/alpha/candlesticks/:condition_id': [ALPHA_MARKET_DATA],
+  '/v2/alpha/candlesticks/token/:token_id': [ALPHA_MARKET_DATA],
+  '/v2/alpha/volume-chart/:condition_id': [ALPHA_MARKET_DATA],
+  '/v2/alpha/markets/:token_id/volume': [ALPHA_MARKET_DATA],
+  '/v2/alpha/markets/:condition_id/open_interest': [ALPHA_MARKET_DATA],
+  // The price reads the fills (maker fills of the token and its complement) and alpha_tokens.
+  '/v2/alpha/market-price/:token_id': [ALPHA_CHAIN_SOURCE],
 };
 
 /** The sources of a route URL pattern (trailing slash ignored), or undefined: not cached. */

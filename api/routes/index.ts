@@ -5,8 +5,21 @@
  */
 import type { RoutePlugin } from './context.ts';
 import { alphaActivityRoutes } from './v2/alpha/activity.ts';
+import { alphaCandlesticksRoutes } from './v2/alpha/candlesticks.ts';
+import { alphaMarketPriceRoutes } from './v2/alpha/market-price.ts';
+import { alphaMarketVolumeRoutes } from './v2/alpha/market-volume.ts';
+import { alphaOpenInterestRoutes } from './v2/alpha/open-interest.ts';
 import { alphaTradesRoutes } from './v2/alpha/trades.ts';
+import { alphaVolumeChartRoutes } from './v2/alpha/volume-chart.ts';
 
 export type { RouteContext, RoutePlugin } from './context.ts';
 
-export const DATA_ROUTES: RoutePlugin[] = [alphaTradesRoutes, alphaActivityRoutes];
+export const DATA_ROUTES: RoutePlugin[] = [
+  alphaTradesRoutes,
+  alphaActivityRoutes,
+  alphaCandlesticksRoutes,
+  alphaVolumeChartRoutes,
+  alphaMarketVolumeRoutes,
+  alphaOpenInterestRoutes,
+  alphaMarketPriceRoutes,
+];

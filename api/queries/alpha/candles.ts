@@ -1,0 +1,195 @@
+/**
+ * `GET /v2/alpha/candlesticks/{condition_id}` and `/candlesticks/token/{token_id}` (interface-shapes §8):
+ * candles of a condition (alpha_condition_candles_*: YES terms, both tokens' volume) or of one token
+ * (alpha_token_candles_*: its raw prices and volume), read with FINAL.
+ *
+ * Range: a period is in the answer when it overlaps [start, end]: its start lies in
+ * [start floored to the width, end]. Widths 1, 60 and 1440 read the 1m, 1h and 1d tables; 5 and 15 roll
+ * the 1m rows up on read (open of the earliest child, close of the latest, high max, low min, sums).
+ * `previous` of the first candle: the close of the latest candle before the range's first period
+ * (1m rows of that day, else 1d rows before it), else its own open.
+ */
+import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import type {
+  CandleInterval,
+  CandlesQuery,
+  CandlesResponse,
+  Candlestick,
+  PriceData,
+} from '../../../schemas/api/alpha-market-data.ts';
+import { ApiError } from '../../errors.ts';
+import {
+  at,
+  checkStartBeforeEnd,
+  clampSeconds,
+  DAY,
+  ID_COLUMN,
+  type MarketRef,
+  MINUTE,
+  nowSeconds,
+  tradeSpan,
+} from './market-data.ts';
+
+type Width = Exclude<CandleInterval, 0>;
+
+/** Longest range (end − start, seconds) per width; 1440 has none. */
+export const MAX_RANGE: Record<Width, number> = {
+  1: 7 * DAY,
+  5: 14 * DAY,
+  15: 30 * DAY,
+  60: 90 * DAY,
+  1440: Number.POSITIVE_INFINITY,
+};
+const WIDTHS: readonly Width[] = [1, 5, 15, 60, 1440];
+
+/** The table a width reads and, for 5 and 15, the rollup of its 1m rows. */
+const SOURCE: Record<Width, '1m' | '1h' | '1d'> = { 1: '1m', 5: '1m', 15: '1m', 60: '1h', 1440: '1d' };
+
+const tableOf = (level: MarketRef['level'], res: '1m' | '1h' | '1d') => `alpha_${level}_candles_${res}`;
+
+/** Auto: the smallest width whose maximum range covers the span. */
+export function autoWidth(span: number): Width {
+  return WIDTHS.find((w) => span <= MAX_RANGE[w])!;
+}
+
+const days = (s: number) => `${s / DAY} days`;
+
+export interface ResolvedRange {
+  width: Width;
+  start: number;
+  end: number;
+}
+
+/**
+ * The range and width of a request (SPEC and issue 34's rules): start ≥ end (both given) → 400; a range
+ * over the width's maximum (start given, end given or the last trade) → 400; omitted end → the last
+ * trade (now if none); omitted start → the first trade (auto, 1440), else the later of the first trade
+ * and end − the maximum range; auto → the smallest width whose maximum covers end − start.
+ */
+export function resolveRange(
+  q: CandlesQuery,
+  span: { first: number | null; last: number | null },
+  now: number,
+): ResolvedRange {
+  checkStartBeforeEnd(q.start_time, q.end_time);
+  const interval = q.interval ?? 0;
+  const end = q.end_time ?? span.last ?? now;
+  const first = span.first ?? end;
+  if (interval === 0) {
+    const start = q.start_time ?? first;
+    return { width: autoWidth(Math.max(0, end - start)), start, end };
+  }
+  const max = MAX_RANGE[interval];
+  if (q.start_time !== undefined) {
+    if (end - q.start_time > max) {
+      const until =
+        q.end_time !== undefined
+          ? `end_time (${end})`
+          : span.last !== null
+            ? `the last trade (${end})`
+            : `now (${end})`;
+      throw new ApiError(
+        400,
+        `start_time (${q.start_time}) to ${until} spans more than interval=${interval} allows ` +
+          `(${days(max)}); narrow start_time and end_time, or choose a wider interval or 0 (auto)`,
+      );
+    }
+    return { width: interval, start: q.start_time, end };
+  }
+  return { width: interval, start: Number.isFinite(max) ? Math.max(first, end - max) : first, end };
+}
+
+/** One candle as read: period start, open, high, low, close, usd, shares, value (Σ price × shares), trades. */
+type CandleRow = [number, number, number, number, number, string, string, string, number];
+
+function candlesSql(m: MarketRef, width: Width): string {
+  const id = ID_COLUMN[m.level];
+  const table = tableOf(m.level, SOURCE[width]);
+  // Σ price × shares in base units: a token's usd, a condition's YES-terms value.
+  const value = m.level === 'token' ? 'usd' : 'yes_value';
+  const rows = `SELECT bucket, open, high, low, close, usd, shares, ${value} AS value, trades
+    FROM ${table} FINAL
+    WHERE ${id} = {id:String} AND bucket >= ${at('from')} AND bucket < ${at('until')} AND deleted = 0`;
+  if (width !== 5 && width !== 15) {
+    return `SELECT toUnixTimestamp(bucket), open, high, low, close, usd, shares, value, trades
+      FROM (${rows}) ORDER BY bucket`;
+  }
+  return `SELECT intDiv(toUnixTimestamp(bucket), {width_s:UInt32}) * {width_s:UInt32} AS period,
+      argMin(open, bucket), max(high), min(low), argMax(close, bucket),
+      sum(usd), sum(shares), sum(value), sum(trades)
+    FROM (${rows}) GROUP BY period ORDER BY period`;
+}
+
+/** The close of the latest candle before `from` (1m rows of from's day, else 1d rows before that day). */
+function previousSql(m: MarketRef): string {
+  const id = ID_COLUMN[m.level];
+  return `SELECT close FROM (
+      SELECT bucket, close FROM ${tableOf(m.level, '1m')} FINAL
+      WHERE ${id} = {id:String} AND bucket >= ${at('day')} AND bucket < ${at('from')} AND deleted = 0
+      UNION ALL
+      SELECT bucket, close FROM ${tableOf(m.level, '1d')} FINAL
+      WHERE ${id} = {id:String} AND bucket < ${at('day')} AND deleted = 0
+    ) ORDER BY bucket DESC LIMIT 1`;
+}
+
+const dollars = (v: number) => v.toFixed(4);
+
+function priceData(r: CandleRow, previous: number): PriceData {
+  const [, open, high, low, close, , shares, value] = r;
+  const mean = Number(shares) > 0 ? Number(value) / Number(shares) : close;
+  return {
+    open,
+    high,
+    low,
+    close,
+    mean,
+    previous,
+    open_dollars: dollars(open),
+    high_dollars: dollars(high),
+    low_dollars: dollars(low),
+    close_dollars: dollars(close),
+    mean_dollars: dollars(mean),
+    previous_dollars: dollars(previous),
+  };
+}
+
+export async function alphaCandles(ch: ClickHouse, m: MarketRef, q: CandlesQuery): Promise<CandlesResponse> {
+  // Parameter rules first: they need no query.
+  checkStartBeforeEnd(q.start_time, q.end_time);
+  if (q.start_time !== undefined && q.end_time !== undefined && (q.interval ?? 0) !== 0) {
+    resolveRange(q, { first: null, last: null }, 0);
+  }
+  const span = await tradeSpan(ch, m);
+  const { width, start, end } = resolveRange(q, span, nowSeconds());
+  const widthS = width * MINUTE;
+  const body: CandlesResponse = {
+    condition_id: m.level === 'condition' ? m.id : null,
+    token_id: m.level === 'token' ? m.id : null,
+    first_trade_ts: span.first,
+    last_trade_ts: span.last,
+    interval: width,
+    interval_seconds: widthS,
+    candlesticks: [],
+  };
+  // A range that ends before it starts (a default did it) or a market without trades: no candle.
+  if (start > end || span.first === null) return body;
+  const from = clampSeconds(start - (start % widthS));
+  const until = clampSeconds(end - (end % widthS) + widthS);
+  const params = { id: m.id, from, until, width_s: widthS, day: from - (from % DAY) };
+  const [rows, before] = await Promise.all([
+    ch.read<CandleRow>(`api.alpha.candles.${SOURCE[width]}`, candlesSql(m, width), params),
+    ch.read<[number]>('api.alpha.candles.previous', previousSql(m), params),
+  ]);
+  let previous: number | undefined = before[0]?.[0];
+  body.candlesticks = rows.map((r): Candlestick => {
+    const candle = {
+      end_period_ts: Number(r[0]) + widthS,
+      price: priceData(r, previous ?? r[1]),
+      volume: Number(r[5]) / 1e6,
+      trades_count: Number(r[8]),
+    };
+    previous = r[4];
+    return candle;
+  });
+  return body;
+}

@@ -1,0 +1,71 @@
+/**
+ * `GET /v2/alpha/market-price/{token_id}` (interface-shapes §7): the token's price from the last 5
+ * maker fills of its market (the token and its complement, alpha_tokens.complement_token_id) at or
+ * before `at_time` (default now). A fill of the complement at p counts as 1 − p. When the 5 prices lie
+ * within 0.10 of each other (max − min ≤ 0.10): their mean weighted by USD; otherwise the last price.
+ *
+ * Reads alpha_fills through its by_token projection (token_id, block_number, log_index): one newest-first
+ * read per token, each stopping after 5 rows, merged here.
+ */
+import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import type { MarketPriceQuery, MarketPriceResponse } from '../../../schemas/api/alpha-market-data.ts';
+import { ApiError } from '../../errors.ts';
+import { clampSeconds, nowSeconds } from './market-data.ts';
+
+/** Fills the price looks at. */
+export const PRICE_FILLS = 5;
+/** The widest spread (max − min) of those fills' prices that still gives their weighted mean. */
+export const PRICE_SPREAD = 0.1;
+/** Float slack of the spread test (0.8 − 0.7 is 0.10000000000000009 in binary). */
+const EPSILON = 1e-9;
+
+/** A fill as read: token, block, log index, usd, shares (base units). */
+type FillRow = [string, string, number, string, string];
+
+const newestFills = (param: string) =>
+  `SELECT token_id, block_number, log_index, usd, shares FROM alpha_fills
+   WHERE token_id = {${param}:String} AND role = 'maker' AND shares > 0
+     AND block_time < fromUnixTimestamp64Milli({until_ms:Int64}, 'UTC')
+   ORDER BY block_number DESC, log_index DESC LIMIT ${PRICE_FILLS}`;
+
+/** The price from fills newest first, each already in the token's terms. */
+export function priceOf(fills: readonly { price: number; usd: number }[]): number {
+  const prices = fills.map((f) => f.price);
+  if (Math.max(...prices) - Math.min(...prices) <= PRICE_SPREAD + EPSILON) {
+    const usd = fills.reduce((s, f) => s + f.usd, 0);
+    if (usd > 0) return fills.reduce((s, f) => s + f.price * f.usd, 0) / usd;
+  }
+  return fills[0]!.price;
+}
+
+export async function alphaMarketPrice(
+  ch: ClickHouse,
+  tokenId: string,
+  q: MarketPriceQuery,
+): Promise<MarketPriceResponse> {
+  const atTime = q.at_time ?? nowSeconds();
+  const tokens = await ch.read<[string]>(
+    'api.alpha.market_price.token',
+    `SELECT max(complement_token_id) FROM alpha_tokens WHERE token_id = {token:String} HAVING count() > 0`,
+    { token: tokenId },
+  );
+  if (tokens.length === 0) throw new ApiError(404, `Unknown token_id ${tokenId}: not seen on chain`);
+  const complement = tokens[0]![0];
+  // Fills up to the end of the at_time second (block times carry milliseconds).
+  const params = { token: tokenId, complement, until_ms: (clampSeconds(atTime) + 1) * 1000 };
+  const sql =
+    complement === '' || complement === tokenId
+      ? newestFills('token')
+      : `SELECT * FROM (
+           SELECT * FROM (${newestFills('token')}) UNION ALL SELECT * FROM (${newestFills('complement')})
+         ) ORDER BY block_number DESC, log_index DESC LIMIT ${PRICE_FILLS}`;
+  const rows = await ch.read<FillRow>('api.alpha.market_price.fills', sql, params);
+  if (rows.length === 0) {
+    throw new ApiError(404, `No trade of token_id ${tokenId} or its complement at or before ${atTime}`);
+  }
+  const fills = rows.map(([token, , , usd, shares]) => {
+    const p = Number(usd) / Number(shares);
+    return { price: token === tokenId ? p : 1 - p, usd: Number(usd) };
+  });
+  return { price: priceOf(fills), at_time: atTime };
+}

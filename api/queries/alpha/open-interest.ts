@@ -1,0 +1,61 @@
+/**
+ * `GET /v2/alpha/markets/{condition_id}/open_interest` (interface-shapes §11): a condition's open
+ * interest (USD) at the end of each day, week, month or year, from the hourly changes of
+ * alpha_oi_deltas_1h FINAL (OI at T = Σ delta of the hours before T). One point per period from the
+ * period of the first change, carried forward through periods without one; `all`: one point at
+ * end_time (default now) with the OI of every hour that starts at or before it. `market_id` is null:
+ * the chain tables know no market ids (the venue catalog does).
+ */
+import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import type { OpenInterestResponse, SeriesQuery } from '../../../schemas/api/alpha-market-data.ts';
+import {
+  at,
+  clampSeconds,
+  cumulative,
+  DAY,
+  HOUR,
+  nextPeriod,
+  nowSeconds,
+  periodStart,
+  requireSeen,
+  total,
+  usdOf,
+} from './market-data.ts';
+import { seriesEnd } from './volume.ts';
+
+export async function alphaOpenInterest(
+  ch: ClickHouse,
+  conditionId: string,
+  q: SeriesQuery,
+): Promise<OpenInterestResponse> {
+  const g = q.granularity ?? 'day';
+  const end = seriesEnd(q, nowSeconds());
+  const until = clampSeconds(
+    g === 'all' ? periodStart(end, 'hour') + HOUR : nextPeriod(periodStart(end, g), g),
+  );
+  // Summed per day in the engine (a busy condition has an hourly row for most hours of its life).
+  const rows = await ch.read<[number, string]>(
+    'api.alpha.open_interest',
+    `SELECT intDiv(toUnixTimestamp(bucket), ${DAY}) * ${DAY} AS day, sum(delta)
+     FROM (SELECT bucket, delta FROM alpha_oi_deltas_1h FINAL
+           WHERE condition_id = {id:String} AND bucket < ${at('until')} AND deleted = 0)
+     GROUP BY day ORDER BY day`,
+    { id: conditionId, until },
+  );
+  if (rows.length === 0) await requireSeen(ch, { level: 'condition', id: conditionId });
+  const deltas = rows.map(([t, delta]) => [Number(t), Number(delta)] as const);
+  const points =
+    g === 'all' ? total(deltas, end) : cumulative(deltas, { period: g, start: q.start_time, end });
+  const open_interest_over_time = points.map(({ timestamp, sums: [oi] }) => ({
+    timestamp,
+    open_interest_usd: usdOf(oi!),
+  }));
+  return {
+    condition_id: conditionId,
+    market_id: null,
+    granularity: g,
+    start_time: open_interest_over_time[0]?.timestamp ?? q.start_time ?? end,
+    end_time: open_interest_over_time[open_interest_over_time.length - 1]?.timestamp ?? end,
+    open_interest_over_time,
+  };
+}

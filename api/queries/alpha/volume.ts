@@ -1,0 +1,143 @@
+/**
+ * `GET /v2/alpha/volume-chart/{condition_id}` (interface-shapes §9): USD volume per hour, day or week
+ * of a condition (both tokens, YES and NO apart), from alpha_condition_candles_1h / _1d FINAL; weeks roll
+ * the daily rows up from Monday 00:00 UTC. `GET /v2/alpha/markets/{token_id}/volume` (§10): the token's
+ * cumulative volume at the end of each day, week, month or year, from alpha_token_candles_1d FINAL.
+ *
+ * A period is in the answer when it overlaps [start_time, end_time] (its start lies in [start floored
+ * to the period, end]); it counts whole. Periods are listed by their start.
+ */
+import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import type {
+  SeriesQuery,
+  VolumeChartGranularity,
+  VolumeChartQuery,
+  VolumeChartResponse,
+  VolumeResponse,
+} from '../../../schemas/api/alpha-market-data.ts';
+import { ApiError } from '../../errors.ts';
+import {
+  at,
+  checkStartBeforeEnd,
+  clampSeconds,
+  cumulative,
+  DAY,
+  MONDAY_EPOCH,
+  nextPeriod,
+  nowSeconds,
+  periodStart,
+  requireSeen,
+  total,
+  usdOf,
+  WEEK,
+} from './market-data.ts';
+
+/** Longest range (end − start, seconds) per granularity: 90 days, 1 year (365 days), 3 years. */
+export const VOLUME_CHART_MAX_RANGE: Record<VolumeChartGranularity, number> = {
+  hour: 90 * DAY,
+  day: 365 * DAY,
+  week: 3 * 365 * DAY,
+};
+
+const PERIOD_SQL: Record<VolumeChartGranularity, string> = {
+  hour: 'toUnixTimestamp(bucket)',
+  day: 'toUnixTimestamp(bucket)',
+  week: `intDiv(toUnixTimestamp(bucket) - ${MONDAY_EPOCH}, ${WEEK}) * ${WEEK} + ${MONDAY_EPOCH}`,
+};
+
+function volumeChartSql(g: VolumeChartGranularity): string {
+  const table = g === 'hour' ? 'alpha_condition_candles_1h' : 'alpha_condition_candles_1d';
+  return `SELECT ${PERIOD_SQL[g]} AS period, sum(usd), sum(yes_usd), sum(no_usd), sum(trades)
+    FROM (SELECT bucket, usd, yes_usd, no_usd, trades FROM ${table} FINAL
+          WHERE condition_id = {id:String} AND bucket >= ${at('from')} AND bucket < ${at('until')}
+            AND deleted = 0)
+    GROUP BY period ORDER BY period`;
+}
+
+export async function alphaVolumeChart(
+  ch: ClickHouse,
+  conditionId: string,
+  q: VolumeChartQuery,
+): Promise<VolumeChartResponse> {
+  const g = q.granularity ?? 'hour';
+  const { start_time: start, end_time: end } = q;
+  checkStartBeforeEnd(start, end);
+  const max = VOLUME_CHART_MAX_RANGE[g];
+  if (end - start > max) {
+    throw new ApiError(
+      400,
+      `start_time (${start}) to end_time (${end}) spans more than granularity=${g} allows (${max / DAY} days)`,
+    );
+  }
+  const period = g === 'hour' ? 'hour' : g === 'day' ? 'day' : 'week';
+  const from = clampSeconds(periodStart(start, period));
+  const until = clampSeconds(nextPeriod(periodStart(end, period), period));
+  const rows = await ch.read<[number, string, string, string, string]>(
+    `api.alpha.volume_chart.${g}`,
+    volumeChartSql(g),
+    { id: conditionId, from, until },
+  );
+  if (rows.length === 0) await requireSeen(ch, { level: 'condition', id: conditionId });
+  const data = rows.map(([t, usd, yes, no, trades]) => ({
+    timestamp: Number(t),
+    total_volume: usdOf(usd),
+    yes_volume: usdOf(yes),
+    no_volume: usdOf(no),
+    trades_count: Number(trades),
+  }));
+  return {
+    condition_id: conditionId,
+    granularity: g,
+    start_time: data[0]?.timestamp ?? start,
+    end_time: data[data.length - 1]?.timestamp ?? end,
+    data,
+  };
+}
+
+/**
+ * The resolved end of a series: end_time, else now, and never after now (a period after now has no
+ * value yet); start_time ≥ end_time (both given) → 400.
+ */
+export function seriesEnd(q: SeriesQuery, now: number): number {
+  checkStartBeforeEnd(q.start_time, q.end_time);
+  return Math.min(q.end_time ?? now, now);
+}
+
+export async function alphaTokenVolume(
+  ch: ClickHouse,
+  tokenId: string,
+  q: SeriesQuery,
+): Promise<VolumeResponse> {
+  const g = q.granularity ?? 'day';
+  const end = seriesEnd(q, nowSeconds());
+  // Every day up to the last period's end (`all`: the day holding end): earlier days count too.
+  const until = clampSeconds(
+    g === 'all' ? periodStart(end, 'day') + DAY : nextPeriod(periodStart(end, g), g),
+  );
+  const rows = await ch.read<[number, string, string, string]>(
+    'api.alpha.token_volume',
+    `SELECT toUnixTimestamp(bucket), usd, buy_usd, sell_usd FROM alpha_token_candles_1d FINAL
+     WHERE token_id = {id:String} AND bucket < ${at('until')} AND deleted = 0
+     ORDER BY bucket`,
+    { id: tokenId, until },
+  );
+  if (rows.length === 0) await requireSeen(ch, { level: 'token', id: tokenId });
+  const amounts = rows.map(
+    ([t, usd, buy, sell]) => [Number(t), Number(usd), Number(buy), Number(sell)] as const,
+  );
+  const points =
+    g === 'all' ? total(amounts, end) : cumulative(amounts, { period: g, start: q.start_time, end });
+  const volume_over_time = points.map(({ timestamp, sums: [usd, buy, sell] }) => ({
+    timestamp,
+    volume: usdOf(usd!),
+    buy_volume: usdOf(buy!),
+    sell_volume: usdOf(sell!),
+  }));
+  return {
+    token_id: tokenId,
+    granularity: g,
+    start_time: volume_over_time[0]?.timestamp ?? q.start_time ?? end,
+    end_time: volume_over_time[volume_over_time.length - 1]?.timestamp ?? end,
+    volume_over_time,
+  };
+}

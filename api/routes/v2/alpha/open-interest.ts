@@ -1,0 +1,38 @@
+/**
+ * `GET /v2/alpha/markets/{condition_id}/open_interest`: the schemas here; SQL and series in
+ * api/queries/alpha/open-interest.ts.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import {
+  ConditionParams,
+  marketDataErrorResponses,
+  OpenInterestResponse,
+  SeriesQuery,
+} from '../../../../schemas/api/alpha-market-data.ts';
+import { conditionIdOf } from '../../../queries/alpha/market-data.ts';
+import { alphaOpenInterest } from '../../../queries/alpha/open-interest.ts';
+import type { RouteContext } from '../../context.ts';
+
+export async function alphaOpenInterestRoutes(scope: FastifyInstance, ctx: RouteContext) {
+  scope.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/v2/alpha/markets/:condition_id/open_interest',
+    {
+      schema: {
+        summary: 'Alpha open interest over time',
+        description:
+          'Open interest (USD: splits, merges, redemptions and neg-risk conversions) of a condition at the ' +
+          'end of each day, week (from Monday 00:00 UTC), month or year, one point per period (timestamp: ' +
+          'its start) from the first change, carried forward; all: one point at end_time (default now). ' +
+          'end_time defaults to now; periods after now are not listed. market_id is null. 404: never seen ' +
+          'on chain. Free and unlimited.',
+        tags: ['alpha'],
+        params: ConditionParams,
+        querystring: SeriesQuery,
+        response: { 200: OpenInterestResponse, ...marketDataErrorResponses },
+      },
+    },
+    async (request) =>
+      alphaOpenInterest(ctx.deps.clickhouse, conditionIdOf(request.params.condition_id), request.query),
+  );
+}

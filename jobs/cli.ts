@@ -2,6 +2,7 @@
  * The `pmdata` command line: the dispatcher. Each command has `--help` and lives in jobs/commands/:
  *   up, api, worker, scheduler, migrate   the process roles (commands/roles.ts)
  *   backfill, follow                      alpha's chain ingestion (commands/backfill.ts, follow.ts)
+ *   analytics                             recompute market analytics (commands/analytics.ts)
  *   demo, keys, doctor                    commands/demo.ts, keys.ts, doctor.ts
  *   sim                                   the simulated world (sim/cli.ts)
  */
@@ -153,6 +154,17 @@ export const COMMANDS: Record<string, Command> = {
       const { runFollowCommand } = await import('./commands/follow.ts');
       if (values.help) return runFollowCommand(argv, servicesNotOpened());
       return withRuntime('follow', (deps) => runFollowCommand(argv, deps));
+    },
+  },
+  analytics: {
+    summary:
+      'Recompute market analytics from the chain tables (pmdata analytics recompute alpha [--from-block N])',
+    usage: 'pmdata analytics recompute alpha [--from-block N]',
+    passthrough: true,
+    async run({ argv, values }) {
+      const { runAnalyticsCommand } = await import('./commands/analytics.ts');
+      if (values.help) return runAnalyticsCommand(argv, servicesNotOpened());
+      return withRuntime('analytics', (deps) => runAnalyticsCommand(argv, deps));
     },
   },
   keys: {

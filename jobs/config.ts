@@ -1,9 +1,11 @@
 /**
  * The configuration sections pmdata composes with core's variables: each venue declares its own
- * (ingest/venues/<code>/config.ts). Every entry point loads the configuration with all of them,
+ * (ingest/venues/<code>/config.ts), the analytics theirs (analytics/config.ts). Every entry point loads the configuration with all of them,
  * `loadConfig(env, CONFIG_SECTIONS)`, so one start validates every variable.
  */
+
+import { analyticsConfig } from '../analytics/config.ts';
 import type { ConfigSection } from '../core/config.ts';
 import { alphaConfig } from '../ingest/venues/alpha/config.ts';
 
-export const CONFIG_SECTIONS: readonly ConfigSection[] = [alphaConfig];
+export const CONFIG_SECTIONS: readonly ConfigSection[] = [alphaConfig, analyticsConfig];

@@ -13,6 +13,8 @@ export interface JobContext<P> {
   log: Deps['log'];
   /** Aborted when the worker shuts down: long jobs should stop at the next safe point. */
   signal: AbortSignal;
+  /** Enqueues follow-up work (e.g. a finished backfill range's analytics recompute). */
+  enqueue<Q>(def: JobDefinition<Q, unknown>, payload: Q): Promise<string | undefined>;
 }
 
 export interface JobDefinition<P = unknown, R = unknown> {

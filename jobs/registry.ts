@@ -5,10 +5,13 @@
 import type { JobDefinition } from './define.ts';
 import { alphaBackfillJob } from './processors/alpha-backfill.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
+import { alphaMarketDataJob, alphaRollingJob } from './processors/analytics-alpha.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 
 export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
   maintenanceJob as JobDefinition<never, unknown>,
   alphaBackfillJob as JobDefinition<never, unknown>,
   alphaFollowJob as JobDefinition<never, unknown>,
+  alphaMarketDataJob as JobDefinition<never, unknown>,
+  alphaRollingJob as JobDefinition<never, unknown>,
 ];

@@ -5,6 +5,7 @@
 import type { Config } from '../core/config.ts';
 import type { JobDefinition } from './define.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
+import { ANALYTICS_SCHEDULES } from './processors/analytics-alpha.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 import type { Queues } from './queues.ts';
 
@@ -30,6 +31,7 @@ export const SCHEDULES: readonly Schedule[] = [
     everyMs: () => 30_000,
     payload: { maxRunMs: 300_000 },
   },
+  ...ANALYTICS_SCHEDULES,
 ];
 
 export async function applySchedules(

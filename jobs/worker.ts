@@ -8,8 +8,8 @@
 import { UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Deps } from '../core/deps.ts';
 import { isRetryable } from '../core/errors.ts';
-import type { JobDefinition } from './define.ts';
-import { createBullConnection, DEFAULT_PREFIX, type QueueName } from './queues.ts';
+import type { JobContext, JobDefinition } from './define.ts';
+import { createBullConnection, createQueues, DEFAULT_PREFIX, type QueueName, type Queues } from './queues.ts';
 
 export interface Workers {
   readonly queues: QueueName[];
@@ -32,6 +32,15 @@ export function createWorkers(opts: {
   const byName = new Map(opts.jobs.map((j) => [j.name, j as JobDefinition<unknown, unknown>]));
   const queueNames = [...new Set(opts.jobs.map((j) => j.queue))];
   const shutdown = new AbortController();
+  // Queues for jobs that enqueue follow-up work, opened on first use.
+  let queues: { connection: ReturnType<typeof createBullConnection>; queues: Queues } | undefined;
+  const enqueue: JobContext<unknown>['enqueue'] = (def, payload) => {
+    if (!queues) {
+      const connection = createBullConnection(deps.config.redisUrl);
+      queues = { connection, queues: createQueues({ connection, prefix: opts.prefix ?? DEFAULT_PREFIX }) };
+    }
+    return queues.queues.enqueue(def, payload);
+  };
   const workers = queueNames.map((queue) => {
     const worker = new Worker(
       queue,
@@ -41,7 +50,7 @@ export function createWorkers(opts: {
         const log = deps.log.child({ job: job.name, job_id: job.id, attempt: job.attemptsMade + 1 });
         const started = performance.now();
         try {
-          const result = await def.process({ deps, job, log, signal: shutdown.signal });
+          const result = await def.process({ deps, job, log, signal: shutdown.signal, enqueue });
           log.info({ ms: Math.round(performance.now() - started) }, 'Finished job');
           return result;
         } catch (err) {
@@ -78,6 +87,10 @@ export function createWorkers(opts: {
     async close() {
       shutdown.abort();
       await Promise.all(workers.map((w) => w.close()));
+      if (queues) {
+        await queues.queues.close();
+        queues.connection.disconnect();
+      }
     },
   };
 }

@@ -1,16 +1,20 @@
 /**
  * `pmdata demo`: the simulated world plus the full pmdata stack reading from it, in one process.
  * Starts the sim (a local chain with alpha's contracts and the venue replicas) with live trading,
- * runs `up` against it, backfills the chain's history, keeps following it live, creates a demo API
- * key, and prints example requests built from the data it ingested.
+ * runs `up` against it, backfills the chain's history, computes its market analytics, keeps following
+ * it live, creates a demo API key, and prints example requests built from the data it ingested.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { runMarketData } from '../../analytics/market-data/run.ts';
+import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
+import { createDataVersions } from '../../core/data-version.ts';
 import { createLogger } from '../../core/logger.ts';
 import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
 import { alphaFollowJob } from '../processors/alpha-follow.ts';
+import { alphaAnalyticsSettings, withAnalyticsLease } from '../processors/analytics-alpha.ts';
 import { createBullConnection, createQueues } from '../queues.ts';
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
 import { runBackfillCommand } from './backfill.ts';
@@ -87,6 +91,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     return code;
   }
   await queues.enqueue(alphaFollowJob, {});
+  await computeAnalytics(runtime);
 
   const { key } = await createKeyStore(deps.redis).create({ tier: 'pro', name: 'demo' });
   const examples = await exampleRequests(runtime, server.url, key);
@@ -103,6 +108,39 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   line('New trades keep arriving from the live chain. Press Ctrl+C to stop.');
   await closeOnSignals(runtime);
   return 0;
+}
+
+/**
+ * The market analytics of the backfilled history, computed now (the scheduled runs keep them current):
+ * waits while a scheduled run holds the analytics lease, then runs the market data and rolling metrics.
+ */
+async function computeAnalytics(runtime: Runtime): Promise<void> {
+  const { deps } = runtime;
+  const analytics = {
+    clickhouse: deps.clickhouse,
+    log: deps.log,
+    versions: createDataVersions({ redis: deps.redis }),
+  };
+  const settings = alphaAnalyticsSettings(deps.config);
+  const t0 = performance.now();
+  for (;;) {
+    const done = await withAnalyticsLease(deps, async () => {
+      await runMarketData(analytics, settings);
+      return runRolling(analytics, settings);
+    });
+    if (done) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const [totals] = await deps.clickhouse.query<{ markets: string; candles: string }>(
+    'demo.analytics',
+    `SELECT (SELECT count() FROM alpha_market_totals FINAL WHERE level = 'condition') AS markets,
+            (SELECT count() FROM alpha_token_candles_1m FINAL) AS candles`,
+  );
+  line(
+    `  analytics: ${Number(totals?.markets ?? 0).toLocaleString('en-US')} markets, ` +
+      `${Number(totals?.candles ?? 0).toLocaleString('en-US')} 1-minute token candles, rolling metrics, ` +
+      `open interest in ${Math.round(performance.now() - t0)} ms (then every ANALYTICS_INTERVAL_S)`,
+  );
 }
 
 async function exampleRequests(runtime: Runtime, base: string, key: string): Promise<string[]> {
@@ -124,5 +162,29 @@ async function exampleRequests(runtime: Runtime, base: string, key: string): Pro
     out.push(curl(`/v2/alpha/trades?tx_hash=${top.tx_hash}`));
   }
   if (act) out.push(curl(`/v2/alpha/activity?wallet=${act.wallet}&limit=5`));
+  // The busiest market's analytics: candles, volume, open interest and price.
+  const [market] = await ch.query<{ condition_id: string; token_id: string; first: string; last: string }>(
+    'demo.market',
+    `SELECT t.id AS condition_id, m.token_id AS token_id,
+       toUnixTimestamp(t.first_trade_time) AS first, toUnixTimestamp(t.last_trade_time) AS last
+     FROM alpha_market_totals AS t FINAL
+     INNER JOIN (SELECT condition_id, token_id FROM alpha_tokens WHERE outcome_index = 0) AS m
+       ON m.condition_id = t.id
+     WHERE t.level = 'condition' AND t.trades > 0 ORDER BY t.volume DESC, t.id LIMIT 1`,
+  );
+  if (market) {
+    const start = Math.floor(Number(market.first) / 86_400) * 86_400;
+    const end = Number(market.last) + 1;
+    out.push(curl(`/v2/alpha/candlesticks/${market.condition_id}?interval=60`));
+    out.push(curl(`/v2/alpha/candlesticks/token/${market.token_id}?interval=1440`));
+    out.push(
+      curl(
+        `/v2/alpha/volume-chart/${market.condition_id}?granularity=day&start_time=${start}&end_time=${end}`,
+      ),
+    );
+    out.push(curl(`/v2/alpha/markets/${market.token_id}/volume?granularity=day`));
+    out.push(curl(`/v2/alpha/markets/${market.condition_id}/open_interest?granularity=day`));
+    out.push(curl(`/v2/alpha/market-price/${market.token_id}`));
+  }
   return out;
 }

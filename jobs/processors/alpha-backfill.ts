@@ -1,11 +1,13 @@
 /**
  * `alpha.backfill-range`: ingests one block range of venue alpha's chain (ingest/chain/backfill.ts).
  * The job id is derived from the range, so enqueueing a range twice is harmless; a rerun of a finished
- * range is skipped by its checkpoint, and an interrupted one resumes after its last checkpoint.
+ * range is skipped by its checkpoint, and an interrupted one resumes after its last checkpoint. A range
+ * it finished enqueues the recompute of its market analytics (jobs/processors/analytics-alpha.ts).
  */
 import type { BackfillRangeResult } from '../../ingest/chain/backfill.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { defineJob } from '../define.ts';
+import { alphaMarketDataJob } from './analytics-alpha.ts';
 
 export interface AlphaBackfillPayload {
   chainId: number;
@@ -18,7 +20,7 @@ export const alphaBackfillJob = defineJob<AlphaBackfillPayload, BackfillRangeRes
   queue: 'chain',
   jobId: (p) => `alpha-backfill:${p.chainId}:${p.from}-${p.to}`,
   attempts: 10,
-  async process({ deps, job, log, signal }) {
+  async process({ deps, job, log, signal, enqueue }) {
     const chain = alphaChainFor(deps);
     const { from, to } = job.data;
     const result = await chain.ingestRange(
@@ -31,6 +33,8 @@ export const alphaBackfillJob = defineJob<AlphaBackfillPayload, BackfillRangeRes
       },
     );
     log.info({ from, to, ...result }, result.skipped ? 'Skipped finished range' : 'Backfilled range');
+    // The range's buckets are recomputed whole, also when they lie below the analytics checkpoint.
+    if (!result.skipped) await enqueue(alphaMarketDataJob, { range: { from, to } });
     return result;
   },
 });

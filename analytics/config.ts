@@ -1,0 +1,19 @@
+/** The analytics' configuration section (docs/configuration.md): how often the scheduled runs go. */
+import { defineConfigSection, integer } from '../core/config.ts';
+
+export const analyticsConfig = defineConfigSection('analytics', {
+  /** Seconds between incremental market-data runs (candles, open interest, totals). */
+  intervalS: {
+    env: 'ANALYTICS_INTERVAL_S',
+    default: '30',
+    form: 'an integer 5..86400 (seconds)',
+    parse: integer(5, 86_400),
+  },
+  /** Seconds between rolling-metrics runs (also run after the market data caught up). */
+  rollingIntervalS: {
+    env: 'ANALYTICS_ROLLING_INTERVAL_S',
+    default: '3600',
+    form: 'an integer 60..86400 (seconds)',
+    parse: integer(60, 86_400),
+  },
+});

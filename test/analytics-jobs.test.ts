@@ -1,0 +1,179 @@
+/**
+ * The market analytics as jobs and as a command (jobs/processors/analytics-alpha.ts,
+ * jobs/commands/analytics.ts): a backfill range job, finished, enqueues the recompute of its buckets,
+ * which a worker runs (the checkpoint stays where it was); the scheduled run catches up from no
+ * checkpoint and enqueues the rolling metrics; `pmdata analytics recompute alpha` recomputes everything
+ * and a second time changes nothing; the schedules carry the configured intervals.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAnalyticsCommand } from '../jobs/commands/analytics.ts';
+import type { CliIo } from '../jobs/commands/io.ts';
+import type { JobDefinition } from '../jobs/define.ts';
+import { alphaBackfillJob } from '../jobs/processors/alpha-backfill.ts';
+import {
+  ANALYTICS_SCHEDULES,
+  alphaMarketDataJob,
+  alphaRollingJob,
+} from '../jobs/processors/analytics-alpha.ts';
+import { createBullConnection, createQueues, type Queues } from '../jobs/queues.ts';
+import { createWorkers, type Workers } from '../jobs/worker.ts';
+import { type Sim, startSim } from '../sim/index.ts';
+import { createTestDeps, type TestDeps } from './support/deps.ts';
+
+let deps: TestDeps;
+let sim: Sim;
+let queues: Queues;
+let workers: Workers;
+let head: number;
+const prefix = `analytics-jobs-${process.pid}`;
+
+async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await sleep(100);
+  }
+}
+
+const count = async (sql: string) =>
+  Number(
+    (await deps.clickhouse.query<{ n: string }>('test.count', `SELECT count() AS n FROM (${sql})`))[0]?.n,
+  );
+
+/** Waits until no analytics job waits or runs (they share one lease: a run finding it taken skips). */
+async function idle(): Promise<void> {
+  await waitFor(async () =>
+    (await queues.get('analytics').getJobCountByTypes('waiting', 'active', 'delayed', 'prioritized')) === 0
+      ? true
+      : undefined,
+  );
+}
+
+/** Every derived row (FINAL, without the run version), in key order. */
+async function snapshot(): Promise<string> {
+  const tables = [
+    'alpha_token_candles_1m',
+    'alpha_token_candles_1d',
+    'alpha_condition_candles_1h',
+    'alpha_oi_deltas_1h',
+    'alpha_market_totals',
+  ];
+  const out: unknown[] = [];
+  for (const t of tables) {
+    out.push(
+      await deps.clickhouse.query('test.snapshot', `SELECT * EXCEPT version FROM ${t} FINAL ORDER BY ALL`),
+    );
+  }
+  return JSON.stringify(out);
+}
+
+beforeAll(async () => {
+  sim = await startSim({ seed: 'analytics-jobs', size: 'small', replicas: false });
+  deps = await createTestDeps('analytics_jobs', {
+    env: {
+      ALPHA_RPC_URLS: sim.rpcUrl,
+      ALPHA_CHAIN_ID: String(sim.chainId),
+      ALPHA_POSITION_IDS: 'simplified',
+      ALPHA_FINALITY_DEPTH: '0',
+      ALPHA_START_BLOCK: '0',
+    },
+  });
+  head = Number(await sim.anvil.rpc<string>('eth_blockNumber'));
+  queues = createQueues({ connection: createBullConnection(deps.config.redisUrl), prefix });
+  workers = createWorkers({
+    deps,
+    prefix,
+    jobs: [alphaBackfillJob, alphaMarketDataJob, alphaRollingJob] as JobDefinition<never, unknown>[],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await workers?.close();
+  await queues?.close();
+  await sim?.stop();
+  await deps?.close();
+});
+
+describe('analytics jobs', () => {
+  it('a finished backfill range enqueues the recompute of its buckets, leaving the checkpoint alone', async () => {
+    await queues.enqueue(alphaBackfillJob, { chainId: sim.chainId, from: 0, to: head });
+    const completed = await waitFor(async () => {
+      const jobs = await queues.get('analytics').getJobs(['completed']);
+      return jobs.find((j) => j.name === alphaMarketDataJob.name) ?? undefined;
+    });
+    expect(completed.data).toEqual({ range: { from: 0, to: head } });
+    expect(completed.returnvalue).toMatchObject({ mode: 'range', to: expect.any(Number) });
+    // Every maker fill is in the totals once.
+    const [truth] = await deps.clickhouse.query<{ usd: string; n: string }>(
+      'test.truth',
+      "SELECT sum(usd) AS usd, count() AS n FROM alpha_fills WHERE role = 'maker'",
+    );
+    const [totals] = await deps.clickhouse.query<{ usd: string; n: string }>(
+      'test.totals',
+      "SELECT sum(volume) AS usd, sum(trades) AS n FROM alpha_market_totals FINAL WHERE level = 'token'",
+    );
+    expect(Number(truth!.n)).toBeGreaterThan(0);
+    expect(totals).toEqual(truth);
+    expect(await count("SELECT 1 FROM alpha_checkpoints WHERE pipeline = 'analytics:market-data'")).toBe(0);
+  });
+
+  it('the scheduled run catches up (no checkpoint: everything) and the rolling metrics follow', async () => {
+    await idle();
+    const before = await snapshot();
+    const seen = new Set((await queues.get('analytics').getJobs(['completed'])).map((j) => j.id));
+    await queues.enqueue(alphaMarketDataJob, {});
+    const fresh = async (name: string) => {
+      const jobs = await queues.get('analytics').getJobs(['completed']);
+      return jobs.find((j) => j.name === name && !seen.has(j.id)) ?? undefined;
+    };
+    const run = await waitFor(() => fresh(alphaMarketDataJob.name));
+    expect(run.returnvalue).toMatchObject({ mode: 'full' });
+    const rolling = await waitFor(() => fresh(alphaRollingJob.name));
+    expect(rolling.data).toEqual({ reason: 'catch-up' });
+    expect(rolling.returnvalue).toMatchObject({ ran: true });
+    const [cp] = await deps.clickhouse.query<{ n: string }>(
+      'test.cp',
+      "SELECT argMax(block_number, updated_at) AS n FROM alpha_checkpoints WHERE pipeline = 'analytics:market-data'",
+    );
+    const [last] = await deps.clickhouse.query<{ n: string }>(
+      'test.last',
+      'SELECT max(number) AS n FROM alpha_blocks',
+    );
+    expect(cp!.n).toBe(last!.n);
+    // The range recompute had already computed the same buckets.
+    expect(await snapshot()).toBe(before);
+    expect(await count('SELECT 1 FROM alpha_market_rolling FINAL')).toBe(
+      await count('SELECT 1 FROM alpha_market_totals FINAL'),
+    );
+  });
+
+  it('pmdata analytics recompute alpha recomputes everything; a second time changes nothing', async () => {
+    const lines: string[] = [];
+    const io: CliIo = { out: (l) => lines.push(l), progress: () => {}, isTTY: false };
+    await idle();
+    const before = await snapshot();
+    expect(await runAnalyticsCommand(['recompute', 'alpha'], deps, { io })).toBe(0);
+    expect(lines.at(-1)).toMatch(
+      /^alpha analytics: recomputed blocks \d+\.\.\d[\d,]* in 1 window\(s\), [\d.]+ s; rolling metrics at \d{4}-/,
+    );
+    expect(await snapshot()).toBe(before);
+    expect(await runAnalyticsCommand(['recompute', 'alpha', '--from-block', '30'], deps, { io })).toBe(0);
+    expect(await snapshot()).toBe(before);
+    await expect(
+      runAnalyticsCommand(['recompute', 'alpha', '--from-block', 'x'], deps, { io }),
+    ).rejects.toThrow(/--from-block must be a block number/);
+    await expect(runAnalyticsCommand(['recompute', 'beta'], deps, { io })).rejects.toThrow(
+      /unknown source "beta"/,
+    );
+  });
+
+  it('schedules the two runs at the configured intervals', () => {
+    expect(ANALYTICS_SCHEDULES.map((s) => [s.id, s.everyMs(deps.config)])).toEqual([
+      ['analytics:alpha-market-data', 30_000],
+      ['analytics:alpha-rolling', 3_600_000],
+    ]);
+  });
+});

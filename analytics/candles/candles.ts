@@ -5,7 +5,7 @@
  * and days from hours (5- and 15-minute candles roll up from minutes when read).
  *
  * Condition candles are in YES terms: a fill on the NO token (outcome 1, through `alpha_tokens`) at price
- * p is a YES price of 1 − p; their volume is both tokens'. `yes_value` (Σ YES price × shares, exactly
+ * p is a YES price of 1 − p (computed as (shares − usd) ÷ shares, so 1 − 0.42 reads 0.58, not 0.5800000000000001); their volume is both tokens'. `yes_value` (Σ YES price × shares, exactly
  * shares − usd for a NO fill) gives the share-weighted mean. A fill whose token `alpha_tokens` does not
  * know has no condition: it counts in its token's candles only.
  */
@@ -107,7 +107,7 @@ async function conditionMinutes(ch: ClickHouse, scope: Scope): Promise<void> {
     table: 'alpha_condition_candles_1m',
     key: ['condition_id', 'bucket'],
     columns: CONDITION_COLUMNS,
-    select: `WITH if(m.outcome = 0, f.price, 1 - f.price) AS yes_price
+    select: `WITH if(m.outcome = 0 OR f.shares = 0, f.price, (toFloat64(f.shares) - toFloat64(f.usd)) / f.shares) AS yes_price
       SELECT m.condition_id AS condition_id, toStartOfMinute(f.block_time) AS bucket,
         argMin(yes_price, (f.block_number, f.log_index)) AS open, max(yes_price) AS high, min(yes_price) AS low,
         argMax(yes_price, (f.block_number, f.log_index)) AS close,

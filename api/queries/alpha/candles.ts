@@ -99,8 +99,15 @@ export function resolveRange(
   return { width: interval, start: Number.isFinite(max) ? Math.max(first, end - max) : first, end };
 }
 
-/** One candle as read: period start, open, high, low, close, usd, shares, value (Σ price × shares), trades. */
-type CandleRow = [number, number, number, number, number, string, string, string, number];
+/**
+ * One candle as read: period start, open, high, low, close, mean (Σ price × shares ÷ Σ shares; close
+ * without shares), volume (USD), trades. Mean and volume are divided in the engine (the same IEEE
+ * division as here, amounts being below 2^53): fewer and unquoted columns to parse per row.
+ */
+type CandleRow = [number, number, number, number, number, number, number, number];
+
+const MEAN = 'if(shares > 0, value / shares, close)';
+const VOLUME = 'usd / 1000000';
 
 function candlesSql(m: MarketRef, width: Width): string {
   const id = ID_COLUMN[m.level];
@@ -111,13 +118,15 @@ function candlesSql(m: MarketRef, width: Width): string {
     FROM ${table} FINAL
     WHERE ${id} = {id:String} AND bucket >= ${at('from')} AND bucket < ${at('until')} AND deleted = 0`;
   if (width !== 5 && width !== 15) {
-    return `SELECT toUnixTimestamp(bucket), open, high, low, close, usd, shares, value, trades
+    return `SELECT toUnixTimestamp(bucket), open, high, low, close, ${MEAN}, ${VOLUME}, trades
       FROM (${rows}) ORDER BY bucket`;
   }
-  return `SELECT intDiv(toUnixTimestamp(bucket), {width_s:UInt32}) * {width_s:UInt32} AS period,
-      argMin(open, bucket), max(high), min(low), argMax(close, bucket),
-      sum(usd), sum(shares), sum(value), sum(trades)
-    FROM (${rows}) GROUP BY period ORDER BY period`;
+  return `SELECT period, open, high, low, close, ${MEAN}, ${VOLUME}, trades FROM (
+      SELECT intDiv(toUnixTimestamp(bucket), {width_s:UInt32}) * {width_s:UInt32} AS period,
+        argMin(open, bucket) AS open, max(high) AS high, min(low) AS low, argMax(close, bucket) AS close,
+        sum(usd) AS usd, sum(shares) AS shares, sum(value) AS value, sum(trades) AS trades
+      FROM (${rows}) GROUP BY period
+    ) ORDER BY period`;
 }
 
 /** The close of the latest candle before `from` (1m rows of from's day, else 1d rows before that day). */
@@ -135,8 +144,7 @@ function previousSql(m: MarketRef): string {
 const dollars = (v: number) => v.toFixed(4);
 
 function priceData(r: CandleRow, previous: number): PriceData {
-  const [, open, high, low, close, , shares, value] = r;
-  const mean = Number(shares) > 0 ? Number(value) / Number(shares) : close;
+  const [, open, high, low, close, mean] = r;
   return {
     open,
     high,
@@ -185,8 +193,8 @@ export async function alphaCandles(ch: ClickHouse, m: MarketRef, q: CandlesQuery
     const candle = {
       end_period_ts: Number(r[0]) + widthS,
       price: priceData(r, previous ?? r[1]),
-      volume: Number(r[5]) / 1e6,
-      trades_count: Number(r[8]),
+      volume: r[6],
+      trades_count: r[7],
     };
     previous = r[4];
     return candle;

@@ -80,6 +80,7 @@ async function tokenMinutes(ch: ClickHouse, scope: Scope): Promise<void> {
   const where = fills(scope, tokens.sql);
   const w = timeWindow('bucket', bucketsOf(scope, MINUTE), 'cover');
   await replaceScope(ch, scope.version, {
+    additive: scope.additive,
     label: 'analytics.candles.token_1m',
     table: 'alpha_token_candles_1m',
     key: ['token_id', 'bucket'],
@@ -103,6 +104,7 @@ async function conditionMinutes(ch: ClickHouse, scope: Scope): Promise<void> {
   const conditions = keyFilter('condition_id', scope.conditions, 'conditions');
   const w = timeWindow('bucket', bucketsOf(scope, MINUTE), 'cover');
   await replaceScope(ch, scope.version, {
+    additive: scope.additive,
     label: 'analytics.candles.condition_1m',
     table: 'alpha_condition_candles_1m',
     key: ['condition_id', 'bucket'],
@@ -142,6 +144,7 @@ async function rollUp(
   const condition = level === 'condition';
   const columns = condition ? CONDITION_COLUMNS : TOKEN_COLUMNS;
   await replaceScope(ch, scope.version, {
+    additive: scope.additive,
     label: `analytics.candles.${to}`,
     table: to,
     key: [keyColumn, 'bucket'],

@@ -106,6 +106,7 @@ async function recomputeSpan(
       tokens: null,
       conditions: null,
       oiConditions: null,
+      additive: false,
     });
     steps++;
     if (last) break;
@@ -159,7 +160,11 @@ export async function recomputeMarketData(
   return { mode, from: first.number - 1, to: last.number, steps, version, ms: Date.now() - started };
 }
 
-/** One incremental step: the keys with rows in blocks (after, upTo], from the minute of `after` on. */
+/**
+ * One incremental step: the keys with rows in blocks (after, upTo], from the minute of `after` on. The
+ * rows at or below `after` are the ones the previous step read (the checkpoint's hash is canonical), so
+ * the step only adds: it writes no deleted rows.
+ */
 async function step(
   deps: AnalyticsDeps,
   s: AlphaAnalyticsSettings,
@@ -202,10 +207,11 @@ async function step(
     tokens,
     conditions,
     oiConditions,
+    additive: true,
   };
   if (tokens.length > 0) await recomputeCandles(ch, scope);
   if (oiConditions.length > 0) await recomputeOpenInterest(ch, scope, s.usdcE);
-  await recomputeTotals(ch, s.chainId, version);
+  await recomputeTotals(ch, s.chainId, version, true);
 }
 
 /** The incremental run: from the analytics checkpoint up to the chain's contiguous progress. */

@@ -25,6 +25,12 @@ export interface Scope {
   tokens: readonly string[] | null;
   conditions: readonly string[] | null;
   oiConditions: readonly string[] | null;
+  /**
+   * Only rows were added since the scope's keys were last computed (an incremental step: every row it
+   * reads below the checkpoint is unchanged): no bucket can have lost its trades, so no deleted rows are
+   * looked for.
+   */
+  additive: boolean;
 }
 
 export const floorTo = (t: number, step: number) => Math.floor(t / step) * step;
@@ -74,11 +80,14 @@ export interface ReplaceSpec {
   /** Which rows of the table the scope covers (a condition on the table's own columns). */
   covers: string;
   params: QueryParams;
+  /** Skip the deleted rows (the scope only gained rows: `Scope.additive`). */
+  additive?: boolean;
 }
 
 /**
  * Replaces the rows a scope covers: inserts the recomputed rows at `version`, then a deleted row for each
- * covered row still older than `version` (one the recomputation no longer produces). Returns nothing:
+ * covered row still older than `version` (one the recomputation no longer produces), unless the scope is
+ * additive. Returns nothing:
  * readers see the new state once both inserts landed (FINAL), the second adds only deletions.
  */
 export async function replaceScope(ch: ClickHouse, version: number, spec: ReplaceSpec): Promise<void> {
@@ -89,6 +98,7 @@ export async function replaceScope(ch: ClickHouse, version: number, spec: Replac
      SELECT *, {run_version:UInt64}, 0 FROM (${spec.select})`,
     params,
   );
+  if (spec.additive) return;
   const key = spec.key.join(', ');
   await ch.command(
     `${spec.label}.delete`,

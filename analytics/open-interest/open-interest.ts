@@ -36,7 +36,9 @@ export function oiEventsSql(where: string): string {
       FROM (
         SELECT s.block_number AS block_number, s.block_time AS block_time,
           assumeNotNull(s.neg_risk_market_id) AS market_id,
-          reverse(bin(toUInt256(assumeNotNull(s.index_set)))) AS bits,
+          -- OrZero: the engine may evaluate this on rows of other kinds (no index set) before the
+          -- kind filter drops them (seen while reading parts: "Cannot parse UInt256 from String").
+          reverse(bin(toUInt256OrZero(assumeNotNull(s.index_set)))) AS bits,
           arrayFilter(i -> substring(bits, i + 1, 1) = '1', range(length(bits))) AS questions,
           toUInt128(length(questions)) AS n, toUInt128(s.amount) AS total,
           intDiv(total * toUInt128(k.fee_bips), 10000) AS fee
@@ -80,6 +82,7 @@ export async function recomputeOpenInterest(ch: ClickHouse, scope: Scope, usdcE:
   const keys = keyFilter('condition_id', scope.oiConditions, 'oi_conditions');
   const cover = timeWindow('bucket', hours, 'cover');
   await replaceScope(ch, scope.version, {
+    additive: scope.additive,
     label: 'analytics.oi.deltas_1h',
     table: 'alpha_oi_deltas_1h',
     key: ['condition_id', 'bucket'],

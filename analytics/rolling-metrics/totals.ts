@@ -25,8 +25,16 @@ const SUMS = `sum(usd) AS volume, sum(buy_usd) AS buy_volume, sum(sell_usd) AS s
   sum(trades) AS trades, sum(buys) AS buys, sum(sells) AS sells,
   min(first_time) AS first_time, max(last_time) AS last_time`;
 
-/** Recomputes the totals of every key whose daily candles or open interest this run (version) wrote. */
-export async function recomputeTotals(ch: ClickHouse, chainId: number, version: number): Promise<void> {
+/**
+ * Recomputes the totals of every key whose daily candles or open interest this run (version) wrote;
+ * `additive`: the run only added rows (no key can have lost its figures).
+ */
+export async function recomputeTotals(
+  ch: ClickHouse,
+  chainId: number,
+  version: number,
+  additive = false,
+): Promise<void> {
   const params = { run: version, chain: chainId };
   // Conditions touched: their candles or their open interest changed in this run.
   const conditions = `(SELECT condition_id FROM alpha_condition_candles_1d WHERE version = {run:UInt64}
@@ -39,6 +47,7 @@ export async function recomputeTotals(ch: ClickHouse, chainId: number, version: 
     WHERE condition_id IN ${keys} GROUP BY condition_id)`;
 
   await replaceScope(ch, version, {
+    additive,
     label: 'analytics.totals.token',
     table: 'alpha_market_totals',
     key: ['level', 'id'],
@@ -55,6 +64,7 @@ export async function recomputeTotals(ch: ClickHouse, chainId: number, version: 
   });
 
   await replaceScope(ch, version, {
+    additive,
     label: 'analytics.totals.condition',
     table: 'alpha_market_totals',
     key: ['level', 'id'],

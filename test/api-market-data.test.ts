@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketMetrics } from '../api/queries/alpha/market-metrics.ts';
+import { ALPHA_CHAIN_SOURCE, createDataVersions } from '../core/data-version.ts';
 import type {
   CandlesResponse,
   OpenInterestResponse,
@@ -682,5 +683,43 @@ describe('marketMetrics', () => {
     expect(m.get('999')!.totals).toMatchObject({ volume_usd: 0, first_trade_ts: null, last_trade_ts: null });
     expect(Object.keys(m.get('999')!.rolling)).toHaveLength(22);
     expect((await marketMetrics(ch, {})).size).toBe(0);
+  });
+});
+
+describe('response cache', () => {
+  it('keeps candles until analytics:alpha-market-data moves, the price until alpha-chain moves', async () => {
+    const versions = createDataVersions({ redis: t.deps.redis });
+    const candles = `/v2/alpha/candlesticks/token/${LONE}?interval=1&start_time=${M + 7 * DAY}&end_time=${M + 7 * DAY + 60}`;
+    const closeOf = async () => (await ok<CandlesResponse>(candles)).candlesticks[0]!.price.close;
+    expect(await closeOf()).toBe(0.58);
+    await t.deps.clickhouse.insert('test.candles.v3', 'alpha_token_candles_1m', [
+      tokenCandle(LONE, { ...m1, bucket: M + 7 * DAY, c: 0.66, version: 3 }),
+    ]);
+    // Written without a bump (no analytics run did it): the cached answer stays.
+    expect(await closeOf()).toBe(0.58);
+    await versions.bump(ALPHA_CHAIN_SOURCE);
+    expect(await closeOf()).toBe(0.58);
+    await versions.bump('analytics:alpha-market-data');
+    expect(await closeOf()).toBe(0.66);
+
+    const priceUrl = `/v2/alpha/market-price/${YES}?at_time=${P0 + 3 * H}`;
+    const priceNow = async () => (await ok<{ price: number }>(priceUrl)).price;
+    expect(await priceNow()).toBeCloseTo(0.75, 12);
+    await t.deps.clickhouse.insert('test.fills.late', 'alpha_fills', [
+      fillRow({
+        block: 1100,
+        logIndex: 1,
+        maker: addr(0xb),
+        tokenId: YES,
+        usd: 80e6,
+        shares: 100e6,
+        time: P0 + 2 * H + 1,
+      }),
+    ]);
+    expect(await priceNow()).toBeCloseTo(0.75, 12);
+    await versions.bump('analytics:alpha-market-data');
+    expect(await priceNow()).toBeCloseTo(0.75, 12);
+    await versions.bump(ALPHA_CHAIN_SOURCE);
+    expect(await priceNow()).toBeCloseTo(0.8, 12);
   });
 });

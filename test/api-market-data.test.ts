@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketMetrics } from '../api/queries/alpha/market-metrics.ts';
+import { priceOf } from '../api/queries/alpha/market-price.ts';
 import { ALPHA_CHAIN_SOURCE, createDataVersions } from '../core/data-version.ts';
 import type {
   CandlesResponse,
@@ -616,6 +617,13 @@ describe('GET /v2/alpha/market-price', () => {
     expect(Math.abs(r.at_time - now)).toBeLessThan(60);
     const no = await ok<{ price: number }>(`/v2/alpha/market-price/${NO}`);
     expect(no.price).toBeCloseTo(0.25, 12);
+  });
+
+  it('compares the spread exactly: 0.80 and 0.70 are within 0.10, 0.80 and 0.699999 are not', () => {
+    const fill = (num: number, usd = 1) => ({ num: BigInt(num), den: 1_000_000n, usd });
+    expect(priceOf([fill(800_000), fill(700_000)])).toBeCloseTo(0.75, 12);
+    expect(priceOf([fill(800_000), fill(699_999)])).toBe(0.8);
+    expect(priceOf([fill(300_000, 3), fill(400_000, 1)])).toBeCloseTo(0.325, 12);
   });
 
   it('answers 404 before the first fill', async () => {

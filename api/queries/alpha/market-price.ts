@@ -2,7 +2,8 @@
  * `GET /v2/alpha/market-price/{token_id}` (interface-shapes §7): the token's price from the last 5
  * maker fills of its market (the token and its complement, alpha_tokens.complement_token_id) at or
  * before `at_time` (default now). A fill of the complement at p counts as 1 − p. When the 5 prices lie
- * within 0.10 of each other (max − min ≤ 0.10): their mean weighted by USD; otherwise the last price.
+ * within 0.10 of each other (max − min ≤ 0.10, exactly): their mean weighted by USD; otherwise the last
+ * price.
  *
  * Reads alpha_fills through its by_token projection (token_id, block_number, log_index): one newest-first
  * read per token, each stopping after 5 rows, merged here.
@@ -14,10 +15,8 @@ import { clampSeconds, nowSeconds } from './market-data.ts';
 
 /** Fills the price looks at. */
 export const PRICE_FILLS = 5;
-/** The widest spread (max − min) of those fills' prices that still gives their weighted mean. */
-export const PRICE_SPREAD = 0.1;
-/** Float slack of the spread test (0.8 − 0.7 is 0.10000000000000009 in binary). */
-const EPSILON = 1e-9;
+/** The widest spread (max − min) of those fills' prices that still gives their weighted mean: 1/10. */
+const SPREAD_INVERSE = 10n;
 
 /** A fill as read: token, block, log index, usd, shares (base units). */
 type FillRow = [string, string, number, string, string];
@@ -28,14 +27,25 @@ const newestFills = (param: string) =>
      AND block_time < fromUnixTimestamp64Milli({until_ms:Int64}, 'UTC')
    ORDER BY block_number DESC, log_index DESC LIMIT ${PRICE_FILLS}`;
 
-/** The price from fills newest first, each already in the token's terms. */
-export function priceOf(fills: readonly { price: number; usd: number }[]): number {
-  const prices = fills.map((f) => f.price);
-  if (Math.max(...prices) - Math.min(...prices) <= PRICE_SPREAD + EPSILON) {
-    const usd = fills.reduce((s, f) => s + f.usd, 0);
-    if (usd > 0) return fills.reduce((s, f) => s + f.price * f.usd, 0) / usd;
-  }
-  return fills[0]!.price;
+/** A fill's price in the token's terms as the exact fraction num / den (den > 0), and its USD. */
+export interface PricedFill {
+  num: bigint;
+  den: bigint;
+  usd: number;
+}
+
+/**
+ * The price from fills newest first. The spread is compared exactly, on the fractions
+ * (a/b − c/d ≤ 1/10 ⟺ 10·(a·d − c·b) ≤ b·d): in floats 0.8 − 0.7 is 0.10000000000000009.
+ */
+export function priceOf(fills: readonly PricedFill[]): number {
+  const within = fills.every((x) =>
+    fills.every((y) => SPREAD_INVERSE * (x.num * y.den - y.num * x.den) <= x.den * y.den),
+  );
+  const value = (f: PricedFill) => Number(f.num) / Number(f.den);
+  const usd = fills.reduce((s, f) => s + f.usd, 0);
+  if (within && usd > 0) return fills.reduce((s, f) => s + value(f) * f.usd, 0) / usd;
+  return value(fills[0]!);
 }
 
 export async function alphaMarketPrice(
@@ -63,9 +73,9 @@ export async function alphaMarketPrice(
   if (rows.length === 0) {
     throw new ApiError(404, `No trade of token_id ${tokenId} or its complement at or before ${atTime}`);
   }
-  const fills = rows.map(([token, , , usd, shares]) => {
-    const p = Number(usd) / Number(shares);
-    return { price: token === tokenId ? p : 1 - p, usd: Number(usd) };
+  const fills = rows.map(([token, , , usd, shares]): PricedFill => {
+    const [u, sh] = [BigInt(usd), BigInt(shares)];
+    return { num: token === tokenId ? u : sh - u, den: sh, usd: Number(usd) };
   });
   return { price: priceOf(fills), at_time: atTime };
 }

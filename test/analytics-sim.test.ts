@@ -7,6 +7,8 @@
  *   1-hour and 1-day tables, condition candles in YES terms, rolling windows;
  * - open interest: alpha-chain.md §7.2 applied to the chain's own ConditionalTokens and NegRiskAdapter
  *   logs, decoded with viem.
+ * GET /v2/alpha/market-price answers the rule (last 5 maker fills of both tokens, complement at 1 − p;
+ * USD-weighted mean within 0.10, else the last price) computed exactly from the ledger at many at_times.
  * Then the same tables built incrementally (a follow checkpoint moved forward in steps, small
  * `stepBlocks`) equal the full recomputation, and a rerun changes nothing.
  *
@@ -28,11 +30,14 @@ import { forgetAnalyticsCheckpoint, readAnalyticsCheckpoint } from '../analytics
 import { type MarketDataRun, recomputeMarketData, runMarketData } from '../analytics/market-data/run.ts';
 import type { AlphaAnalyticsSettings } from '../analytics/market-data/settings.ts';
 import { runRolling } from '../analytics/rolling-metrics/run.ts';
+import { type App, buildApp } from '../api/app.ts';
+import { createKeyStore } from '../api/keys/store.ts';
 import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { ALPHA_ADDRESS_SETS, ALPHA_ROLES } from '../schemas/abi/alpha-addresses.ts';
 import { eventAbi } from '../schemas/abi/alpha-events.ts';
 import { type Sim, startSim } from '../sim/index.ts';
+import { TEST_SECRET } from './api-helpers.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
 type Row = Record<string, string | number | null>;
@@ -708,6 +713,109 @@ describe('alpha market analytics against the sim ground truth', () => {
   });
 });
 
+// ---------------------------------------------------------------------------------------------- market price
+
+/** A fill's price in `token`'s terms as an exact fraction: num / den (a complement fill at p is 1 − p). */
+const termsOf = (f: Fill, token: string) => ({
+  num: f.token === token ? f.usd : f.shares - f.usd,
+  den: f.shares,
+  usd: f.usd,
+});
+
+/**
+ * The market price by its rule, exactly: the last 5 maker fills of the token's market (both tokens) at
+ * or before `at` (ledger order = chain order); max − min ≤ 0.10 (compared as fractions) → their mean
+ * weighted by USD, else the last price. Null when there is no such fill.
+ */
+function priceTruth(
+  token: string,
+  at: number,
+): { price: number; branch: 'mean' | 'last'; mixed: boolean } | null {
+  const condition = conditionOf.get(token);
+  const last = fills.filter((f) => f.condition === condition && f.time <= at).slice(-5);
+  if (last.length === 0) return null;
+  const prices = last.map((f) => termsOf(f, token));
+  // a/b − c/d ≤ 1/10  ⟺  10·(a·d − c·b) ≤ b·d (b, d > 0).
+  const within = prices.every((x) =>
+    prices.every((y) => 10n * (x.num * y.den - y.num * x.den) <= x.den * y.den),
+  );
+  const mixed = new Set(last.map((f) => f.token)).size > 1;
+  if (within) {
+    const usd = prices.reduce((a, x) => a + Number(x.usd), 0);
+    const price = prices.reduce((a, x) => a + (Number(x.num) / Number(x.den)) * Number(x.usd), 0) / usd;
+    return { price, branch: 'mean', mixed };
+  }
+  const newest = prices.at(-1) as { num: bigint; den: bigint };
+  return { price: Number(newest.num) / Number(newest.den), branch: 'last', mixed };
+}
+
+describe('GET /v2/alpha/market-price against the sim ledger', () => {
+  let app: App;
+  let key: string;
+  beforeAll(async () => {
+    app = await buildApp({ ...deps, secret: TEST_SECRET });
+    key = (
+      await createKeyStore(deps.redis).create({ tier: 'enterprise', name: 'analytics-sim', rate: 1_000_000 })
+    ).key;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  const price = async (token: string, at?: number) => {
+    const res = await app.inject({
+      method: 'GET',
+      url: `/v2/alpha/market-price/${token}${at === undefined ? '' : `?at_time=${at}`}`,
+      headers: { 'x-api-key': key },
+    });
+    return { status: res.statusCode, body: res.json() as { price: number; at_time: number } };
+  };
+
+  it('answers the USD-weighted mean or the last price of the last 5 fills of both tokens, at any at_time', async () => {
+    const seen = { mean: 0, last: 0, meanMixed: 0, lastMixed: 0, noToken: 0, notFound: 0, checked: 0 };
+    for (const token of [...conditionOf.keys()].sort()) {
+      const times = [
+        ...new Set(fills.filter((f) => f.condition === conditionOf.get(token)).map((f) => f.time)),
+      ];
+      // Every 10th trade time of the market, and the second before it (its own fills not yet there).
+      const ats = times.filter((_, i) => i % 10 === 0).flatMap((t) => [t, t - 1]);
+      ats.push((times[0] as number) - 1, times.at(-1) as number);
+      for (const at of ats) {
+        const truth = priceTruth(token, at);
+        const { status, body } = await price(token, at);
+        seen.checked++;
+        if (!truth) {
+          expect(status, `token ${token} at ${at}: no fill yet`).toBe(404);
+          seen.notFound++;
+          continue;
+        }
+        expect(status, `token ${token} at ${at}`).toBe(200);
+        expect(body.at_time).toBe(at);
+        expect(body.price, `token ${token} at ${at} (${truth.branch})`).toBeCloseTo(truth.price, 9);
+        seen[truth.branch]++;
+        if (truth.mixed) seen[truth.branch === 'mean' ? 'meanMixed' : 'lastMixed']++;
+        if (truth.mixed && fills.find((f) => f.token === token)?.outcome === 1) seen.noToken++;
+      }
+    }
+    console.info(JSON.stringify({ marketPrice: seen }));
+    // Both branches, each with fills of both tokens among the five, NO tokens queried, and 404s before trading.
+    expect(seen.meanMixed).toBeGreaterThan(0);
+    expect(seen.lastMixed).toBeGreaterThan(0);
+    expect(seen.noToken).toBeGreaterThan(0);
+    expect(seen.notFound).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('answers the price of now without at_time, echoing now', async () => {
+    for (const token of [...conditionOf.keys()].sort().slice(0, 8)) {
+      const before = Math.floor(Date.now() / 1000);
+      const { status, body } = await price(token);
+      expect(status).toBe(200);
+      expect(body.at_time).toBeGreaterThanOrEqual(before);
+      expect(body.at_time).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+      expect(body.price).toBeCloseTo((priceTruth(token, body.at_time) as { price: number }).price, 9);
+    }
+  });
+});
+
 // ---------------------------------------------------------------------------------------------- incremental
 
 /** Every derived table of the market data, with its key (the order of a dump). */
@@ -779,7 +887,7 @@ describe('alpha market analytics built incrementally', () => {
     ];
     for (const [i, stop] of stops.entries()) {
       await follow(stop);
-      runs.push(await runMarketData(deps, { ...settings, stepBlocks: i === 0 ? 7 : 41 }));
+      runs.push(await runMarketData(deps, { ...settings, stepBlocks: i === 0 ? 7 : 97 }));
     }
     expect(runs.slice(1).map((r) => r.mode)).toEqual(stops.map(() => 'incremental'));
     expect(runs[1]?.steps).toBeGreaterThanOrEqual(8);

@@ -246,10 +246,11 @@ export async function run(args: string[]) {
     // (d) API.
     record('');
     const apiTimings: ApiTiming[] = [];
+    // The app's statements go through the profiler too: their time per request beside its latency.
     const app = await buildApp({
       config,
       log,
-      clickhouse,
+      clickhouse: profiler.clickhouse,
       redis,
       secret: 'bench-analytics-secret-0123456789abcdef',
     });
@@ -273,16 +274,22 @@ export async function run(args: string[]) {
         record(
           `(d) API, busiest market, ${requests} sequential requests per kind through app.inject (auth, limiter, validation, handler), response cache off (API_CACHE_BYTES=0), same URL each time:`,
         );
-        record(`    ${'kind'.padEnd(30)} status  items    bytes  p50 ms  p99 ms  max ms`);
+        record(
+          `    ${'kind'.padEnd(30)} status  items    bytes  p50 ms  p99 ms  max ms   stmt ms  stmts  (per request: Σ wall ms of its statements, which may overlap, and their count; labels)`,
+        );
         for (const k of kinds) {
           if (missing.includes(k.name)) {
             record(`    ${k.name.padEnd(30)} route not present (${k.url})`);
             continue;
           }
+          profiler.start();
           const t = await timeKind(app, key, k, requests);
+          const calls = profiler.stop();
           apiTimings.push(t);
+          const engineMs = calls.reduce((sum, c) => sum + c.totalMs, 0) / t.sent;
+          const statements = calls.reduce((sum, c) => sum + c.calls, 0) / t.sent;
           record(
-            `    ${t.name.padEnd(30)} ${String(t.status).padStart(6)} ${String(t.items ?? '').padStart(6)} ${String(t.bytes).padStart(8)} ${t.p50.toFixed(1).padStart(7)} ${t.p99.toFixed(1).padStart(7)} ${t.max.toFixed(1).padStart(7)}`,
+            `    ${t.name.padEnd(30)} ${String(t.status).padStart(6)} ${String(t.items ?? '').padStart(6)} ${String(t.bytes).padStart(8)} ${t.p50.toFixed(1).padStart(7)} ${t.p99.toFixed(1).padStart(7)} ${t.max.toFixed(1).padStart(7)} ${engineMs.toFixed(1).padStart(9)} ${statements.toFixed(1).padStart(6)}  ${calls.map((c) => c.label).join(', ')}`,
           );
         }
       }

@@ -21,6 +21,8 @@ export interface ApiTiming {
   p50: number;
   p99: number;
   max: number;
+  /** Requests sent, the untimed warm-up included. */
+  sent: number;
 }
 
 const DAY = 86_400;
@@ -96,5 +98,6 @@ export async function timeKind(
     p50: percentile(ms, 50),
     p99: percentile(ms, 99),
     max: ms[ms.length - 1]!,
+    sent: warmup + requests,
   };
 }

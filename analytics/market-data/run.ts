@@ -88,6 +88,7 @@ async function recomputeSpan(
   s: AlphaAnalyticsSettings,
   span: { fromTime: number; toTime: number | null; lastTime: number; maxBlock: number },
   version: number,
+  after?: Scope,
 ): Promise<number> {
   const width = s.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
   let steps = 0;
@@ -112,8 +113,52 @@ async function recomputeSpan(
     if (last) break;
     from = next;
   }
+  if (after) {
+    if (after.tokens?.length) await recomputeCandles(deps.clickhouse, after);
+    await recomputeOpenInterest(deps.clickhouse, after, s.usdcE);
+    steps++;
+  }
   await recomputeTotals(deps.clickhouse, s.chainId, version);
   return steps;
+}
+
+/**
+ * The conditions (and their tokens) whose market data depends on reference rows of blocks from..to:
+ * tokens known from there (condition candles join `alpha_tokens`), conditions prepared there (open
+ * interest counts a USDC.e CTF event only on a prepared 2-outcome condition, and maps a conversion's
+ * questions to conditions through them) and the conditions of neg-risk markets prepared there (a
+ * conversion's fee). Rows computed before such a range was backfilled missed them.
+ */
+async function taughtIn(
+  ch: ClickHouse,
+  chainId: number,
+  blocks: { from: number; to: number },
+): Promise<{ tokens: string[]; conditions: string[] }> {
+  const params = { chain: chainId, from: blocks.from, to: blocks.to };
+  const inRange = 'chain_id = {chain:UInt32} AND block_number BETWEEN {from:UInt64} AND {to:UInt64}';
+  const conditions = await strings(
+    ch,
+    'analytics.taught.conditions',
+    `SELECT DISTINCT condition_id AS k FROM (
+       SELECT condition_id FROM alpha_tokens WHERE ${inRange}
+       UNION ALL
+       SELECT condition_id FROM alpha_lifecycle WHERE kind = 'condition_prepared' AND ${inRange}
+       UNION ALL
+       SELECT condition_id FROM alpha_lifecycle
+       WHERE chain_id = {chain:UInt32} AND kind = 'condition_prepared' AND substring(question_id, 1, 64) IN (
+         SELECT substring(market_id, 1, 64) FROM alpha_neg_risk_markets WHERE ${inRange}))
+     WHERE condition_id != ''`,
+    params,
+  );
+  if (conditions.length === 0) return { tokens: [], conditions };
+  const tokens = await strings(
+    ch,
+    'analytics.taught.tokens',
+    `SELECT DISTINCT token_id AS k FROM alpha_tokens
+     WHERE chain_id = {chain:UInt32} AND condition_id IN {conditions:Array(String)}`,
+    { chain: chainId, conditions },
+  );
+  return { tokens, conditions };
 }
 
 /**
@@ -140,16 +185,38 @@ export async function recomputeMarketData(
   if (!first || !last || last.number < first.number) {
     return { mode: 'idle', from: null, to: null, steps: 0, version, ms: Date.now() - started };
   }
+  const toTime = range ? minuteOf(last.time) + MINUTE : null;
+  // A range below the analytics checkpoint may teach conditions traded above it (an older range
+  // backfilled after the follower started): their buckets after the range are recomputed too, from the
+  // rows the analytics computed (up to the checkpoint; the incremental runs go on from there).
+  let after: Scope | undefined;
+  if (range && toTime !== null && checkpoint && checkpoint.number > last.number) {
+    const taught = await taughtIn(ch, s.chainId, { from: o.fromBlock ?? 0, to: o.toBlock as number });
+    if (taught.conditions.length > 0) {
+      after = {
+        version,
+        chainId: s.chainId,
+        from: toTime,
+        to: null,
+        maxBlock: checkpoint.number,
+        tokens: taught.tokens,
+        conditions: taught.conditions,
+        oiConditions: taught.conditions,
+        additive: false,
+      };
+    }
+  }
   const steps = await recomputeSpan(
     deps,
     s,
     {
       fromTime: mode === 'full' ? floorTo(minuteOf(first.time), DAY) : minuteOf(first.time),
-      toTime: range ? minuteOf(last.time) + MINUTE : null,
+      toTime,
       lastTime: minuteOf(last.time) + MINUTE,
       maxBlock: range ? maxBlock : last.number,
     },
     version,
+    after,
   );
   if (!range) await writeAnalyticsCheckpoint(ch, s.chainId, last, version);
   await bump(deps, range ? checkpoint : last);

@@ -29,7 +29,7 @@ import {
   readAnalyticsCheckpoint,
   writeAnalyticsCheckpoint,
 } from './progress.ts';
-import { DAY, floorTo, MINUTE, type Scope } from './scope.ts';
+import { DAY, floorTo, MINUTE, type Scope, tokenMapSql } from './scope.ts';
 import type { AlphaAnalyticsSettings } from './settings.ts';
 
 export const MARKET_DATA_SOURCE = 'analytics:alpha-market-data';
@@ -242,24 +242,19 @@ async function step(
   const ch = deps.clickhouse;
   const from = minuteOf(after.time);
   const blocks = { chain: s.chainId, after: after.number, up_to: upTo.number, from };
-  const tokens = await strings(
-    ch,
+  // Tokens with new maker fills, each with its condition ('' when alpha_tokens does not know it).
+  const touched = await ch.query<{ token_id: string; condition_id: string }>(
     'analytics.touched.tokens',
-    `SELECT DISTINCT token_id AS k FROM alpha_fills
-     WHERE chain_id = {chain:UInt32} AND role = 'maker' AND block_number > {after:UInt64}
-       AND block_number <= {up_to:UInt64} AND block_time >= toDateTime({from:UInt32}, 'UTC')`,
+    `SELECT f.token_id AS token_id, any(m.condition_id) AS condition_id
+     FROM (SELECT DISTINCT token_id FROM alpha_fills
+           WHERE chain_id = {chain:UInt32} AND role = 'maker' AND block_number > {after:UInt64}
+             AND block_number <= {up_to:UInt64} AND block_time >= toDateTime({from:UInt32}, 'UTC')) AS f
+     LEFT JOIN ${tokenMapSql()} AS m ON m.token_id = f.token_id
+     GROUP BY f.token_id`,
     blocks,
   );
-  const conditions =
-    tokens.length === 0
-      ? []
-      : await strings(
-          ch,
-          'analytics.touched.conditions',
-          `SELECT DISTINCT condition_id AS k FROM alpha_tokens
-           WHERE chain_id = {chain:UInt32} AND token_id IN {tokens:Array(String)} AND condition_id != ''`,
-          { chain: s.chainId, tokens },
-        );
+  const tokens = touched.map((r) => r.token_id);
+  const conditions = [...new Set(touched.map((r) => r.condition_id).filter((c) => c !== ''))];
   const oiConditions = await oiConditionsIn(ch, s.chainId, s.usdcE, {
     after: after.number,
     upTo: upTo.number,
@@ -278,7 +273,10 @@ async function step(
   };
   if (tokens.length > 0) await recomputeCandles(ch, scope);
   if (oiConditions.length > 0) await recomputeOpenInterest(ch, scope, s.usdcE);
-  await recomputeTotals(ch, s.chainId, version, true);
+  await recomputeTotals(ch, s.chainId, version, {
+    additive: true,
+    keys: { tokens, conditions: [...new Set([...conditions, ...oiConditions])] },
+  });
 }
 
 /** The incremental run: from the analytics checkpoint up to the chain's contiguous progress. */

@@ -26,23 +26,36 @@ const SUMS = `sum(usd) AS volume, sum(buy_usd) AS buy_volume, sum(sell_usd) AS s
   min(first_time) AS first_time, max(last_time) AS last_time`;
 
 /**
- * Recomputes the totals of every key whose daily candles or open interest this run (version) wrote;
- * `additive`: the run only added rows (no key can have lost its figures).
+ * Recomputes the totals of every key whose daily candles or open interest this run (version) wrote, or,
+ * given `keys` (an incremental step knows them), of those tokens and conditions; `additive`: the run only
+ * added rows (no key can have lost its figures).
  */
 export async function recomputeTotals(
   ch: ClickHouse,
   chainId: number,
   version: number,
-  additive = false,
+  o: { additive?: boolean; keys?: { tokens: readonly string[]; conditions: readonly string[] } } = {},
 ): Promise<void> {
-  const params = { run: version, chain: chainId };
-  // Conditions touched: their candles or their open interest changed in this run.
-  const conditions = `(SELECT condition_id FROM alpha_condition_candles_1d WHERE version = {run:UInt64}
-    UNION DISTINCT SELECT condition_id FROM alpha_oi_deltas_1h WHERE version = {run:UInt64})`;
+  const additive = o.additive ?? false;
+  const params: Record<string, unknown> = { run: version, chain: chainId };
   const tokenMap = tokenMapSql();
-  // Tokens touched: their candles changed, or their condition's open interest did.
-  const tokens = `(SELECT token_id FROM alpha_token_candles_1d WHERE version = {run:UInt64}
-    UNION DISTINCT SELECT token_id FROM ${tokenMap} WHERE condition_id IN ${conditions})`;
+  let conditions: string;
+  let tokens: string;
+  if (o.keys) {
+    // Conditions touched (candles or open interest), and tokens touched or of a touched condition.
+    params.touched_tokens = o.keys.tokens;
+    params.touched_conditions = o.keys.conditions;
+    conditions = '{touched_conditions:Array(String)}';
+    tokens = `(SELECT arrayJoin({touched_tokens:Array(String)})
+      UNION DISTINCT SELECT token_id FROM ${tokenMapSql('condition_id IN {touched_conditions:Array(String)}')})`;
+  } else {
+    // Conditions touched: their candles or their open interest changed in this run.
+    conditions = `(SELECT condition_id FROM alpha_condition_candles_1d WHERE version = {run:UInt64}
+      UNION DISTINCT SELECT condition_id FROM alpha_oi_deltas_1h WHERE version = {run:UInt64})`;
+    // Tokens touched: their candles changed, or their condition's open interest did.
+    tokens = `(SELECT token_id FROM alpha_token_candles_1d WHERE version = {run:UInt64}
+      UNION DISTINCT SELECT token_id FROM ${tokenMap} WHERE condition_id IN ${conditions})`;
+  }
   const oi = (keys: string) => `(SELECT condition_id, sum(delta) AS oi FROM alpha_oi_deltas_1h FINAL
     WHERE condition_id IN ${keys} GROUP BY condition_id)`;
 

@@ -6,6 +6,7 @@
 -- Every derived row carries the `version` of the run that computed it and a `deleted` flag: a run
 -- recomputes whole buckets of the keys it touches and replaces them (the newest version wins; a bucket
 -- that no longer has any trade gets a deleted row), so readers use FINAL and a rerun changes nothing.
+-- Granules of 1,024 rows: runs and the API read a few keys' rows at a time.
 
 CREATE TABLE IF NOT EXISTS alpha_token_candles_1m (
   token_id String,
@@ -27,7 +28,8 @@ CREATE TABLE IF NOT EXISTS alpha_token_candles_1m (
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
 PARTITION BY toYYYYMM(bucket)
-ORDER BY (token_id, bucket);
+ORDER BY (token_id, bucket)
+SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS alpha_token_candles_1h (
   token_id String,
@@ -49,7 +51,8 @@ CREATE TABLE IF NOT EXISTS alpha_token_candles_1h (
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
 PARTITION BY toYear(bucket)
-ORDER BY (token_id, bucket);
+ORDER BY (token_id, bucket)
+SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS alpha_token_candles_1d (
   token_id String,
@@ -70,7 +73,8 @@ CREATE TABLE IF NOT EXISTS alpha_token_candles_1d (
   version UInt64,
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
-ORDER BY (token_id, bucket);
+ORDER BY (token_id, bucket)
+SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS alpha_condition_candles_1m (
   condition_id String,
@@ -96,7 +100,8 @@ CREATE TABLE IF NOT EXISTS alpha_condition_candles_1m (
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
 PARTITION BY toYYYYMM(bucket)
-ORDER BY (condition_id, bucket);
+ORDER BY (condition_id, bucket)
+SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS alpha_condition_candles_1h (
   condition_id String,
@@ -122,7 +127,8 @@ CREATE TABLE IF NOT EXISTS alpha_condition_candles_1h (
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
 PARTITION BY toYear(bucket)
-ORDER BY (condition_id, bucket);
+ORDER BY (condition_id, bucket)
+SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS alpha_condition_candles_1d (
   condition_id String,
@@ -147,7 +153,8 @@ CREATE TABLE IF NOT EXISTS alpha_condition_candles_1d (
   version UInt64,
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
-ORDER BY (condition_id, bucket);
+ORDER BY (condition_id, bucket)
+SETTINGS index_granularity = 1024;
 
 -- Open interest changes per condition and hour by the oi-subgraph's rules (reference alpha-chain §7.2),
 -- in base units: Σ over the hour of every counted split, merge, redemption and conversion.
@@ -159,7 +166,8 @@ CREATE TABLE IF NOT EXISTS alpha_oi_deltas_1h (
   version UInt64,
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
-ORDER BY (condition_id, bucket);
+ORDER BY (condition_id, bucket)
+SETTINGS index_granularity = 1024;
 
 -- All-time figures per token and per condition; a token row carries its condition's open interest.
 CREATE TABLE IF NOT EXISTS alpha_market_totals (
@@ -177,7 +185,8 @@ CREATE TABLE IF NOT EXISTS alpha_market_totals (
   version UInt64,
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
-ORDER BY (level, id);
+ORDER BY (level, id)
+SETTINGS index_granularity = 1024;
 
 -- SPEC's MarketRollingMetrics per token and per condition over (now − W, now] at 1-minute resolution,
 -- now = computed_at = the newest ingested block's time; volumes in base units.
@@ -209,4 +218,5 @@ CREATE TABLE IF NOT EXISTS alpha_market_rolling (
   version UInt64,
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
-ORDER BY (level, id);
+ORDER BY (level, id)
+SETTINGS index_granularity = 1024;

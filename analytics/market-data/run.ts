@@ -273,9 +273,22 @@ async function step(
   };
   if (tokens.length > 0) await recomputeCandles(ch, scope);
   if (oiConditions.length > 0) await recomputeOpenInterest(ch, scope, s.usdcE);
+  // The tokens of conditions whose open interest changed carry it on their totals rows.
+  const oiTokens =
+    oiConditions.length === 0
+      ? []
+      : await ch.query<{ token_id: string; condition_id: string }>(
+          'analytics.touched.oi_tokens',
+          `SELECT token_id, condition_id FROM ${tokenMapSql('condition_id IN {conditions:Array(String)}')}`,
+          { chain: s.chainId, conditions: oiConditions },
+        );
+  const allTokens = [...new Set([...tokens, ...oiTokens.map((r) => r.token_id)])];
+  const tokenConditions = [
+    ...new Set([...touched.map((r) => r.condition_id), ...oiTokens.map((r) => r.condition_id)]),
+  ].filter((c) => c !== '');
   await recomputeTotals(ch, s.chainId, version, {
     additive: true,
-    keys: { tokens, conditions: [...new Set([...conditions, ...oiConditions])] },
+    keys: { tokens: allTokens, tokenConditions, conditions: [...new Set([...conditions, ...oiConditions])] },
   });
 }
 

@@ -25,29 +25,41 @@ const SUMS = `sum(usd) AS volume, sum(buy_usd) AS buy_volume, sum(sell_usd) AS s
   sum(trades) AS trades, sum(buys) AS buys, sum(sells) AS sells,
   min(first_time) AS first_time, max(last_time) AS last_time`;
 
+/** The keys an incremental step touched, complete: nothing is looked up from the derived tables. */
+export interface TouchedKeys {
+  /** Tokens whose candles changed, and the tokens of every condition in `conditions`. */
+  tokens: readonly string[];
+  /** The conditions of `tokens` (their open interest goes on the token rows). */
+  tokenConditions: readonly string[];
+  /** Conditions whose candles or open interest changed. */
+  conditions: readonly string[];
+}
+
 /**
  * Recomputes the totals of every key whose daily candles or open interest this run (version) wrote, or,
- * given `keys` (an incremental step knows them), of those tokens and conditions; `additive`: the run only
- * added rows (no key can have lost its figures).
+ * given `keys` (an incremental step knows them), of those; `additive`: the run only added rows (no key
+ * can have lost its figures).
  */
 export async function recomputeTotals(
   ch: ClickHouse,
   chainId: number,
   version: number,
-  o: { additive?: boolean; keys?: { tokens: readonly string[]; conditions: readonly string[] } } = {},
+  o: { additive?: boolean; keys?: TouchedKeys } = {},
 ): Promise<void> {
   const additive = o.additive ?? false;
   const params: Record<string, unknown> = { run: version, chain: chainId };
   const tokenMap = tokenMapSql();
   let conditions: string;
   let tokens: string;
+  let tokenConditions: string;
   if (o.keys) {
-    // Conditions touched (candles or open interest), and tokens touched or of a touched condition.
+    // Constant sets: the engine prunes the sorting key with them (a subquery's set it did not).
     params.touched_tokens = o.keys.tokens;
     params.touched_conditions = o.keys.conditions;
+    params.token_conditions = o.keys.tokenConditions;
     conditions = '{touched_conditions:Array(String)}';
-    tokens = `(SELECT arrayJoin({touched_tokens:Array(String)})
-      UNION DISTINCT SELECT token_id FROM ${tokenMapSql('condition_id IN {touched_conditions:Array(String)}')})`;
+    tokens = '{touched_tokens:Array(String)}';
+    tokenConditions = '{token_conditions:Array(String)}';
   } else {
     // Conditions touched: their candles or their open interest changed in this run.
     conditions = `(SELECT condition_id FROM alpha_condition_candles_1d WHERE version = {run:UInt64}
@@ -55,6 +67,7 @@ export async function recomputeTotals(
     // Tokens touched: their candles changed, or their condition's open interest did.
     tokens = `(SELECT token_id FROM alpha_token_candles_1d WHERE version = {run:UInt64}
       UNION DISTINCT SELECT token_id FROM ${tokenMap} WHERE condition_id IN ${conditions})`;
+    tokenConditions = `(SELECT condition_id FROM ${tokenMap} WHERE token_id IN ${tokens})`;
   }
   const oi = (keys: string) => `(SELECT condition_id, sum(delta) AS oi FROM alpha_oi_deltas_1h FINAL
     WHERE condition_id IN ${keys} GROUP BY condition_id)`;
@@ -70,7 +83,7 @@ export async function recomputeTotals(
       FROM (SELECT token_id, ${SUMS} FROM alpha_token_candles_1d FINAL WHERE token_id IN ${tokens}
             GROUP BY token_id) AS t
       LEFT JOIN ${tokenMap} AS m ON m.token_id = t.token_id
-      LEFT JOIN ${oi(`(SELECT condition_id FROM ${tokenMap} WHERE token_id IN ${tokens})`)} AS o
+      LEFT JOIN ${oi(tokenConditions)} AS o
         ON o.condition_id = m.condition_id`,
     covers: `level = 'token' AND id IN ${tokens}`,
     params,

@@ -6,7 +6,8 @@
 -- Every derived row carries the `version` of the run that computed it and a `deleted` flag: a run
 -- recomputes whole buckets of the keys it touches and replaces them (the newest version wins; a bucket
 -- that no longer has any trade gets a deleted row), so readers use FINAL and a rerun changes nothing.
--- Granules of 1,024 rows: runs and the API read a few keys' rows at a time.
+-- Small granules (1,024 rows; 256 for the hourly, daily, open-interest and totals tables, a few rows per
+-- key): runs and the API read a few keys' rows at a time, and a granule is the least the engine reads.
 
 CREATE TABLE IF NOT EXISTS alpha_token_candles_1m (
   token_id String,
@@ -52,7 +53,7 @@ CREATE TABLE IF NOT EXISTS alpha_token_candles_1h (
 ) ENGINE = ReplacingMergeTree(version, deleted)
 PARTITION BY toYear(bucket)
 ORDER BY (token_id, bucket)
-SETTINGS index_granularity = 1024;
+SETTINGS index_granularity = 256;
 
 CREATE TABLE IF NOT EXISTS alpha_token_candles_1d (
   token_id String,
@@ -74,7 +75,7 @@ CREATE TABLE IF NOT EXISTS alpha_token_candles_1d (
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
 ORDER BY (token_id, bucket)
-SETTINGS index_granularity = 1024;
+SETTINGS index_granularity = 256;
 
 CREATE TABLE IF NOT EXISTS alpha_condition_candles_1m (
   condition_id String,
@@ -128,7 +129,7 @@ CREATE TABLE IF NOT EXISTS alpha_condition_candles_1h (
 ) ENGINE = ReplacingMergeTree(version, deleted)
 PARTITION BY toYear(bucket)
 ORDER BY (condition_id, bucket)
-SETTINGS index_granularity = 1024;
+SETTINGS index_granularity = 256;
 
 CREATE TABLE IF NOT EXISTS alpha_condition_candles_1d (
   condition_id String,
@@ -154,7 +155,7 @@ CREATE TABLE IF NOT EXISTS alpha_condition_candles_1d (
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
 ORDER BY (condition_id, bucket)
-SETTINGS index_granularity = 1024;
+SETTINGS index_granularity = 256;
 
 -- Open interest changes per condition and hour by the oi-subgraph's rules (reference alpha-chain §7.2),
 -- in base units: Σ over the hour of every counted split, merge, redemption and conversion.
@@ -167,7 +168,7 @@ CREATE TABLE IF NOT EXISTS alpha_oi_deltas_1h (
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
 ORDER BY (condition_id, bucket)
-SETTINGS index_granularity = 1024;
+SETTINGS index_granularity = 256;
 
 -- All-time figures per token and per condition; a token row carries its condition's open interest.
 CREATE TABLE IF NOT EXISTS alpha_market_totals (
@@ -186,7 +187,7 @@ CREATE TABLE IF NOT EXISTS alpha_market_totals (
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(version, deleted)
 ORDER BY (level, id)
-SETTINGS index_granularity = 1024;
+SETTINGS index_granularity = 256;
 
 -- SPEC's MarketRollingMetrics per token and per condition over (now − W, now] at 1-minute resolution,
 -- now = computed_at = the newest ingested block's time; volumes in base units.

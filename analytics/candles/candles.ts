@@ -10,8 +10,10 @@
  * know has no condition: it counts in its token's candles only.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import { ALPHA_CONDITION_CANDLES_1M, ALPHA_TOKEN_CANDLES_1M } from '../../schemas/tables/alpha-analytics.ts';
 import {
   bucketsOf,
+  computedColumns,
   DAY,
   HOUR,
   keyFilter,
@@ -22,36 +24,9 @@ import {
   tokenMapSql,
 } from '../market-data/scope.ts';
 
-const FLOW = ['trades', 'buys', 'sells', 'buy_usd', 'sell_usd'] as const;
-const TOKEN_COLUMNS = [
-  'token_id',
-  'bucket',
-  'open',
-  'high',
-  'low',
-  'close',
-  'first_time',
-  'last_time',
-  'usd',
-  'shares',
-  ...FLOW,
-] as const;
-const CONDITION_COLUMNS = [
-  'condition_id',
-  'bucket',
-  'open',
-  'high',
-  'low',
-  'close',
-  'first_time',
-  'last_time',
-  'usd',
-  'shares',
-  'yes_value',
-  'yes_usd',
-  'no_usd',
-  ...FLOW,
-] as const;
+// The SELECTs below return these columns in this order (the tables' descriptions).
+const TOKEN_COLUMNS = computedColumns(ALPHA_TOKEN_CANDLES_1M);
+const CONDITION_COLUMNS = computedColumns(ALPHA_CONDITION_CANDLES_1M);
 
 /** The order of fills within a bucket: open is the first, close the last. */
 const ORDER = '(block_number, log_index)';

@@ -6,6 +6,7 @@
  * exactly what the chain rows say and a rerun changes nothing.
  */
 import type { ClickHouse, QueryParams } from '../../core/clickhouse/index.ts';
+import { insertColumns, type TableDescription } from '../../core/clickhouse/table.ts';
 
 export const MINUTE = 60;
 export const HOUR = 3600;
@@ -66,6 +67,11 @@ export function keyFilter(
 ): { sql: string; params: QueryParams } {
   if (keys === null) return { sql: '1', params: {} };
   return { sql: `${column} IN {${name}:Array(String)}`, params: { [name]: keys } };
+}
+
+/** A derived table's computed columns, in its order (its description's, without `version` and `deleted`). */
+export function computedColumns(table: TableDescription): readonly string[] {
+  return insertColumns(table).filter((c) => c !== 'version' && c !== 'deleted');
 }
 
 export interface ReplaceSpec {

@@ -11,7 +11,16 @@
  *   conversion of one NO position changes nothing.
  */
 import type { ClickHouse, QueryParams } from '../../core/clickhouse/index.ts';
-import { bucketsOf, HOUR, keyFilter, replaceScope, type Scope, timeWindow } from '../market-data/scope.ts';
+import { ALPHA_OI_DELTAS_1H } from '../../schemas/tables/alpha-analytics.ts';
+import {
+  bucketsOf,
+  computedColumns,
+  HOUR,
+  keyFilter,
+  replaceScope,
+  type Scope,
+  timeWindow,
+} from '../market-data/scope.ts';
 
 /**
  * Every counted supply event as (condition_id, block_number, block_time, delta) in base units, for the
@@ -86,7 +95,7 @@ export async function recomputeOpenInterest(ch: ClickHouse, scope: Scope, usdcE:
     label: 'analytics.oi.deltas_1h',
     table: 'alpha_oi_deltas_1h',
     key: ['condition_id', 'bucket'],
-    columns: ['condition_id', 'bucket', 'delta', 'events'],
+    columns: computedColumns(ALPHA_OI_DELTAS_1H),
     select: `SELECT condition_id, toStartOfHour(block_time) AS bucket, sum(delta) AS delta, count() AS events
       FROM (${oiEventsSql(`${events.sql} AND block_number <= {max_block:UInt64}`)})
       WHERE ${keys.sql}

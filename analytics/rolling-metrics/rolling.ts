@@ -7,7 +7,8 @@
  * when quiet); a key that lost its totals row loses its rolling row.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
-import { DAY, floorTo, MINUTE, replaceScope, tokenMapSql } from '../market-data/scope.ts';
+import { ALPHA_MARKET_ROLLING } from '../../schemas/tables/alpha-analytics.ts';
+import { computedColumns, DAY, floorTo, MINUTE, replaceScope, tokenMapSql } from '../market-data/scope.ts';
 import { oiEventsSql, oiParams } from '../open-interest/open-interest.ts';
 
 export const WINDOWS = { '1d': DAY, '7d': 7 * DAY, '30d': 30 * DAY } as const;
@@ -23,13 +24,8 @@ const FIGURES = [
   ['sells', 'sells'],
 ] as const;
 
-const COLUMNS = [
-  'level',
-  'id',
-  ...FIGURES.flatMap(([name]) => NAMES.map((w) => `${name}_${w}`)),
-  ...NAMES.map((w) => `oi_change_${w}`),
-  'computed_at',
-];
+/** The SELECT below returns the table's columns in its order (FIGURES × WINDOWS, then oi_change_W). */
+const COLUMNS = computedColumns(ALPHA_MARKET_ROLLING);
 
 /** `sumIf(column, bucket >= start_w)` per window: the minutes (now − W, now] at 1-minute resolution. */
 const windowSums = (time: string) =>

@@ -5,21 +5,11 @@
  * the keys a run touched: those it wrote (or deleted) a daily candle or an open-interest bucket of.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
-import { replaceScope, tokenMapSql } from '../market-data/scope.ts';
+import { ALPHA_MARKET_TOTALS } from '../../schemas/tables/alpha-analytics.ts';
+import { computedColumns, replaceScope, tokenMapSql } from '../market-data/scope.ts';
 
-const COLUMNS = [
-  'level',
-  'id',
-  'volume',
-  'buy_volume',
-  'sell_volume',
-  'trades',
-  'buys',
-  'sells',
-  'first_trade_time',
-  'last_trade_time',
-  'open_interest',
-] as const;
+/** The SELECTs below return the table's columns in its order. */
+const COLUMNS = computedColumns(ALPHA_MARKET_TOTALS);
 
 const SUMS = `sum(usd) AS volume, sum(buy_usd) AS buy_volume, sum(sell_usd) AS sell_volume,
   sum(trades) AS trades, sum(buys) AS buys, sum(sells) AS sells,

@@ -15,6 +15,7 @@ import {
   rowBinaryEncoder,
 } from '../core/clickhouse/table.ts';
 import { ALPHA_ANALYTICS_TABLES } from '../schemas/tables/alpha-analytics.ts';
+import { ALPHA_BOOK_TABLES } from '../schemas/tables/alpha-book.ts';
 import { ALPHA_CHAIN_TABLES } from '../schemas/tables/alpha-chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -26,7 +27,11 @@ beforeAll(async () => {
 afterAll(async () => deps?.close());
 
 describe('table descriptions', () => {
-  for (const table of [...Object.values(ALPHA_CHAIN_TABLES), ...Object.values(ALPHA_ANALYTICS_TABLES)]) {
+  for (const table of [
+    ...Object.values(ALPHA_CHAIN_TABLES),
+    ...Object.values(ALPHA_ANALYTICS_TABLES),
+    ...Object.values(ALPHA_BOOK_TABLES),
+  ]) {
     it(`${table.name} equals DESCRIBE TABLE of the migrated database`, async () => {
       const rows = await deps.clickhouse.query<{ name: string; type: string }>(
         'test.describe',

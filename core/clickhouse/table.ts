@@ -49,6 +49,8 @@ export const c = {
   u64n: col<'UInt64', number, string>('UInt64', 'u64'),
   i8: col<'Int8', number>('Int8', 'i8'),
   f64: col<'Float64', number>('Float64', 'f64'),
+  nullableF64: col<'Nullable(Float64)', number | null>('Nullable(Float64)', 'nullableF64'),
+  f64Array: col<'Array(Float64)', number[]>('Array(Float64)', 'f64Array'),
   /** A signed amount in base units (a number when safe, else its decimal string). */
   i64: col<'Int64', number | string, string>('Int64', 'i64'),
   bool: col<'Bool', boolean>('Bool', 'bool'),

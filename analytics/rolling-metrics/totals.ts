@@ -38,7 +38,7 @@ export async function recomputeTotals(
 ): Promise<void> {
   const additive = o.additive ?? false;
   const params: Record<string, unknown> = { run: version, chain: chainId };
-  const tokenMap = tokenMapSql();
+  let tokenMap = tokenMapSql();
   let conditions: string;
   let tokens: string;
   let tokenConditions: string;
@@ -50,6 +50,7 @@ export async function recomputeTotals(
     conditions = '{touched_conditions:Array(String)}';
     tokens = '{touched_tokens:Array(String)}';
     tokenConditions = '{token_conditions:Array(String)}';
+    tokenMap = tokenMapSql('token_id IN {touched_tokens:Array(String)}');
   } else {
     // Conditions touched: their candles or their open interest changed in this run.
     conditions = `(SELECT condition_id FROM alpha_condition_candles_1d WHERE version = {run:UInt64}

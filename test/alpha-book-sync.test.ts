@@ -138,7 +138,7 @@ describe('alpha book sync', () => {
           book_time: String(b.timestamp),
           best_bid: bid,
           best_ask: ask,
-          mid: bid !== null && ask !== null ? (bid + ask) / 2 : null,
+          mid: bid !== null && ask !== null ? Number(((bid + ask) / 2).toFixed(10)) : null,
           bid_prices: b.bids.map((l) => r4(l.price)),
           bid_sizes: b.bids.map((l) => r2(l.size)),
           ask_prices: b.asks.map((l) => r4(l.price)),

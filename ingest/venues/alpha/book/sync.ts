@@ -48,6 +48,12 @@ export interface AlphaBookSyncResult {
   missing: number;
 }
 
+/**
+ * The mean of two book prices, rounded to 10 decimals: the prices are decimals of a few places, so this
+ * is their exact midpoint (0.85, not the 0.8500000000000001 that (0.8 + 0.9) / 2 gives in floats).
+ */
+export const midpoint = (bid: number, ask: number): number => Number(((bid + ask) / 2).toFixed(10));
+
 /** The row of a checked book observed at `observedAt`: levels best first, mid only with both sides. */
 export function bookQuoteRow(book: OrderBookSummary, observedAt: number): BookQuoteRow {
   const levels = (side: OrderBookSummary['bids'], descending: boolean) =>
@@ -66,7 +72,7 @@ export function bookQuoteRow(book: OrderBookSummary, observedAt: number): BookQu
     hash: book.hash,
     best_bid: bestBid,
     best_ask: bestAsk,
-    mid: bestBid !== null && bestAsk !== null ? (bestBid + bestAsk) / 2 : null,
+    mid: bestBid !== null && bestAsk !== null ? midpoint(bestBid, bestAsk) : null,
     bid_prices: bids.map((l) => l.price),
     bid_sizes: bids.map((l) => l.size),
     ask_prices: asks.map((l) => l.price),

@@ -84,6 +84,34 @@ export const alphaConfig = defineConfigSection('alpha', {
     form: 'a JSON file path, or unset for the Polygon defaults',
     parse: optional(text),
   },
+  /** Base URL of alpha's metadata API (events, markets, series, tags). */
+  metadataUrl: {
+    env: 'ALPHA_METADATA_URL',
+    default: 'https://gamma-api.polymarket.com',
+    form: 'an http(s) URL',
+    parse: url('http:', 'https:'),
+  },
+  /** Timeout of one request to alpha's REST APIs (retried with backoff when it expires). */
+  httpTimeoutMs: {
+    env: 'ALPHA_HTTP_TIMEOUT_MS',
+    default: '10000',
+    form: 'an integer 100..600000 (milliseconds)',
+    parse: integer(100, 600_000),
+  },
+  /** How often the open events (with their markets) are synced. */
+  catalogIntervalS: {
+    env: 'ALPHA_CATALOG_INTERVAL_S',
+    default: '60',
+    form: 'an integer 5..86400 (seconds)',
+    parse: integer(5, 86_400),
+  },
+  /** How often the full catalog (closed events, tags, related tags, series) is synced. */
+  catalogFullIntervalS: {
+    env: 'ALPHA_CATALOG_FULL_INTERVAL_S',
+    default: '3600',
+    form: 'an integer 60..604800 (seconds)',
+    parse: integer(60, 604_800),
+  },
 });
 
 export type AlphaConfig = ReturnType<typeof alphaConfig.of>;

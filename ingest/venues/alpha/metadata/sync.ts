@@ -1,0 +1,256 @@
+/**
+ * The catalog sync of venue alpha: reads the metadata API (client.ts), maps records to rows (mappers.ts)
+ * and writes the catalog tables (schemas/tables/alpha-catalog.ts).
+ *
+ * - `full`: tags, the related tags of every tag, series, then events open and closed with their nested
+ *   markets; `open`: open events with their nested markets only.
+ * - Unchanged records are not rewritten: each row's content hash is compared with the stored row's, and
+ *   only new or changed rows are inserted, at the sync's observation time (`observed_at`).
+ * - A record that fails its schema goes to `quarantine` (source `alpha-metadata`, its kind and id); the
+ *   page goes on. Upstream failures the HTTP client gives up on end the sync with that error: the
+ *   tables written before it keep their rows (each is complete per record), nothing else is recorded.
+ * - After a sync that wrote rows, the data source `venue:alpha` is bumped (core/data-version.ts).
+ * Jobs and the CLI call `syncAlphaCatalog`; this module schedules nothing.
+ */
+import { createHash } from 'node:crypto';
+import type { ClickHouse } from '../../../../core/clickhouse/index.ts';
+import { insertColumns, type TableDescription } from '../../../../core/clickhouse/table.ts';
+import type { Config } from '../../../../core/config.ts';
+import { createDataVersions } from '../../../../core/data-version.ts';
+import type { Deps } from '../../../../core/deps.ts';
+import {
+  ALPHA_EVENTS,
+  ALPHA_MARKETS,
+  ALPHA_SERIES,
+  ALPHA_TAG_RELATIONS,
+  ALPHA_TAGS,
+} from '../../../../schemas/tables/alpha-catalog.ts';
+import { createHttpClient } from '../../../http/client.ts';
+import { alphaConfig } from '../config.ts';
+import { type AlphaMetadataClient, createAlphaMetadataClient, type ReadResult } from './client.ts';
+import {
+  eventRows,
+  type MarketRow,
+  seriesRow,
+  type TagRelationRow,
+  tagRelationRow,
+  tagRow,
+} from './mappers.ts';
+import type { InvalidRecord } from './payloads.ts';
+
+export const QUARANTINE_SOURCE = 'alpha-metadata';
+
+export interface TableCounts {
+  /** Records read (after deduplication). */
+  read: number;
+  /** Rows inserted (new or changed). */
+  written: number;
+}
+
+export interface CatalogSyncSummary {
+  mode: 'full' | 'open';
+  events: TableCounts;
+  markets: TableCounts;
+  series: TableCounts;
+  tags: TableCounts;
+  tagRelations: TableCounts;
+  /** Records quarantined (once per kind and id). */
+  quarantined: number;
+  requests: number;
+  /** Pages read again after a repeat or a failed record. */
+  rereads: number;
+  ms: number;
+}
+
+export interface CatalogSyncDeps extends Pick<Deps, 'clickhouse' | 'log'> {
+  config?: Config;
+  redis?: Deps['redis'];
+  /** The upstream client (default: built from the config's ALPHA_METADATA_URL and ALPHA_HTTP_TIMEOUT_MS). */
+  metadata?: AlphaMetadataClient;
+  /** Observation clock (default Date.now). */
+  now?: () => number;
+}
+
+export interface CatalogSyncOptions {
+  mode: 'full' | 'open';
+  /** Called after each step (for the CLI's progress). */
+  onProgress?: (step: string, summary: CatalogSyncSummary) => void;
+}
+
+/** The metadata client for a configuration. */
+export function createAlphaMetadataClientFromConfig(config: Config): AlphaMetadataClient {
+  const a = alphaConfig.of(config);
+  return createAlphaMetadataClient({
+    http: createHttpClient({ baseUrl: a.metadataUrl, timeoutMs: a.httpTimeoutMs }),
+  });
+}
+
+/** `YYYY-MM-DD HH:MM:SS.mmm` (UTC) from Unix ms: how JSONEachRow reads a DateTime64(3). */
+function chTime(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** SHA-256 of a row's values in the table's column order, version columns left out. */
+function contentHash(t: TableDescription, row: Record<string, unknown>): string {
+  const values: unknown[] = [];
+  for (const name of Object.keys(t.columns)) {
+    if (name !== 'content_hash' && name !== 'observed_at') values.push(row[name]);
+  }
+  return createHash('sha256').update(JSON.stringify(values)).digest('hex');
+}
+
+const HASH_CHUNK = 5_000;
+
+/**
+ * Inserts the rows of `t` whose content differs from the stored row of the same id (or that have none),
+ * stamped `observedAt`; returns how many it wrote. Rows repeating an id: the last one counts.
+ */
+export async function writeChanged(
+  ch: ClickHouse,
+  t: TableDescription,
+  rows: readonly Record<string, unknown>[],
+  observedAt: number,
+): Promise<number> {
+  const byId = new Map<string, Record<string, unknown>>();
+  for (const r of rows) byId.set(r.id as string, r);
+  const ids = [...byId.keys()];
+  const stored = new Map<string, string>();
+  for (let i = 0; i < ids.length; i += HASH_CHUNK) {
+    const found = await ch.query<{ id: string; content_hash: string }>(
+      `alpha-catalog.hashes.${t.name}`,
+      `SELECT id, content_hash FROM ${t.name} FINAL WHERE id IN {ids:Array(String)}`,
+      { ids: ids.slice(i, i + HASH_CHUNK) },
+    );
+    for (const f of found) stored.set(f.id, f.content_hash);
+  }
+  const times = new Set(
+    Object.entries(t.columns)
+      .filter(([, k]) => k.ch.includes('DateTime64'))
+      .map(([n]) => n),
+  );
+  const columns = insertColumns(t);
+  const out: Record<string, unknown>[] = [];
+  for (const [id, r] of byId) {
+    const hash = contentHash(t, r);
+    if (stored.get(id) === hash) continue;
+    const row: Record<string, unknown> = {};
+    for (const name of columns) {
+      const v = name === 'content_hash' ? hash : name === 'observed_at' ? observedAt : r[name];
+      row[name] = times.has(name) && typeof v === 'number' ? chTime(v) : v;
+    }
+    out.push(row);
+  }
+  if (out.length > 0) await ch.insert(`alpha-catalog.write.${t.name}`, t.name, out);
+  return out.length;
+}
+
+async function quarantine(ch: ClickHouse, invalid: readonly InvalidRecord[]): Promise<void> {
+  if (invalid.length === 0) return;
+  await ch.insert(
+    'alpha-catalog.quarantine',
+    'quarantine',
+    invalid.map((r) => ({
+      source: QUARANTINE_SOURCE,
+      kind: r.kind,
+      record_id: r.recordId,
+      reason: r.reason,
+      payload: r.payload,
+    })),
+  );
+}
+
+export async function syncAlphaCatalog(
+  deps: CatalogSyncDeps,
+  opts: CatalogSyncOptions,
+): Promise<CatalogSyncSummary> {
+  const t0 = performance.now();
+  const now = deps.now ?? Date.now;
+  const ch = deps.clickhouse;
+  const metadata =
+    deps.metadata ??
+    (deps.config
+      ? createAlphaMetadataClientFromConfig(deps.config)
+      : (() => {
+          throw new Error('syncAlphaCatalog needs deps.metadata or deps.config');
+        })());
+  const zero = (): TableCounts => ({ read: 0, written: 0 });
+  const summary: CatalogSyncSummary = {
+    mode: opts.mode,
+    events: zero(),
+    markets: zero(),
+    series: zero(),
+    tags: zero(),
+    tagRelations: zero(),
+    quarantined: 0,
+    requests: 0,
+    rereads: 0,
+    ms: 0,
+  };
+  const seenInvalid = new Set<string>();
+  /** Counts a read and quarantines its failed records. */
+  const account = async <T>(r: ReadResult<T>): Promise<T[]> => {
+    summary.requests += r.requests;
+    summary.rereads += r.rereads;
+    const fresh = r.invalid.filter((x) => {
+      const key = `${x.kind}\u0000${x.recordId}`;
+      if (seenInvalid.has(key)) return false;
+      seenInvalid.add(key);
+      return true;
+    });
+    summary.quarantined += fresh.length;
+    await quarantine(ch, fresh);
+    return r.records;
+  };
+  const step = (name: string) => {
+    summary.ms = Math.round(performance.now() - t0);
+    opts.onProgress?.(name, summary);
+  };
+
+  if (opts.mode === 'full') {
+    const tags = await account(await metadata.tags());
+    summary.tags.read = tags.length;
+    summary.tags.written = await writeChanged(ch, ALPHA_TAGS, tags.map(tagRow), now());
+    step('tags');
+
+    const relations: TagRelationRow[] = [];
+    for (const tag of tags) {
+      for (const r of await account(await metadata.relatedTags(tag.id))) relations.push(tagRelationRow(r));
+    }
+    summary.tagRelations.read = relations.length;
+    summary.tagRelations.written = await writeChanged(ch, ALPHA_TAG_RELATIONS, relations, now());
+    step('related tags');
+
+    const series = await account(await metadata.series());
+    summary.series.read = series.length;
+    summary.series.written = await writeChanged(ch, ALPHA_SERIES, series.map(seriesRow), now());
+    step('series');
+  }
+
+  for (const closed of opts.mode === 'full' ? [false, true] : [false]) {
+    const events = await account(await metadata.events({ closed }));
+    const eventRowsOut = [];
+    const marketRowsOut: MarketRow[] = [];
+    for (const e of events) {
+      const r = eventRows(e);
+      eventRowsOut.push(r.event);
+      marketRowsOut.push(...r.markets);
+    }
+    summary.events.read += eventRowsOut.length;
+    summary.markets.read += marketRowsOut.length;
+    // Markets first: an event row never names a market the table does not hold yet.
+    summary.markets.written += await writeChanged(ch, ALPHA_MARKETS, marketRowsOut, now());
+    summary.events.written += await writeChanged(ch, ALPHA_EVENTS, eventRowsOut, now());
+    step(closed ? 'closed events' : 'open events');
+  }
+
+  const written =
+    summary.events.written +
+    summary.markets.written +
+    summary.series.written +
+    summary.tags.written +
+    summary.tagRelations.written;
+  if (written > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump('venue:alpha');
+  summary.ms = Math.round(performance.now() - t0);
+  deps.log.info({ ...summary }, 'Synced the alpha catalog');
+  return summary;
+}

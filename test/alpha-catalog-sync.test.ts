@@ -6,9 +6,13 @@
  * request leaves before a Retry-After has passed, and malformed records are quarantined by id.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHttpClient } from '../ingest/http/client.ts';
+import { createHttpClient, HttpRetryableError } from '../ingest/http/client.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { QUARANTINE_SOURCE, syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
+import {
+  QUARANTINE_SOURCE,
+  syncAlphaCatalog,
+  syncAlphaMarkets,
+} from '../ingest/venues/alpha/metadata/sync.ts';
 import { ALPHA_CATALOG_TABLES } from '../schemas/tables/alpha-catalog.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import type { FaultRates } from '../sim/venues/faults.ts';
@@ -63,6 +67,7 @@ function syncer(opts: { pageSize?: number; timeoutMs?: number } = {}) {
   return {
     log,
     run: (mode: 'full' | 'open' = 'full') => syncAlphaCatalog({ ...deps, metadata }, { mode }),
+    markets: (conditionIds: string[]) => syncAlphaMarkets({ ...deps, metadata }, conditionIds),
   };
 }
 
@@ -331,6 +336,29 @@ describe('alpha catalog sync', () => {
 
   /** A fault that answers normally at once: it lets the first page of `path` pass, so the next fault hits a later page. */
   const past = (path: string) => [{ kind: 'hang' as const, delayMs: 0, path }];
+
+  it('fetches markets by condition id as the events sweep stores them', async () => {
+    const conditions = sim.catalog.venues.alpha.markets.map((m) => m.alpha!.conditionId);
+    // Already stored by the sweep: the same content, nothing written.
+    expect((await syncer().markets(conditions)).written).toBe(0);
+    await deps.clickhouse.command('test.truncate', 'TRUNCATE TABLE alpha_markets');
+    const r = await syncer().markets(conditions);
+    expect(r).toMatchObject({ read: conditions.length, written: conditions.length, quarantined: 0 });
+    await expectGroundTruth();
+  });
+
+  it('fails retryable, naming the URL, when the upstream keeps failing', async () => {
+    await reset();
+    sim.replicas!.faults.set('alpha_metadata', { rate5xx: 1, path: '/series' });
+    const err = await syncer()
+      .run('full')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpRetryableError);
+    expect((err as Error).message).toContain(`${sim.replicaUrls!.alpha_metadata}/series?`);
+    // The tags read before the failure are complete; no event was written.
+    expect((await stored('alpha_tags')).length).toBe(sim.catalog.venues.alpha.tags.length);
+    expect(await stored('alpha_events')).toEqual([]);
+  });
 
   const queued: [string, () => void][] = [
     [

@@ -31,6 +31,7 @@ import { type AlphaMetadataClient, createAlphaMetadataClient, type ReadResult } 
 import {
   eventRows,
   type MarketRow,
+  marketRow,
   seriesRow,
   type TagRelationRow,
   tagRelationRow,
@@ -159,6 +160,28 @@ async function quarantine(ch: ClickHouse, invalid: readonly InvalidRecord[]): Pr
   );
 }
 
+/**
+ * Markets by condition id (e.g. conditions prepared on chain that the catalog does not hold yet), from
+ * `/markets`, each under its first parent event; written like a sync's (unchanged ones not rewritten).
+ */
+export async function syncAlphaMarkets(
+  deps: CatalogSyncDeps,
+  conditionIds: readonly string[],
+): Promise<TableCounts & { quarantined: number; requests: number }> {
+  const metadata = deps.metadata ?? createAlphaMetadataClientFromConfig(requireConfig(deps));
+  const r = await metadata.marketsByConditionIds(conditionIds);
+  await quarantine(deps.clickhouse, r.invalid);
+  const rows = r.records.map((m) => marketRow(m, m.events?.[0]?.id ?? ''));
+  const written = await writeChanged(deps.clickhouse, ALPHA_MARKETS, rows, (deps.now ?? Date.now)());
+  if (written > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump('venue:alpha');
+  return { read: rows.length, written, quarantined: r.invalid.length, requests: r.requests };
+}
+
+function requireConfig(deps: CatalogSyncDeps): Config {
+  if (!deps.config) throw new Error('The alpha catalog sync needs deps.metadata or deps.config');
+  return deps.config;
+}
+
 export async function syncAlphaCatalog(
   deps: CatalogSyncDeps,
   opts: CatalogSyncOptions,
@@ -166,13 +189,7 @@ export async function syncAlphaCatalog(
   const t0 = performance.now();
   const now = deps.now ?? Date.now;
   const ch = deps.clickhouse;
-  const metadata =
-    deps.metadata ??
-    (deps.config
-      ? createAlphaMetadataClientFromConfig(deps.config)
-      : (() => {
-          throw new Error('syncAlphaCatalog needs deps.metadata or deps.config');
-        })());
+  const metadata = deps.metadata ?? createAlphaMetadataClientFromConfig(requireConfig(deps));
   const zero = (): TableCounts => ({ read: 0, written: 0 });
   const summary: CatalogSyncSummary = {
     mode: opts.mode,

@@ -4,6 +4,7 @@
  */
 import type { Config } from '../core/config.ts';
 import type { JobDefinition } from './define.ts';
+import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { ANALYTICS_SCHEDULES } from './processors/analytics-alpha.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
@@ -31,14 +32,25 @@ export const SCHEDULES: readonly Schedule[] = [
     everyMs: () => 30_000,
     payload: { maxRunMs: 300_000 },
   },
+  ...CATALOG_SCHEDULES,
   ...ANALYTICS_SCHEDULES,
+];
+
+/**
+ * Work enqueued once whenever the schedules are applied (each scheduler start): what must not wait a
+ * whole interval after a start, such as the full catalog sweep.
+ */
+export const AT_START: readonly { job: JobDefinition<never, unknown>; payload: unknown }[] = [
+  { job: alphaCatalogJob as JobDefinition<never, unknown>, payload: { mode: 'full' } },
 ];
 
 export async function applySchedules(
   queues: Queues,
   config: Config,
   schedules: readonly Schedule[] = SCHEDULES,
+  atStart: typeof AT_START = schedules === SCHEDULES ? AT_START : [],
 ): Promise<string[]> {
+  for (const w of atStart) await queues.enqueue(w.job, w.payload as never);
   for (const s of schedules) {
     await queues
       .get(s.job.queue)

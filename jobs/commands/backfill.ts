@@ -1,6 +1,7 @@
 /**
  * `pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force]
- *                        [--enqueue-only]`
+ *                        [--enqueue-only]`, and `pmdata backfill alpha --catalog` (a full sweep of the
+ * metadata API now: ingest/venues/alpha/metadata/sync.ts).
  *
  * Runs the reference pass (tokens), enqueues one BullMQ job per block range (job ids derived from the range) and,
  * unless --enqueue-only, processes them with an in-process worker, printing a progress line (blocks/s,
@@ -11,20 +12,53 @@ import { parseArgs } from 'node:util';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
 import { backfillJobId, planBackfillRanges } from '../../ingest/chain/backfill.ts';
+import { acquireLease } from '../../ingest/chain/lease.ts';
 import type { AlphaChainIngestor } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
+import { syncAlphaCatalog } from '../../ingest/venues/alpha/metadata/sync.ts';
 import { alphaBackfillJob } from '../processors/alpha-backfill.ts';
+import { ALPHA_CATALOG_LEASE } from '../processors/alpha-catalog.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX } from '../queues.ts';
 import { ALL_JOBS } from '../registry.ts';
 import { createWorkers } from '../worker.ts';
 import { totalsOf, watchRangeJobs } from './backfill-progress.ts';
-import { type CliOptions, defaultIo, fmt } from './io.ts';
+import { type CliIo, type CliOptions, defaultIo, fmt } from './io.ts';
 import { stopOnSignals } from './stop.ts';
 
 export type { CliIo, CliOptions } from './io.ts';
 
 export const BACKFILL_USAGE =
-  'Usage: pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force] [--enqueue-only]';
+  'Usage: pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force] [--enqueue-only]\n' +
+  '       pmdata backfill alpha --catalog   (a full sweep of the metadata API: events, markets, series, tags)';
+
+/** `backfill alpha --catalog`: a full catalog sweep now, a line per step and a summary. */
+async function runCatalogSweep(deps: Deps, io: CliIo): Promise<number> {
+  const lease = await acquireLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000);
+  if (!lease.held) {
+    io.out('Another alpha catalog sync is running (lease held); try again when it finished');
+    return 1;
+  }
+  try {
+    const counts = (c: { read: number; written: number }) => `${fmt(c.read)} read, ${fmt(c.written)} written`;
+    const summary = await syncAlphaCatalog(deps, {
+      mode: 'full',
+      onProgress: (step, s) =>
+        io.progress(
+          `alpha catalog: ${step} (${fmt(s.requests)} requests, ${fmt(s.quarantined)} quarantined)`,
+          io.isTTY,
+        ),
+    });
+    io.out(
+      `alpha catalog done in ${(summary.ms / 1000).toFixed(1)} s: events ${counts(summary.events)}; ` +
+        `markets ${counts(summary.markets)}; series ${counts(summary.series)}; tags ${counts(summary.tags)}; ` +
+        `tag relations ${counts(summary.tagRelations)}; ${fmt(summary.quarantined)} quarantined, ` +
+        `${fmt(summary.requests)} requests`,
+    );
+    return 0;
+  } finally {
+    await lease.release();
+  }
+}
 
 async function resolveBlock(
   chain: AlphaChainIngestor,
@@ -55,6 +89,7 @@ export async function runBackfillCommand(
       concurrency: { type: 'string' },
       force: { type: 'boolean', default: false },
       'enqueue-only': { type: 'boolean', default: false },
+      catalog: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -64,6 +99,7 @@ export async function runBackfillCommand(
   }
   const venue = positionals[0] ?? 'alpha';
   if (venue !== 'alpha') throw new PermanentError(`backfill: unknown source "${venue}" (expected alpha)`);
+  if (values.catalog) return runCatalogSweep(deps, io);
   // Range jobs worked at once. One by default: a job already keeps several eth_getLogs requests in
   // flight, and two dense ranges side by side ran slower on 2 cores and peaked near 1 GiB
   // (docs/operations.md).

@@ -93,6 +93,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   }
   await queues.enqueue(alphaFollowJob, {});
   await computeAnalytics(runtime);
+  await reportCatalog(runtime);
 
   const { key } = await createKeyStore(deps.redis).create({ tier: 'pro', name: 'demo' });
   const examples = await exampleRequests(runtime, server.url, key);
@@ -141,6 +142,33 @@ async function computeAnalytics(runtime: Runtime): Promise<void> {
     `  analytics: ${Number(totals?.markets ?? 0).toLocaleString('en-US')} markets, ` +
       `${Number(totals?.candles ?? 0).toLocaleString('en-US')} 1-minute token candles, rolling metrics, ` +
       `open interest in ${Math.round(performance.now() - t0)} ms (then every ANALYTICS_INTERVAL_S)`,
+  );
+}
+
+/** The catalog the start's full sweep (jobs/schedules.ts AT_START) read from the metadata replica. */
+async function reportCatalog(runtime: Runtime): Promise<void> {
+  const ch = runtime.deps.clickhouse;
+  const counts = async () =>
+    (
+      await ch.query<{ events: string; markets: string; series: string; tags: string }>(
+        'demo.catalog',
+        `SELECT (SELECT count() FROM alpha_events FINAL) AS events, (SELECT count() FROM alpha_markets FINAL) AS markets,
+                (SELECT count() FROM alpha_series FINAL) AS series, (SELECT count() FROM alpha_tags FINAL) AS tags`,
+      )
+    )[0];
+  const deadline = Date.now() + 30_000;
+  // The sweep writes tags, series, then events with their markets: wait until markets stop changing.
+  let c = await counts();
+  for (let before = ''; Date.now() < deadline; ) {
+    const now = JSON.stringify(c);
+    if (Number(c?.markets ?? 0) > 0 && now === before) break;
+    before = now;
+    await new Promise((r) => setTimeout(r, 500));
+    c = await counts();
+  }
+  line(
+    `  catalog: ${Number(c?.events ?? 0)} events, ${Number(c?.markets ?? 0)} markets, ${Number(c?.series ?? 0)} series, ` +
+      `${Number(c?.tags ?? 0)} tags synced from the metadata replica (then every ALPHA_CATALOG_INTERVAL_S)`,
   );
 }
 

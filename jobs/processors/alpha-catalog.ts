@@ -1,0 +1,77 @@
+/**
+ * `alpha.catalog-sync` (queue `venues`): venue alpha's catalog from its metadata API
+ * (ingest/venues/alpha/metadata/sync.ts). `open`: the open events with their markets every
+ * ALPHA_CATALOG_INTERVAL_S, then the markets of conditions prepared on chain that the catalog does not
+ * hold yet (by condition id), so a new market has its metadata within one interval; `full`: closed events,
+ * tags, related tags and series too, at start and every ALPHA_CATALOG_FULL_INTERVAL_S. A Redis lease keeps
+ * one sync at a time across processes: a run that finds it taken completes at once.
+ */
+
+import { acquireLease } from '../../ingest/chain/lease.ts';
+import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
+import {
+  type CatalogSyncSummary,
+  syncAlphaCatalog,
+  syncAlphaMarkets,
+} from '../../ingest/venues/alpha/metadata/sync.ts';
+import { defineJob } from '../define.ts';
+import type { Schedule } from '../schedules.ts';
+
+export const ALPHA_CATALOG_LEASE = 'alpha:catalog:lease';
+
+/** Most conditions fetched by id per run (the rest come in the next runs). */
+const MISSING_PER_RUN = 1_000;
+
+export interface AlphaCatalogPayload {
+  mode: 'full' | 'open';
+}
+
+export type AlphaCatalogResult =
+  | { ran: false }
+  | { ran: true; summary: CatalogSyncSummary; missingConditions: number };
+
+export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult>({
+  name: 'alpha.catalog-sync',
+  queue: 'venues',
+  attempts: 3,
+  async process({ deps, job, log }) {
+    const lease = await acquireLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000);
+    if (!lease.held) return { ran: false };
+    try {
+      const summary = await syncAlphaCatalog({ ...deps, log }, { mode: job.data.mode });
+      // Conditions prepared on chain without metadata yet: fetched by id.
+      const missing = await deps.clickhouse.query<{ condition_id: string }>(
+        'alpha.catalog.missing',
+        `SELECT DISTINCT condition_id FROM alpha_lifecycle
+         WHERE kind = 'condition_prepared' AND condition_id NOT IN (SELECT condition_id FROM alpha_markets)
+         LIMIT {limit:UInt32}`,
+        { limit: MISSING_PER_RUN },
+      );
+      if (missing.length > 0) {
+        await syncAlphaMarkets(
+          { ...deps, log },
+          missing.map((r) => r.condition_id),
+        );
+      }
+      log.info({ ...summary, missingConditions: missing.length }, 'Synced alpha catalog');
+      return { ran: true, summary, missingConditions: missing.length };
+    } finally {
+      await lease.release();
+    }
+  },
+});
+
+export const CATALOG_SCHEDULES: readonly Schedule[] = [
+  {
+    id: 'alpha:catalog-open',
+    job: alphaCatalogJob as never,
+    everyMs: (c) => alphaConfig.of(c).catalogIntervalS * 1000,
+    payload: { mode: 'open' },
+  },
+  {
+    id: 'alpha:catalog-full',
+    job: alphaCatalogJob as never,
+    everyMs: (c) => alphaConfig.of(c).catalogFullIntervalS * 1000,
+    payload: { mode: 'full' },
+  },
+];

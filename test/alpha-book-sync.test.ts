@@ -30,6 +30,7 @@ interface Exchange {
   endedAt: number;
   tokens: number;
   status: number | null;
+  retryAfterS: number | null;
 }
 
 function recordingFetch(log: Exchange[]): typeof fetch {
@@ -39,16 +40,27 @@ function recordingFetch(log: Exchange[]): typeof fetch {
       endedAt: Number.NaN,
       tokens: JSON.parse(String(init?.body ?? '[]')).length,
       status: null,
+      retryAfterS: null,
     };
     log.push(entry);
     try {
       const res = await fetch(input, init);
       entry.status = res.status;
+      const after = res.headers.get('retry-after');
+      entry.retryAfterS = after === null ? null : Number(after);
       return res;
     } finally {
       entry.endedAt = performance.now();
     }
   };
+}
+
+/** Requests that started while a 429's Retry-After was running (counted from the 429's arrival). */
+function requestsDuringRetryAfter(log: Exchange[]): Exchange[] {
+  const limits = log.filter((x) => x.status === 429);
+  return log.filter((x) =>
+    limits.some((l) => x.startedAt > l.endedAt && x.startedAt < l.endedAt + (l.retryAfterS ?? 0) * 1000),
+  );
 }
 
 let clock = Date.UTC(2026, 3, 2);
@@ -154,7 +166,7 @@ describe('alpha book sync', () => {
     // Enough ids for three calls: the open tokens, then unknown ones (the replica has no book for them).
     const ids = [...tokens, ...Array.from({ length: 250 - tokens.length }, (_, i) => `9${i}`)];
     const result = await syncAlphaBooks(deps, ids, options(log));
-    expect(log.map((x) => x.tokens)).toEqual([100, 100, 50]);
+    expect(log.map((x) => x.tokens).sort((a, b) => b - a)).toEqual([100, 100, 50]);
     expect(result.written).toBe(tokens.length);
     const client = createAlphaBookClient({
       url: w.replicas.urls.alpha_book,
@@ -173,9 +185,30 @@ describe('alpha book sync', () => {
     const result = await syncAlphaBooks(deps, tokens, o);
     expect(log.map((x) => x.status)).toEqual([429, 200]);
     expect(log[1]!.startedAt - log[0]!.endedAt).toBeGreaterThanOrEqual(1_000);
+    expect(requestsDuringRetryAfter(log)).toEqual([]);
     expect(result.written).toBe(20);
     expect((await quotesAt(o.now!())).size).toBe(20);
   });
+
+  for (const rate of ['rate429', 'rate5xx', 'rateHang'] as const) {
+    it(`ends with the rows of a fault-free sync under a 20 % ${rate}, no request during a Retry-After`, async () => {
+      const tokens = allTokens();
+      const clean = options([], { batchSize: 3 });
+      await syncAlphaBooks(deps, tokens, clean);
+      const log: Exchange[] = [];
+      w.replicas.faults.set('alpha_book', { [rate]: 0.2, retryAfterS: 1, path: '/books' });
+      const faulty = options(log, { batchSize: 3, attempts: 10, timeoutMs: 300 });
+      const kind = ({ rate429: 'rate_limit', rate5xx: 'server_error', rateHang: 'hang' } as const)[rate];
+      const before = w.replicas.faults.injected('alpha_book')[kind];
+      const result = await syncAlphaBooks(deps, tokens, faulty);
+      expect(w.replicas.faults.injected('alpha_book')[kind]).toBeGreaterThan(before);
+      expect(log.length).toBeGreaterThan(result.calls);
+      expect(requestsDuringRetryAfter(log)).toEqual([]);
+      const [want, got] = [await quotesAt(clean.now!()), await quotesAt(faulty.now!())];
+      expect(got.size).toBe(openTokens().length);
+      expect(got).toEqual(want);
+    });
+  }
 
   it('quarantines a malformed book by its token id and writes the rest of the batch', async () => {
     const log: Exchange[] = [];

@@ -5,7 +5,7 @@
  */
 import { PermanentError } from '../../../../core/errors.ts';
 import type { Logger } from '../../../../core/logger.ts';
-import { type HttpRetryOptions, requestJson } from './http.ts';
+import { createRequestGate, type HttpRetryOptions, requestJson } from './http.ts';
 import type { BookRequest } from './payloads.ts';
 
 /** Tokens per `POST /books` call, at most. */
@@ -24,6 +24,8 @@ export interface AlphaBookClientOptions extends HttpRetryOptions {
 
 export function createAlphaBookClient(options: AlphaBookClientOptions): AlphaBookClient {
   const base = options.url.replace(/\/+$/, '');
+  // One rate limit holds back every call of this client.
+  const http = { ...options, gate: options.gate ?? createRequestGate() };
   return {
     async books(tokenIds) {
       if (tokenIds.length > MAX_BOOKS_PER_CALL) {
@@ -33,7 +35,7 @@ export function createAlphaBookClient(options: AlphaBookClientOptions): AlphaBoo
       }
       if (tokenIds.length === 0) return [];
       const body: BookRequest[] = tokenIds.map((token_id) => ({ token_id }));
-      const answer = await requestJson({ method: 'POST', url: `${base}/books`, body }, options.log, options);
+      const answer = await requestJson({ method: 'POST', url: `${base}/books`, body }, options.log, http);
       if (!Array.isArray(answer)) {
         throw new PermanentError(`POST ${base}/books answered ${typeof answer}, not an array of books`);
       }

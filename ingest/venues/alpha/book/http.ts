@@ -1,7 +1,9 @@
 /**
  * JSON over HTTP with the upstream retry rules of the REST ingestion (issue 35), private to the book sync
  * until a shared client exists:
- * - 429: waits at least its Retry-After (seconds or an HTTP date; backoff when absent), then retries;
+ * - 429: waits at least its Retry-After (seconds or an HTTP date; backoff when absent), then retries; a
+ *   gate shared by the requests of one client holds all of them back until then (a rate limit is the
+ *   client's, not one request's);
  * - 5xx, timeouts and network errors: retried after an exponential backoff with jitter;
  * - when the attempts are spent: RetryableError (the job fails and BullMQ retries it later);
  * - a 2xx whose body is not JSON counts as a 5xx (a cut answer);
@@ -25,6 +27,25 @@ export interface HttpRetryOptions {
   fetch?: typeof fetch;
   /** A number in [0, 1) for the jitter (default Math.random). */
   random?: () => number;
+  /** Shared by the requests that one rate limit holds back (default: this request's own). */
+  gate?: RequestGate;
+}
+
+/** The time before which no request may start (performance.now() ms: monotonic, sub-ms): set by a 429. */
+export interface RequestGate {
+  notBefore: number;
+}
+
+export const createRequestGate = (): RequestGate => ({ notBefore: 0 });
+
+/**
+ * Waits until the gate is open (another 429 meanwhile may move it later). Checked again after each sleep:
+ * a timer may fire a fraction of a millisecond early.
+ */
+async function passGate(gate: RequestGate): Promise<void> {
+  for (let wait = gate.notBefore - performance.now(); wait > 0; wait = gate.notBefore - performance.now()) {
+    await sleep(wait);
+  }
 }
 
 /** An upstream answer a retry cannot fix, with its status. */
@@ -60,7 +81,7 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 }
 
 /** Half the exponential delay fixed, half drawn: never 0, never above the cap. */
-function backoffMs(attempt: number, o: Required<Omit<HttpRetryOptions, 'fetch'>>): number {
+function backoffMs(attempt: number, o: Required<Omit<HttpRetryOptions, 'fetch' | 'gate'>>): number {
   const d = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (attempt - 1));
   return d / 2 + o.random() * (d / 2);
 }
@@ -85,10 +106,12 @@ export async function requestJson(
     random: options.random ?? Math.random,
   };
   const doFetch = options.fetch ?? fetch;
+  const gate = options.gate ?? createRequestGate();
   const what = `${req.method} ${req.url}`;
   let last: { status: number | null; message: string; cause?: unknown } = { status: null, message: '' };
   for (let attempt = 1; attempt <= o.attempts; attempt++) {
     let wait: number;
+    await passGate(gate);
     try {
       const res = await doFetch(req.url, {
         method: req.method,
@@ -99,6 +122,9 @@ export async function requestJson(
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
         signal: AbortSignal.timeout(o.timeoutMs),
       });
+      // Before anything else is awaited: no call of this client may start once a 429 has come back.
+      const after = res.status === 429 ? retryAfterMs(res.headers.get('retry-after')) : null;
+      if (after !== null) gate.notBefore = Math.max(gate.notBefore, performance.now() + after);
       const text = await res.text();
       if (res.ok) {
         try {
@@ -113,7 +139,6 @@ export async function requestJson(
           };
         }
       } else if (res.status === 429) {
-        const after = retryAfterMs(res.headers.get('retry-after'));
         // At least the Retry-After, plus a little jitter so that callers waiting together do not return together.
         wait = after === null ? backoffMs(attempt, o) : after + o.random() * Math.min(1000, after / 10 + 50);
         last = { status: 429, message: `${what} answered 429` };

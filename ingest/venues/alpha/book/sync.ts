@@ -1,10 +1,11 @@
 /**
  * One book sync of venue alpha: the books of the given tokens through `POST /books` (≤ 100 tokens a call,
- * one call at a time), one `alpha_book_quotes` row per token per sync, stamped with when the answer
+ * a few calls at a time), one `alpha_book_quotes` row per token per sync, stamped with when the answer
  * arrived. A record that fails its schema goes to `quarantine` (source `alpha-book`, its token id) and the
  * batch goes on; a token the answer leaves out (no book: closed, unknown) gets no row. Rows are inserted
- * every ROWS_PER_INSERT and at the end; a call that still fails after its retries fails the sync (rows of
- * earlier calls stay: each is a complete observation of its token, and the table keeps no progress).
+ * every ROWS_PER_INSERT and at the end; a call that still fails after its retries fails the sync: rows
+ * of calls that had ended may have been written (each is a complete observation of its token, and the
+ * table keeps no progress), the rest are not.
  */
 import type { ClickHouse } from '../../../../core/clickhouse/index.ts';
 import type { RowOf } from '../../../../core/clickhouse/table.ts';
@@ -33,6 +34,8 @@ export interface AlphaBookSyncOptions extends HttpRetryOptions {
   url: string;
   /** Tokens per call, 1–100 (default 100). */
   batchSize?: number;
+  /** Calls under way at once (default 4). */
+  concurrency?: number;
   /** The clock stamping observations, Unix ms (default Date.now). */
   now?: () => number;
 }
@@ -93,6 +96,10 @@ export async function syncAlphaBooks(
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BOOKS_PER_CALL) {
     throw new RangeError(`batchSize must be an integer in 1..${MAX_BOOKS_PER_CALL}, got ${batchSize}`);
   }
+  const concurrency = options.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+  }
   const now = options.now ?? Date.now;
   const client = createAlphaBookClient({ ...options, log });
   const tokens = [...new Set(tokenIds)];
@@ -106,26 +113,27 @@ export async function syncAlphaBooks(
   let quotes: BookQuoteRow[] = [];
   let rejects: QuarantineRow[] = [];
 
+  // Takes the buffers before awaiting, so that calls still running fill new ones meanwhile.
   const flush = async () => {
-    if (rejects.length > 0) {
-      await ch.insert('alpha.book.quarantine', QUARANTINE.name, rejects);
-      result.quarantined += rejects.length;
-      rejects = [];
+    const [q, r] = [quotes, rejects];
+    quotes = [];
+    rejects = [];
+    if (r.length > 0) {
+      await ch.insert('alpha.book.quarantine', QUARANTINE.name, r);
+      result.quarantined += r.length;
     }
-    if (quotes.length > 0) {
-      const rows = quotes.map((r) => ({
-        ...r,
-        observed_at: timeText(r.observed_at),
-        book_time: timeText(r.book_time),
+    if (q.length > 0) {
+      const rows = q.map((x) => ({
+        ...x,
+        observed_at: timeText(x.observed_at),
+        book_time: timeText(x.book_time),
       }));
       await ch.insert('alpha.book.quotes', ALPHA_BOOK_QUOTES.name, rows);
-      result.written += quotes.length;
-      quotes = [];
+      result.written += q.length;
     }
   };
 
-  for (let i = 0; i < tokens.length; i += batchSize) {
-    const batch = tokens.slice(i, i + batchSize);
+  const syncBatch = async (callIndex: number, batch: string[]) => {
     const asked = new Set(batch);
     const records = await client.books(batch);
     const observedAt = now();
@@ -139,7 +147,7 @@ export async function syncAlphaBooks(
         rejects.push({
           source: QUARANTINE_SOURCE,
           kind: 'book',
-          record_id: token ?? `call ${result.calls} record ${index}`,
+          record_id: token ?? `call ${callIndex} record ${index}`,
           reason: checked.reason,
           payload: JSON.stringify(record),
         });
@@ -153,7 +161,25 @@ export async function syncAlphaBooks(
     });
     result.missing += batch.filter((t) => !seen.has(t)).length;
     if (quotes.length + rejects.length >= ROWS_PER_INSERT) await flush();
-  }
+  };
+
+  // `concurrency` workers take the batches in order; after a failure no worker starts another call, and
+  // the sync fails once the calls under way have ended.
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const worker = async () => {
+    while (failure === null && next * batchSize < tokens.length) {
+      const callIndex = next++;
+      const batch = tokens.slice(callIndex * batchSize, (callIndex + 1) * batchSize);
+      try {
+        await syncBatch(callIndex, batch);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  if (failure !== null) throw (failure as { error: unknown }).error;
   await flush();
   log.info({ ...result }, 'Synced alpha books');
   return result;

@@ -5,8 +5,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PermanentError, RetryableError } from '../core/errors.ts';
+import { HttpPermanentError, HttpRetryableError } from '../ingest/http/client.ts';
 import { createAlphaBookClient } from '../ingest/venues/alpha/book/client.ts';
-import { UpstreamRequestError, UpstreamUnavailableError } from '../ingest/venues/alpha/book/http.ts';
 import { type AlphaBookSyncOptions, syncAlphaBooks } from '../ingest/venues/alpha/book/sync.ts';
 import type { CatalogMarket } from '../sim/world/catalog.ts';
 import { startWorld, type World } from './sim-replicas-support.ts';
@@ -48,18 +48,23 @@ function recordingFetch(log: Exchange[]): typeof fetch {
       entry.status = res.status;
       const after = res.headers.get('retry-after');
       entry.retryAfterS = after === null ? null : Number(after);
-      return res;
+      // The answer as received whole (its end is when the client can know it), handed on unchanged.
+      const text = await res.text();
+      return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
     } finally {
       entry.endedAt = performance.now();
     }
   };
 }
 
-/** Requests that started while a 429's Retry-After was running (counted from the 429's arrival). */
+/**
+ * Requests that started while a 429's Retry-After was running, counted from the 429's arrival, less 1 ms:
+ * the client's clock (Date.now) counts whole milliseconds.
+ */
 function requestsDuringRetryAfter(log: Exchange[]): Exchange[] {
   const limits = log.filter((x) => x.status === 429);
   return log.filter((x) =>
-    limits.some((l) => x.startedAt > l.endedAt && x.startedAt < l.endedAt + (l.retryAfterS ?? 0) * 1000),
+    limits.some((l) => x.startedAt > l.endedAt && x.startedAt < l.endedAt + (l.retryAfterS ?? 0) * 1000 - 1),
   );
 }
 
@@ -75,7 +80,7 @@ function options(log: Exchange[], extra: Partial<AlphaBookSyncOptions> = {}): Al
     baseDelayMs: 10,
     maxDelayMs: 50,
     timeoutMs: 2_000,
-    now: () => at,
+    clock: () => at,
     ...extra,
   };
 }
@@ -136,7 +141,7 @@ describe('alpha book sync', () => {
     expect(log.map((x) => x.tokens).every((n) => n >= 1 && n <= 7)).toBe(true);
     expect(log.reduce((s, x) => s + x.tokens, 0)).toBe(tokens.length);
 
-    const rows = await quotesAt(o.now!());
+    const rows = await quotesAt(o.clock!());
     expect(rows.size).toBe(open.length);
     for (const m of alphaMarkets().filter(isOpen)) {
       m.tokenIds.forEach((token, outcome) => {
@@ -184,10 +189,10 @@ describe('alpha book sync', () => {
     const tokens = openTokens().slice(0, 20);
     const result = await syncAlphaBooks(deps, tokens, o);
     expect(log.map((x) => x.status)).toEqual([429, 200]);
-    expect(log[1]!.startedAt - log[0]!.endedAt).toBeGreaterThanOrEqual(1_000);
+    expect(log[1]!.startedAt - log[0]!.endedAt).toBeGreaterThanOrEqual(999);
     expect(requestsDuringRetryAfter(log)).toEqual([]);
     expect(result.written).toBe(20);
-    expect((await quotesAt(o.now!())).size).toBe(20);
+    expect((await quotesAt(o.clock!())).size).toBe(20);
   });
 
   for (const rate of ['rate429', 'rate5xx', 'rateHang'] as const) {
@@ -197,14 +202,14 @@ describe('alpha book sync', () => {
       await syncAlphaBooks(deps, tokens, clean);
       const log: Exchange[] = [];
       w.replicas.faults.set('alpha_book', { [rate]: 0.2, retryAfterS: 1, path: '/books' });
-      const faulty = options(log, { batchSize: 3, attempts: 10, timeoutMs: 300 });
+      const faulty = options(log, { batchSize: 3, maxAttempts: 10, timeoutMs: 300 });
       const kind = ({ rate429: 'rate_limit', rate5xx: 'server_error', rateHang: 'hang' } as const)[rate];
       const before = w.replicas.faults.injected('alpha_book')[kind];
       const result = await syncAlphaBooks(deps, tokens, faulty);
       expect(w.replicas.faults.injected('alpha_book')[kind]).toBeGreaterThan(before);
       expect(log.length).toBeGreaterThan(result.calls);
       expect(requestsDuringRetryAfter(log)).toEqual([]);
-      const [want, got] = [await quotesAt(clean.now!()), await quotesAt(faulty.now!())];
+      const [want, got] = [await quotesAt(clean.clock!()), await quotesAt(faulty.clock!())];
       expect(got.size).toBe(openTokens().length);
       expect(got).toEqual(want);
     });
@@ -217,7 +222,7 @@ describe('alpha book sync', () => {
     const tokens = openTokens().slice(0, 30);
     const result = await syncAlphaBooks(deps, tokens, o);
     expect(result).toMatchObject({ written: 29, quarantined: 1, missing: 0 });
-    const rows = await quotesAt(o.now!());
+    const rows = await quotesAt(o.clock!());
     expect(rows.size).toBe(29);
     // The replica corrupts the first record of the answer: the first token asked.
     expect(rows.has(tokens[0]!)).toBe(false);
@@ -247,7 +252,7 @@ describe('alpha book sync', () => {
 
   it('fails the sync with a retryable error once the attempts are spent, writing nothing of the failed call', async () => {
     const log: Exchange[] = [];
-    const o = options(log, { attempts: 3 });
+    const o = options(log, { maxAttempts: 3 });
     w.replicas.faults.enqueue(
       'alpha_book',
       { kind: 'server_error' },
@@ -255,17 +260,17 @@ describe('alpha book sync', () => {
       { kind: 'server_error' },
     );
     const err = await syncAlphaBooks(deps, openTokens().slice(0, 5), o).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UpstreamUnavailableError);
+    expect(err).toBeInstanceOf(HttpRetryableError);
     expect(err).toBeInstanceOf(RetryableError);
     expect(log.map((x) => x.status)).toEqual([503, 503, 503]);
-    expect((await quotesAt(o.now!())).size).toBe(0);
+    expect((await quotesAt(o.clock!())).size).toBe(0);
   });
 
   it('treats another 4xx as permanent: one request, no retry', async () => {
     const log: Exchange[] = [];
     w.replicas.faults.enqueue('alpha_book', { kind: 'server_error', status: 400 });
     const err = await syncAlphaBooks(deps, openTokens().slice(0, 5), options(log)).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UpstreamRequestError);
+    expect(err).toBeInstanceOf(HttpPermanentError);
     expect(err).toBeInstanceOf(PermanentError);
     expect(log).toHaveLength(1);
   });

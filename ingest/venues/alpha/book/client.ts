@@ -1,11 +1,13 @@
 /**
  * Venue alpha's book API client: `POST /books` for up to 100 tokens a call (the upstream takes 500; 100
- * keeps each answer small and a failed call cheap to repeat). Answers are returned as the raw records:
- * the sync checks each one (payloads.ts) so that one malformed record does not cost the others.
+ * keeps each answer small and a failed call cheap to repeat), through the shared JSON client
+ * (ingest/http/client.ts: timeouts, retries, Retry-After, one rate-limit gate for every call of this
+ * client). Answers are returned as the raw records: the sync checks each one (payloads.ts) so that one
+ * malformed record does not cost the others.
  */
 import { PermanentError } from '../../../../core/errors.ts';
 import type { Logger } from '../../../../core/logger.ts';
-import { createRequestGate, type HttpRetryOptions, requestJson } from './http.ts';
+import { createHttpClient, type HttpClientOptions } from '../../../http/client.ts';
 import type { BookRequest } from './payloads.ts';
 
 /** Tokens per `POST /books` call, at most. */
@@ -16,16 +18,23 @@ export interface AlphaBookClient {
   books(tokenIds: readonly string[]): Promise<unknown[]>;
 }
 
-export interface AlphaBookClientOptions extends HttpRetryOptions {
-  /** The book API's base URL (ALPHA_BOOK_URL), without a trailing slash. */
+/** The shared client's retry settings (attempts, backoff, Retry-After bounds, injectables). */
+export type AlphaBookHttpOptions = Partial<Omit<HttpClientOptions, 'baseUrl' | 'headers' | 'onRetry'>>;
+
+export interface AlphaBookClientOptions extends AlphaBookHttpOptions {
+  /** The book API's base URL (ALPHA_BOOK_URL). */
   url: string;
   log: Logger;
 }
 
 export function createAlphaBookClient(options: AlphaBookClientOptions): AlphaBookClient {
-  const base = options.url.replace(/\/+$/, '');
-  // One rate limit holds back every call of this client.
-  const http = { ...options, gate: options.gate ?? createRequestGate() };
+  const { url, log, ...http } = options;
+  const client = createHttpClient({
+    timeoutMs: 10_000,
+    ...http,
+    baseUrl: url,
+    onRetry: (info) => log.debug({ ...info }, 'Retrying book request'),
+  });
   return {
     async books(tokenIds) {
       if (tokenIds.length > MAX_BOOKS_PER_CALL) {
@@ -35,9 +44,9 @@ export function createAlphaBookClient(options: AlphaBookClientOptions): AlphaBoo
       }
       if (tokenIds.length === 0) return [];
       const body: BookRequest[] = tokenIds.map((token_id) => ({ token_id }));
-      const answer = await requestJson({ method: 'POST', url: `${base}/books`, body }, options.log, http);
+      const answer = await client.postJson('/books', body);
       if (!Array.isArray(answer)) {
-        throw new PermanentError(`POST ${base}/books answered ${typeof answer}, not an array of books`);
+        throw new PermanentError(`POST ${url}/books answered ${typeof answer}, not an array of books`);
       }
       return answer;
     },

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { retryAfterMs } from './http.ts';
 import { checkBook, recordTokenId } from './payloads.ts';
 
 const book = {
@@ -43,16 +42,5 @@ describe('book payloads', () => {
     expect(recordTokenId({ asset_id: '7' })).toBe('7');
     expect(recordTokenId({ asset_id: 7 })).toBeNull();
     expect(recordTokenId(null)).toBeNull();
-  });
-});
-
-describe('Retry-After', () => {
-  it('reads delta-seconds and HTTP dates, and nothing else', () => {
-    const now = Date.UTC(2026, 0, 1, 0, 0, 0);
-    expect(retryAfterMs('3', now)).toBe(3000);
-    expect(retryAfterMs('Thu, 01 Jan 2026 00:00:10 GMT', now)).toBe(10_000);
-    expect(retryAfterMs('Wed, 31 Dec 2025 23:59:00 GMT', now)).toBe(0);
-    expect(retryAfterMs('soon', now)).toBeNull();
-    expect(retryAfterMs(null, now)).toBeNull();
   });
 });

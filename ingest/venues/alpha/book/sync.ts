@@ -12,8 +12,7 @@ import type { RowOf } from '../../../../core/clickhouse/table.ts';
 import type { Logger } from '../../../../core/logger.ts';
 import { ALPHA_BOOK_QUOTES } from '../../../../schemas/tables/alpha-book.ts';
 import { QUARANTINE } from '../../../../schemas/tables/alpha-chain.ts';
-import { createAlphaBookClient, MAX_BOOKS_PER_CALL } from './client.ts';
-import type { HttpRetryOptions } from './http.ts';
+import { type AlphaBookHttpOptions, createAlphaBookClient, MAX_BOOKS_PER_CALL } from './client.ts';
 import { checkBook, type OrderBookSummary, recordTokenId } from './payloads.ts';
 
 /** Rows buffered before an insert. */
@@ -29,7 +28,7 @@ export interface AlphaBookSyncDeps {
   log: Logger;
 }
 
-export interface AlphaBookSyncOptions extends HttpRetryOptions {
+export interface AlphaBookSyncOptions extends AlphaBookHttpOptions {
   /** The book API's base URL (ALPHA_BOOK_URL). */
   url: string;
   /** Tokens per call, 1–100 (default 100). */
@@ -37,7 +36,7 @@ export interface AlphaBookSyncOptions extends HttpRetryOptions {
   /** Calls under way at once (default 4). */
   concurrency?: number;
   /** The clock stamping observations, Unix ms (default Date.now). */
-  now?: () => number;
+  clock?: () => number;
 }
 
 export interface AlphaBookSyncResult {
@@ -100,8 +99,9 @@ export async function syncAlphaBooks(
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   }
-  const now = options.now ?? Date.now;
-  const client = createAlphaBookClient({ ...options, log });
+  const clock = options.clock ?? Date.now;
+  const { url, batchSize: _b, concurrency: _c, clock: _k, ...http } = options;
+  const client = createAlphaBookClient({ ...http, url, log });
   const tokens = [...new Set(tokenIds)];
   const result: AlphaBookSyncResult = {
     tokens: tokens.length,
@@ -136,7 +136,7 @@ export async function syncAlphaBooks(
   const syncBatch = async (callIndex: number, batch: string[]) => {
     const asked = new Set(batch);
     const records = await client.books(batch);
-    const observedAt = now();
+    const observedAt = clock();
     result.calls++;
     const seen = new Set<string>();
     records.forEach((record, index) => {

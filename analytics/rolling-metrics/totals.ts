@@ -63,6 +63,32 @@ export async function recomputeTotals(
   const oi = (keys: string) => `(SELECT condition_id, sum(delta) AS oi FROM alpha_oi_deltas_1h FINAL
     WHERE condition_id IN ${keys} GROUP BY condition_id)`;
 
+  // Every key of an incremental step has rows (its fills or supply events made them); otherwise the
+  // conditions with candles or open interest.
+  const keyed =
+    o.keys && additive
+      ? `(SELECT arrayJoin(${conditions}) AS condition_id)`
+      : `(SELECT condition_id FROM alpha_condition_candles_1d FINAL WHERE condition_id IN ${conditions}
+          UNION DISTINCT
+          SELECT condition_id FROM alpha_oi_deltas_1h FINAL WHERE condition_id IN ${conditions})`;
+
+  // Conditions first: a token row carries its condition's open interest, read from the row just written.
+  await replaceScope(ch, version, {
+    additive,
+    label: 'analytics.totals.condition',
+    table: 'alpha_market_totals',
+    key: ['level', 'id'],
+    columns: COLUMNS,
+    select: `SELECT 'condition', k.condition_id, c.volume, c.buy_volume, c.sell_volume, c.trades, c.buys,
+        c.sells, if(c.trades = 0, NULL, c.first_time), if(c.trades = 0, NULL, c.last_time), o.oi
+      FROM ${keyed} AS k
+      LEFT JOIN (SELECT condition_id, ${SUMS} FROM alpha_condition_candles_1d FINAL
+                 WHERE condition_id IN ${conditions} GROUP BY condition_id) AS c ON c.condition_id = k.condition_id
+      LEFT JOIN ${oi(conditions)} AS o ON o.condition_id = k.condition_id`,
+    covers: `level = 'condition' AND id IN ${conditions}`,
+    params,
+  });
+
   await replaceScope(ch, version, {
     additive,
     label: 'analytics.totals.token',
@@ -74,27 +100,10 @@ export async function recomputeTotals(
       FROM (SELECT token_id, ${SUMS} FROM alpha_token_candles_1d FINAL WHERE token_id IN ${tokens}
             GROUP BY token_id) AS t
       LEFT JOIN ${tokenMap} AS m ON m.token_id = t.token_id
-      LEFT JOIN ${oi(tokenConditions)} AS o
+      LEFT JOIN (SELECT id AS condition_id, open_interest AS oi FROM alpha_market_totals FINAL
+                 WHERE level = 'condition' AND id IN ${tokenConditions}) AS o
         ON o.condition_id = m.condition_id`,
     covers: `level = 'token' AND id IN ${tokens}`,
-    params,
-  });
-
-  await replaceScope(ch, version, {
-    additive,
-    label: 'analytics.totals.condition',
-    table: 'alpha_market_totals',
-    key: ['level', 'id'],
-    columns: COLUMNS,
-    select: `SELECT 'condition', k.condition_id, c.volume, c.buy_volume, c.sell_volume, c.trades, c.buys,
-        c.sells, if(c.trades = 0, NULL, c.first_time), if(c.trades = 0, NULL, c.last_time), o.oi
-      FROM (SELECT condition_id FROM alpha_condition_candles_1d FINAL WHERE condition_id IN ${conditions}
-            UNION DISTINCT
-            SELECT condition_id FROM alpha_oi_deltas_1h FINAL WHERE condition_id IN ${conditions}) AS k
-      LEFT JOIN (SELECT condition_id, ${SUMS} FROM alpha_condition_candles_1d FINAL
-                 WHERE condition_id IN ${conditions} GROUP BY condition_id) AS c ON c.condition_id = k.condition_id
-      LEFT JOIN ${oi(conditions)} AS o ON o.condition_id = k.condition_id`,
-    covers: `level = 'condition' AND id IN ${conditions}`,
     params,
   });
 }

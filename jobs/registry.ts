@@ -4,6 +4,7 @@
  */
 import type { JobDefinition } from './define.ts';
 import { alphaBackfillJob } from './processors/alpha-backfill.ts';
+import { alphaBookJob } from './processors/alpha-book.ts';
 import { alphaCatalogJob } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { alphaMarketDataJob, alphaRollingJob } from './processors/analytics-alpha.ts';
@@ -14,6 +15,7 @@ export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
   alphaBackfillJob as JobDefinition<never, unknown>,
   alphaFollowJob as JobDefinition<never, unknown>,
   alphaCatalogJob as JobDefinition<never, unknown>,
+  alphaBookJob as JobDefinition<never, unknown>,
   alphaMarketDataJob as JobDefinition<never, unknown>,
   alphaRollingJob as JobDefinition<never, unknown>,
 ];

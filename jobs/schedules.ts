@@ -4,6 +4,7 @@
  */
 import type { Config } from '../core/config.ts';
 import type { JobDefinition } from './define.ts';
+import { BOOK_SCHEDULES } from './processors/alpha-book.ts';
 import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { ANALYTICS_SCHEDULES } from './processors/analytics-alpha.ts';
@@ -33,6 +34,7 @@ export const SCHEDULES: readonly Schedule[] = [
     payload: { maxRunMs: 300_000 },
   },
   ...CATALOG_SCHEDULES,
+  ...BOOK_SCHEDULES,
   ...ANALYTICS_SCHEDULES,
 ];
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobDefinition } from '../jobs/define.ts';
+import { alphaBookJob, BOOK_SCHEDULES } from '../jobs/processors/alpha-book.ts';
 import { alphaCatalogJob, CATALOG_SCHEDULES } from '../jobs/processors/alpha-catalog.ts';
 import { createBullConnection, createQueues, type Queues } from '../jobs/queues.ts';
 import { AT_START } from '../jobs/schedules.ts';
@@ -31,7 +32,10 @@ const count = async (table: string) =>
 beforeAll(async () => {
   sim = await startSim({ seed: 'alpha-catalog-jobs', size: 'small', replicas: true });
   deps = await createTestDeps('alpha_catalog_jobs', {
-    env: { ALPHA_METADATA_URL: sim.replicaUrls!.alpha_metadata },
+    env: {
+      ALPHA_METADATA_URL: sim.replicaUrls!.alpha_metadata,
+      ALPHA_BOOK_URL: sim.replicaUrls!.alpha_book,
+    },
   });
   queues = createQueues({ connection: createBullConnection(deps.config.redisUrl), prefix });
 }, 120_000);
@@ -115,6 +119,31 @@ describe('alpha catalog command and job', () => {
       { c: market!.condition_id },
     );
     expect(back?.n).toBe('1');
+  });
+
+  it('the book sync reads the book of every open market token into alpha_book_quotes', async () => {
+    const [open] = await deps.clickhouse.query<{ n: string }>(
+      'test.open_tokens',
+      'SELECT count(DISTINCT arrayJoin(clob_token_ids)) AS n FROM alpha_markets FINAL WHERE NOT closed',
+    );
+    expect(Number(open?.n)).toBeGreaterThan(0);
+    const workers = createWorkers({ deps, prefix, jobs: [alphaBookJob as JobDefinition<never, unknown>] });
+    try {
+      await queues.enqueue(alphaBookJob, {});
+      const deadline = Date.now() + 60_000;
+      let done: { returnvalue: unknown } | undefined;
+      while (!done && Date.now() < deadline) {
+        done = (await queues.get('venues').getJobs(['completed'])).find((j) => j.name === alphaBookJob.name);
+        if (!done) await sleep(100);
+      }
+      const result = done?.returnvalue as { ran: boolean; tokens: number; written: number; missing: number };
+      expect(result).toMatchObject({ ran: true, tokens: Number(open?.n), quarantined: 0 });
+      expect(result.written + result.missing).toBe(Number(open?.n));
+      expect(await count('alpha_book_quotes')).toBe(result.written);
+    } finally {
+      await workers.close();
+    }
+    expect(BOOK_SCHEDULES.map((s) => [s.id, s.everyMs(deps.config)])).toEqual([['alpha:book-sync', 60_000]]);
   });
 
   it('schedules the open and full syncs at their intervals and enqueues a full sweep at start', () => {

@@ -50,6 +50,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
 
   env.ALPHA_RPC_URLS = sim.rpcUrl;
   if (sim.replicaUrls) env.ALPHA_METADATA_URL = sim.replicaUrls.alpha_metadata;
+  if (sim.replicaUrls) env.ALPHA_BOOK_URL = sim.replicaUrls.alpha_book;
   // The sim derives token ids with the simplified formula (docs/decisions.md); the backfill below covers
   // the history, and the live follower takes over at the first live block.
   env.ALPHA_POSITION_IDS ??= 'simplified';

@@ -112,6 +112,20 @@ export const alphaConfig = defineConfigSection('alpha', {
     form: 'an integer 60..604800 (seconds)',
     parse: integer(60, 604_800),
   },
+  /** Base URL of alpha's book API (`POST /books`). */
+  bookUrl: {
+    env: 'ALPHA_BOOK_URL',
+    default: 'https://clob.polymarket.com',
+    form: 'an http(s) URL',
+    parse: url('http:', 'https:'),
+  },
+  /** How often the books of open markets' tokens are read. */
+  bookIntervalS: {
+    env: 'ALPHA_BOOK_INTERVAL_S',
+    default: '60',
+    form: 'an integer 5..86400 (seconds)',
+    parse: integer(5, 86_400),
+  },
 });
 
 export type AlphaConfig = ReturnType<typeof alphaConfig.of>;

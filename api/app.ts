@@ -13,7 +13,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
 import type { Deps } from '../core/deps.ts';
 import type { RouteSources } from './cache/sources.ts';
-import { type MarketSlugResolver, noMarketMetadata } from './markets.ts';
+import type { MarketSlugResolver } from './markets.ts';
 import { createCursorCodec } from './pagination.ts';
 import { accessPlugin } from './plugins/access.ts';
 import { cachePlugin } from './plugins/cache.ts';
@@ -21,6 +21,7 @@ import { docsPlugin } from './plugins/docs.ts';
 import { errorsPlugin } from './plugins/errors.ts';
 import { gonePathsPlugin } from './plugins/gone.ts';
 import { unencapsulated } from './plugins/unencapsulated.ts';
+import { createAlphaMarketSlugs } from './queries/alpha/market-slugs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { DATA_ROUTES, type RouteContext, type RoutePlugin } from './routes/index.ts';
 import { retiredRoutes } from './routes/retired.ts';
@@ -29,7 +30,7 @@ import { resolveApiSecret } from './secret.ts';
 export interface AppOptions {
   /** Signs pagination cursors; default: PMDATA_SECRET, or the embedded mode's kept secret. */
   secret?: string;
-  /** Market slug lookups for slug filters; default: no venue metadata yet, so no slug is known. */
+  /** Market slug lookups for slug filters and fields; default: alpha's catalog (`alpha_markets`). */
   marketSlugs?: MarketSlugResolver;
   /** Route modules served in addition to DATA_ROUTES (tests, embedders). */
   extraRoutes?: RoutePlugin[];
@@ -49,6 +50,13 @@ const EXPOSED_HEADERS = [
   'X-Request-Id',
 ];
 
+/** The catalog-backed resolver, its background reloads stopped with the app. */
+function defaultSlugs(app: FastifyInstance, deps: Deps): MarketSlugResolver {
+  const slugs = createAlphaMarketSlugs(deps);
+  app.addHook('onClose', async () => slugs.close());
+  return slugs;
+}
+
 export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unencapsulated(
   async (app: FastifyInstance, opts: { deps: Deps } & AppOptions) => {
     const { deps } = opts;
@@ -57,7 +65,7 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
     const ctx: RouteContext = {
       deps,
       cursors: createCursorCodec(opts.secret ?? resolveApiSecret(config)),
-      markets: opts.marketSlugs ?? noMarketMetadata,
+      markets: opts.marketSlugs ?? defaultSlugs(app, deps),
     };
 
     await app.register(errorsPlugin);

@@ -1,8 +1,8 @@
 /**
- * Market slugs → condition ids, for the `market_slug` filters of chain-data routes. Slugs come from the
- * venue's metadata, which the chain tables do not carry; until a resolver backed by venue metadata is
- * passed to buildApp (`marketSlugs`), no slug is known and slug filters answer an empty page, not an
- * error (issue 5).
+ * Market slugs → condition ids, for the `market_slug` filters and fields of chain-data routes. Slugs come
+ * from the venue's metadata, which the chain tables do not carry: the app's default resolver reads alpha's
+ * catalog (`alpha_markets`, api/queries/alpha/market-slugs.ts); a slug it does not know answers an empty
+ * page, not an error.
  *
  * A resolver answers from in-process maps kept fresh in the background (as api/queries/alpha/tokens.ts
  * does for tokens), never with a query per request: list endpoints call `conditionIds` once per request
@@ -15,7 +15,7 @@ export interface MarketSlugResolver {
   slugs(conditionIds: readonly string[]): Promise<Map<string, string>>;
 }
 
-/** The resolver in force while no venue metadata is ingested: knows no slug. */
+/** A resolver that knows no slug (tests of code that takes a resolver). */
 export const noMarketMetadata: MarketSlugResolver = {
   conditionIds: async () => [],
   slugs: async () => new Map(),

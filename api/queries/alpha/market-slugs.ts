@@ -1,0 +1,86 @@
+/**
+ * Market slugs of venue alpha from its catalog (`alpha_markets`, docs/catalog.md): the resolver the
+ * trades and activity routes use for their `market_slug` fields and filters (api/markets.ts). Two
+ * in-process maps (slug → condition ids, condition id → slug) are loaded on first use and reloaded in the
+ * background every `refreshMs` (default 60 s), never on a request's path once loaded: a market synced
+ * from the metadata API has its slug within that time.
+ */
+import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import type { Logger } from '../../../core/logger.ts';
+import type { MarketSlugResolver } from '../../markets.ts';
+
+export interface AlphaMarketSlugs extends MarketSlugResolver {
+  /** Reloads the maps now; resolves to the number of markets with a slug. */
+  refresh(): Promise<number>;
+  /** Stops the background reloads. */
+  close(): void;
+}
+
+export function createAlphaMarketSlugs(
+  deps: { clickhouse: ClickHouse; log: Logger },
+  o: { refreshMs?: number } = {},
+): AlphaMarketSlugs {
+  const refreshMs = o.refreshMs ?? 60_000;
+  let bySlug = new Map<string, string[]>();
+  let byCondition = new Map<string, string>();
+  let loading: Promise<number> | null = null;
+  let loaded: Promise<number> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+
+  function refresh(): Promise<number> {
+    loading ??= (async () => {
+      try {
+        const rows = await deps.clickhouse.read<[string, string]>(
+          'api.alpha.market_slugs',
+          `SELECT condition_id, slug FROM alpha_markets FINAL WHERE condition_id != '' AND slug != ''`,
+        );
+        const slugs = new Map<string, string[]>();
+        const conditions = new Map<string, string>();
+        for (const [condition, slug] of rows) {
+          conditions.set(condition, slug);
+          const list = slugs.get(slug);
+          if (list) list.push(condition);
+          else slugs.set(slug, [condition]);
+        }
+        bySlug = slugs;
+        byCondition = conditions;
+        return rows.length;
+      } finally {
+        loading = null;
+      }
+    })();
+    return loading;
+  }
+
+  /** The first load (awaited by the first caller), then background reloads; a failed reload is logged. */
+  function ready(): Promise<number> {
+    if (!loaded) {
+      loaded = refresh();
+      timer = setInterval(() => {
+        refresh().catch((err) => deps.log.warn({ err }, 'Could not reload alpha market slugs'));
+      }, refreshMs);
+      timer.unref();
+    }
+    return loaded;
+  }
+
+  return {
+    async conditionIds(slug) {
+      await ready();
+      return bySlug.get(slug) ?? [];
+    },
+    async slugs(conditionIds) {
+      await ready();
+      const out = new Map<string, string>();
+      for (const c of conditionIds) {
+        const slug = byCondition.get(c);
+        if (slug !== undefined) out.set(c, slug);
+      }
+      return out;
+    },
+    refresh,
+    close() {
+      if (timer) clearInterval(timer);
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
 import { loadConfig } from './config.ts';
 import { DependencyError } from './errors.ts';
@@ -50,4 +51,30 @@ describe('embedded redis', () => {
     expect(err).toBeInstanceOf(DependencyError);
     expect(err.message).toMatch(/REDIS_URL/);
   }, 20_000);
+
+  it('stops a redis-server an earlier run left in a data dir since deleted, and starts its own', async () => {
+    const port = await freePort();
+    const dataDir = path.join(inject('tmpRoot'), `orphan-${process.pid}`);
+    const config = loadConfig({ REDIS_URL: `redis://127.0.0.1:${port}`, PMDATA_DATA_DIR: dataDir });
+    const first = await ensureRedis({ config, log });
+    const client = new Redis(first.url);
+    await client.set('left-behind', '1');
+    client.disconnect();
+    // Still alive in the same dir: used as it is.
+    expect((await ensureRedis({ config, log })).server).toBeUndefined();
+    // The earlier run was killed without stopping it, and its data dir deleted (a fresh demo world).
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    const second = await ensureRedis({ config, log });
+    try {
+      expect(second.server?.pid).toBeGreaterThan(0);
+      expect(second.server?.pid).not.toBe(first.server?.pid);
+      expect(processAlive(first.server!.pid!)).toBe(false);
+      const fresh = new Redis(second.url);
+      expect(await fresh.get('left-behind')).toBeNull();
+      fresh.disconnect();
+    } finally {
+      await second.server?.stop();
+      await first.server?.stop();
+    }
+  });
 });

@@ -9,6 +9,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { DependencyError } from './errors.ts';
 import type { Logger } from './logger.ts';
@@ -135,6 +136,47 @@ export async function startRedisServer(opts: {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 /**
+ * Whether the Redis at `url` is a local redis-server whose working directory was `dir` and no longer
+ * exists: its process's cwd reads `<dir> (deleted)` (Linux), or `CONFIG GET dir` names `dir` and the
+ * directory is gone.
+ */
+async function orphanedIn(url: string, dir: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 });
+  const want = path.resolve(dir);
+  try {
+    await client.connect();
+    const pid = /process_id:(\d+)/.exec(await client.info('server'))?.[1];
+    if (pid) {
+      try {
+        if (fs.readlinkSync(`/proc/${pid}/cwd`) === `${want} (deleted)`) return true;
+      } catch {}
+    }
+    const [, workDir] = (await client.config('GET', 'dir').catch(() => ['', ''])) as [string, string];
+    return workDir !== '' && path.resolve(workDir) === want && !fs.existsSync(want);
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** `SHUTDOWN NOSAVE` and waits until nothing answers at `url` (at most 10 s). */
+async function shutdown(url: string): Promise<void> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await client.connect();
+    await client.shutdown('NOSAVE').catch(() => {});
+  } finally {
+    client.disconnect();
+  }
+  const deadline = Date.now() + 10_000;
+  while (await redisAnswers(url, 300)) {
+    if (Date.now() > deadline) throw new DependencyError(`The redis-server at ${url} did not stop`);
+    await sleep(50);
+  }
+}
+
+/**
  * Makes sure a Redis answers at REDIS_URL: uses it when it answers; otherwise, in embedded mode on a
  * loopback URL, starts one. Returns the handle of the child it started, if any.
  */
@@ -143,8 +185,21 @@ export async function ensureRedis(deps: {
   log: Logger;
 }): Promise<{ url: string; server?: RedisServerHandle }> {
   const { config, log } = deps;
-  if (await redisAnswers(config.redisUrl)) return { url: config.redisUrl };
   const u = new URL(config.redisUrl);
+  const ownDir = path.join(config.dataDir, 'redis');
+  if (await redisAnswers(config.redisUrl)) {
+    // A redis-server an earlier run started in this data dir, left behind when that run was killed, keeps
+    // answering after the dir was deleted (the demo starts each world afresh): it holds the old run's
+    // queues and keys. Stop it and start our own; any other Redis is used as it is.
+    if (!(config.redisEmbedded && LOOPBACK.has(u.hostname) && (await orphanedIn(config.redisUrl, ownDir)))) {
+      return { url: config.redisUrl };
+    }
+    log.warn(
+      { url: config.redisUrl, dir: ownDir },
+      'Stopping a redis-server left behind in a deleted data dir',
+    );
+    await shutdown(config.redisUrl);
+  }
   if (!config.redisEmbedded || !LOOPBACK.has(u.hostname)) {
     throw new DependencyError(
       `Nothing answers at REDIS_URL=${config.redisUrl}. Start Redis there, or use a loopback URL with ` +
@@ -152,6 +207,6 @@ export async function ensureRedis(deps: {
     );
   }
   const port = Number(u.port || 6379);
-  const server = await startRedisServer({ port, dir: path.join(config.dataDir, 'redis'), log });
+  const server = await startRedisServer({ port, dir: ownDir, log });
   return { url: config.redisUrl, server };
 }

@@ -46,3 +46,22 @@ export async function acquireLease(
     },
   };
 }
+
+/**
+ * Runs `fn` holding `key` for `ttlMs` (renewed), releasing it after; resolves to null without running
+ * `fn` when another holder has it.
+ */
+export async function withLease<T>(
+  redis: Redis,
+  key: string,
+  ttlMs: number,
+  fn: () => Promise<T>,
+): Promise<T | null> {
+  const lease = await acquireLease(redis, key, ttlMs);
+  if (!lease.held) return null;
+  try {
+    return await fn();
+  } finally {
+    await lease.release();
+  }
+}

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
 import { backfillJobId, planBackfillRanges } from '../../ingest/chain/backfill.ts';
-import { acquireLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../ingest/chain/lease.ts';
 import type { AlphaChainIngestor } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { syncAlphaCatalog } from '../../ingest/venues/alpha/metadata/sync.ts';
@@ -33,31 +33,28 @@ export const BACKFILL_USAGE =
 
 /** `backfill alpha --catalog`: a full catalog sweep now, a line per step and a summary. */
 async function runCatalogSweep(deps: Deps, io: CliIo): Promise<number> {
-  const lease = await acquireLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000);
-  if (!lease.held) {
-    io.out('Another alpha catalog sync is running (lease held); try again when it finished');
-    return 1;
-  }
-  try {
-    const counts = (c: { read: number; written: number }) => `${fmt(c.read)} read, ${fmt(c.written)} written`;
-    const summary = await syncAlphaCatalog(deps, {
+  const counts = (c: { read: number; written: number }) => `${fmt(c.read)} read, ${fmt(c.written)} written`;
+  const summary = await withLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000, () =>
+    syncAlphaCatalog(deps, {
       mode: 'full',
       onProgress: (step, s) =>
         io.progress(
           `alpha catalog: ${step} (${fmt(s.requests)} requests, ${fmt(s.quarantined)} quarantined)`,
           io.isTTY,
         ),
-    });
-    io.out(
-      `alpha catalog done in ${(summary.ms / 1000).toFixed(1)} s: events ${counts(summary.events)}; ` +
-        `markets ${counts(summary.markets)}; series ${counts(summary.series)}; tags ${counts(summary.tags)}; ` +
-        `tag relations ${counts(summary.tagRelations)}; ${fmt(summary.quarantined)} quarantined, ` +
-        `${fmt(summary.requests)} requests`,
-    );
-    return 0;
-  } finally {
-    await lease.release();
+    }),
+  );
+  if (!summary) {
+    io.out('Another alpha catalog sync is running (lease held); try again when it finished');
+    return 1;
   }
+  io.out(
+    `alpha catalog done in ${(summary.ms / 1000).toFixed(1)} s: events ${counts(summary.events)}; ` +
+      `markets ${counts(summary.markets)}; series ${counts(summary.series)}; tags ${counts(summary.tags)}; ` +
+      `tag relations ${counts(summary.tagRelations)}; ${fmt(summary.quarantined)} quarantined, ` +
+      `${fmt(summary.requests)} requests`,
+  );
+  return 0;
 }
 
 async function resolveBlock(

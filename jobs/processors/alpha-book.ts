@@ -3,7 +3,7 @@
  * market's tokens (`alpha_markets`, not closed) from the book API, ≤ 100 tokens per call, one
  * `alpha_book_quotes` row per token (ingest/venues/alpha/book/sync.ts). A Redis lease keeps one at a time.
  */
-import { acquireLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../ingest/chain/lease.ts';
 import { syncAlphaBooks } from '../../ingest/venues/alpha/book/sync.ts';
 import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
 import { defineJob } from '../define.ts';
@@ -20,9 +20,7 @@ export const alphaBookJob = defineJob<Record<string, never>, AlphaBookJobResult>
   queue: 'venues',
   attempts: 3,
   async process({ deps, log }) {
-    const lease = await acquireLease(deps.redis, ALPHA_BOOK_LEASE, 60_000);
-    if (!lease.held) return { ran: false };
-    try {
+    const run = await withLease(deps.redis, ALPHA_BOOK_LEASE, 60_000, async () => {
       const rows = await deps.clickhouse.query<{ token_id: string }>(
         'alpha.book.tokens',
         'SELECT DISTINCT arrayJoin(clob_token_ids) AS token_id FROM alpha_markets FINAL WHERE NOT closed',
@@ -34,15 +32,14 @@ export const alphaBookJob = defineJob<Record<string, never>, AlphaBookJobResult>
         { url: a.bookUrl, timeoutMs: a.httpTimeoutMs },
       );
       return {
-        ran: true,
+        ran: true as const,
         tokens: r.tokens,
         written: r.written,
         quarantined: r.quarantined,
         missing: r.missing,
       };
-    } finally {
-      await lease.release();
-    }
+    });
+    return run ?? { ran: false };
   },
 });
 

@@ -7,7 +7,7 @@
  * one sync at a time across processes: a run that finds it taken completes at once.
  */
 
-import { acquireLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../ingest/chain/lease.ts';
 import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
 import {
   type CatalogSyncSummary,
@@ -35,9 +35,7 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
   queue: 'venues',
   attempts: 3,
   async process({ deps, job, log }) {
-    const lease = await acquireLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000);
-    if (!lease.held) return { ran: false };
-    try {
+    const run = await withLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000, async () => {
       const summary = await syncAlphaCatalog({ ...deps, log }, { mode: job.data.mode });
       // Conditions prepared on chain without metadata yet: fetched by id.
       const missing = await deps.clickhouse.query<{ condition_id: string }>(
@@ -54,10 +52,9 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
         );
       }
       log.info({ ...summary, missingConditions: missing.length }, 'Synced alpha catalog');
-      return { ran: true, summary, missingConditions: missing.length };
-    } finally {
-      await lease.release();
-    }
+      return { ran: true as const, summary, missingConditions: missing.length };
+    });
+    return run ?? { ran: false };
   },
 });
 

@@ -17,7 +17,7 @@ import type { Config } from '../../core/config.ts';
 import { createDataVersions } from '../../core/data-version.ts';
 import type { Deps } from '../../core/deps.ts';
 import { RetryableError } from '../../core/errors.ts';
-import { acquireLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../ingest/chain/lease.ts';
 import { alphaChainSettings } from '../../ingest/venues/alpha/chain/settings.ts';
 import { defineJob } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
@@ -35,14 +35,8 @@ export function alphaAnalyticsSettings(config: Config): AlphaAnalyticsSettings {
 }
 
 /** Runs `fn` under the analytics lease; null when another process holds it. */
-export async function withAnalyticsLease<T>(deps: Deps, fn: () => Promise<T>): Promise<T | null> {
-  const lease = await acquireLease(deps.redis, ALPHA_ANALYTICS_LEASE, 60_000);
-  if (!lease.held) return null;
-  try {
-    return await fn();
-  } finally {
-    await lease.release();
-  }
+export function withAnalyticsLease<T>(deps: Deps, fn: () => Promise<T>): Promise<T | null> {
+  return withLease(deps.redis, ALPHA_ANALYTICS_LEASE, 60_000, fn);
 }
 
 const analyticsDeps = (deps: Deps, log: Deps['log']) => ({

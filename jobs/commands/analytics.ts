@@ -8,10 +8,9 @@
 import { parseArgs } from 'node:util';
 import { recomputeMarketData } from '../../analytics/market-data/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
-import { createDataVersions } from '../../core/data-version.ts';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
-import { alphaAnalyticsSettings, withAnalyticsLease } from '../processors/analytics-alpha.ts';
+import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
 import { type CliOptions, defaultIo, fmt } from './io.ts';
 
 export const ANALYTICS_USAGE =
@@ -42,11 +41,7 @@ export async function runAnalyticsCommand(
     throw new PermanentError(`analytics: --from-block must be a block number ≥ 0, got "${raw}"`);
   }
   const settings = alphaAnalyticsSettings(deps.config);
-  const analytics = {
-    clickhouse: deps.clickhouse,
-    log: deps.log,
-    versions: createDataVersions({ redis: deps.redis }),
-  };
+  const analytics = analyticsDeps(deps);
   const done = await withAnalyticsLease(deps, async () => {
     const run = await recomputeMarketData(analytics, settings, fromBlock === undefined ? {} : { fromBlock });
     if (run.mode === 'idle') return { run, rolling: null };

@@ -9,12 +9,11 @@ import path from 'node:path';
 import { runMarketData } from '../../analytics/market-data/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
-import { createDataVersions } from '../../core/data-version.ts';
 import { createLogger } from '../../core/logger.ts';
 import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
 import { alphaFollowJob } from '../processors/alpha-follow.ts';
-import { alphaAnalyticsSettings, withAnalyticsLease } from '../processors/analytics-alpha.ts';
+import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
 import { createBullConnection, createQueues } from '../queues.ts';
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
 import { runBackfillCommand } from './backfill.ts';
@@ -119,11 +118,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
  */
 async function computeAnalytics(runtime: Runtime): Promise<void> {
   const { deps } = runtime;
-  const analytics = {
-    clickhouse: deps.clickhouse,
-    log: deps.log,
-    versions: createDataVersions({ redis: deps.redis }),
-  };
+  const analytics = analyticsDeps(deps);
   const settings = alphaAnalyticsSettings(deps.config);
   const t0 = performance.now();
   for (;;) {

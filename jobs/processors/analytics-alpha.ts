@@ -39,7 +39,8 @@ export function withAnalyticsLease<T>(deps: Deps, fn: () => Promise<T>): Promise
   return withLease(deps.redis, ALPHA_ANALYTICS_LEASE, 60_000, fn);
 }
 
-const analyticsDeps = (deps: Deps, log: Deps['log']) => ({
+/** What the analytics runs take: the engine, a logger, and the data versions they bump. */
+export const analyticsDeps = (deps: Deps, log: Deps['log'] = deps.log) => ({
   clickhouse: deps.clickhouse,
   log,
   versions: createDataVersions({ redis: deps.redis }),

@@ -1,0 +1,38 @@
+/**
+ * Replaces a catalog list whole: its rows go into `<table>_next` (created like the table if missing,
+ * emptied first), then `EXCHANGE TABLES` swaps the two atomically, so a reader sees the previous build or
+ * this one, never a mix. Rows are inserted as JSONEachRow in bounded batches.
+ */
+import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import { insertColumns, type RowOf, type TableDescription } from '../../core/clickhouse/table.ts';
+
+/** Rows per insert (a market's doc is ~1–3 KB). */
+export const WRITE_BATCH = 2_000;
+
+/** `YYYY-MM-DD HH:MM:SS.mmm` (UTC) from Unix ms: how JSONEachRow reads a DateTime64(3). */
+const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+
+export async function replaceTable<T extends TableDescription>(
+  ch: ClickHouse,
+  t: T,
+  rows: readonly RowOf<T>[],
+): Promise<void> {
+  const next = `${t.name}_next`;
+  await ch.command(`analytics.catalog.next.${t.name}`, `CREATE TABLE IF NOT EXISTS ${next} AS ${t.name}`);
+  await ch.command(`analytics.catalog.truncate.${t.name}`, `TRUNCATE TABLE ${next}`);
+  const columns = insertColumns(t);
+  const times = new Set(columns.filter((n) => t.columns[n]!.ch.includes('DateTime64')));
+  for (let i = 0; i < rows.length; i += WRITE_BATCH) {
+    const batch = rows.slice(i, i + WRITE_BATCH).map((r) => {
+      const out: Record<string, unknown> = {};
+      const src = r as Record<string, unknown>;
+      for (const n of columns) {
+        const v = src[n];
+        out[n] = times.has(n) && typeof v === 'number' ? chTime(v) : v;
+      }
+      return out;
+    });
+    await ch.insert(`analytics.catalog.write.${t.name}`, next, batch);
+  }
+  await ch.command(`analytics.catalog.swap.${t.name}`, `EXCHANGE TABLES ${next} AND ${t.name}`);
+}

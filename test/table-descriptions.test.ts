@@ -17,6 +17,7 @@ import {
 import { ALPHA_ANALYTICS_TABLES } from '../schemas/tables/alpha-analytics.ts';
 import { ALPHA_BOOK_TABLES } from '../schemas/tables/alpha-book.ts';
 import { ALPHA_CATALOG_TABLES } from '../schemas/tables/alpha-catalog.ts';
+import { ALPHA_CATALOG_LIST_TABLES } from '../schemas/tables/alpha-catalog-lists.ts';
 import { ALPHA_CHAIN_TABLES } from '../schemas/tables/alpha-chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -33,6 +34,7 @@ describe('table descriptions', () => {
     ...Object.values(ALPHA_ANALYTICS_TABLES),
     ...Object.values(ALPHA_BOOK_TABLES),
     ...Object.values(ALPHA_CATALOG_TABLES),
+    ...Object.values(ALPHA_CATALOG_LIST_TABLES),
   ]) {
     it(`${table.name} equals DESCRIBE TABLE of the migrated database`, async () => {
       const rows = await deps.clickhouse.query<{ name: string; type: string }>(

@@ -30,6 +30,18 @@ export const ROUTE_SOURCES: RouteSources = {
   '/v2/alpha/markets/:condition_id/open_interest': [ALPHA_MARKET_DATA],
   // The price reads the fills (maker fills of the token and its complement) and alpha_tokens.
   '/v2/alpha/market-price/:token_id': [ALPHA_CHAIN_SOURCE],
+  '/v2/alpha/tags': ['analytics:alpha-catalog'],
+  '/v2/alpha/tag/:slug': ['analytics:alpha-catalog'],
+  '/v2/alpha/tag/:slug/subtags': ['analytics:alpha-catalog'],
+  '/v2/alpha/categories': ['analytics:alpha-catalog'],
+  '/v2/alpha/search': ['analytics:alpha-catalog'],
+  '/v2/alpha/markets': ['analytics:alpha-catalog'],
+  '/v2/alpha/markets/keyset': ['analytics:alpha-catalog'],
+  // The catalog lists (analytics/catalog/), rebuilt whole by the build, which bumps analytics:alpha-catalog.
+  '/v2/alpha/events': ['analytics:alpha-catalog'],
+  '/v2/alpha/events/keyset': ['analytics:alpha-catalog'],
+  '/v2/alpha/series': ['analytics:alpha-catalog'],
+  '/v2/alpha/series/:slug': ['analytics:alpha-catalog'],
 };
 
 /** The sources of a route URL pattern (trailing slash ignored), or undefined: not cached. */

@@ -6,9 +6,15 @@
 import type { RoutePlugin } from './context.ts';
 import { alphaActivityRoutes } from './v2/alpha/activity.ts';
 import { alphaCandlesticksRoutes } from './v2/alpha/candlesticks.ts';
+import { alphaCategoriesRoutes } from './v2/alpha/categories.ts';
+import { alphaEventsRoutes } from './v2/alpha/events.ts';
 import { alphaMarketPriceRoutes } from './v2/alpha/market-price.ts';
 import { alphaMarketVolumeRoutes } from './v2/alpha/market-volume.ts';
+import { alphaMarketsRoutes } from './v2/alpha/markets.ts';
 import { alphaOpenInterestRoutes } from './v2/alpha/open-interest.ts';
+import { alphaSearchRoutes } from './v2/alpha/search.ts';
+import { alphaSeriesRoutes } from './v2/alpha/series.ts';
+import { alphaTagsRoutes } from './v2/alpha/tags.ts';
 import { alphaTradesRoutes } from './v2/alpha/trades.ts';
 import { alphaVolumeChartRoutes } from './v2/alpha/volume-chart.ts';
 
@@ -22,4 +28,10 @@ export const DATA_ROUTES: RoutePlugin[] = [
   alphaMarketVolumeRoutes,
   alphaOpenInterestRoutes,
   alphaMarketPriceRoutes,
+  alphaMarketsRoutes,
+  alphaEventsRoutes,
+  alphaSeriesRoutes,
+  alphaTagsRoutes,
+  alphaCategoriesRoutes,
+  alphaSearchRoutes,
 ];

@@ -1,0 +1,205 @@
+/**
+ * alpha's events as the lists serve them (`GET /v2/alpha/events/keyset`, `GET /v2/alpha/events`, and the
+ * events of `GET /v2/alpha/series/{slug}`): pages of `alpha_event_list` (one row per event, rebuilt by
+ * analytics/catalog/) in a per-request sort through `sortedPage`, each row's stored `doc` returned as is.
+ *
+ * Per page at most two reads: the page (sortedPage: ids chosen on the filter and sort columns, then the
+ * docs of those ids), and with `include_markets` the nested markets of the whole page from
+ * `alpha_market_list` (`LIMIT n BY event_id`, volume descending, ties by market id).
+ */
+import type { AlphaEvent, AlphaEventDoc, AlphaMarket } from '../../../schemas/api/alpha-catalog.ts';
+import type {
+  EventSort,
+  EventStatus,
+  EventsQuery,
+  EventsResponse,
+} from '../../../schemas/api/alpha-events.ts';
+import { filtersDigest, rejectOffset } from '../../pagination.ts';
+import type { RouteContext } from '../../routes/context.ts';
+import { createWhere, type PageInfo, type Where } from '../list.ts';
+import { type SortColumn, sortedPage } from '../sorted-page.ts';
+import { parseSearch, relevanceExpr, searchParams, searchWhere } from './catalog-search.ts';
+
+/** What selects events; every field optional, all combined with AND. */
+export interface EventFilters {
+  status?: EventStatus;
+  /** A category label (any case) or slug, lowercased. */
+  category?: string;
+  /** Search words (parseSearch). */
+  search?: string[];
+  ids?: string[];
+  slugs?: string[];
+  /** Tag slugs: an event with any of them. */
+  tags?: string[];
+  /** Events of this series slug. */
+  series?: string;
+  /** 7-day USD volume ≥. */
+  minVolume?: number;
+  /** Current open interest (USD) ≥. */
+  minOpenInterest?: number;
+}
+
+/** The conditions of `f` over alpha_event_list's columns; values bound, never spliced. */
+export function eventsWhere(f: EventFilters): Where {
+  const where = createWhere();
+  if (f.status !== undefined) where.add({ sql: 'status = {status:String}', params: { status: f.status } });
+  if (f.category !== undefined) {
+    where.add({
+      sql: 'lowerUTF8(category) = {category:String} OR category_slug = {category:String}',
+      params: { category: f.category },
+    });
+  }
+  if (f.search !== undefined) where.add(searchWhere(f.search));
+  if (f.ids !== undefined) where.add({ sql: 'event_id IN {ids:Array(String)}', params: { ids: f.ids } });
+  if (f.slugs !== undefined) where.add({ sql: 'slug IN {slugs:Array(String)}', params: { slugs: f.slugs } });
+  if (f.tags !== undefined)
+    where.add({ sql: 'hasAny(tags, {tags:Array(String)})', params: { tags: f.tags } });
+  if (f.series !== undefined) {
+    where.add({ sql: 'has(series_slugs, {series:String})', params: { series: f.series } });
+  }
+  if (f.minVolume !== undefined) {
+    where.add({ sql: 'volume_7d >= {min_volume:Float64}', params: { min_volume: f.minVolume } });
+  }
+  if (f.minOpenInterest !== undefined) {
+    where.add({ sql: 'open_interest >= {min_oi:Float64}', params: { min_oi: f.minOpenInterest } });
+  }
+  return where;
+}
+
+const BY_ID: SortColumn = { expr: 'event_id', type: 'String', dir: 'asc' };
+const desc = (expr: string, type: SortColumn['type']): SortColumn => ({ expr, type, dir: 'desc' });
+/** A nullable date in `dir`, missing dates last either way: (is null, epoch ms). */
+const date = (column: string, dir: SortColumn['dir']): SortColumn[] => [
+  { expr: `isNull(${column})`, type: 'UInt64', dir: 'asc' },
+  { expr: `ifNull(toUnixTimestamp64Milli(${column}), 0)`, type: 'Int64', dir },
+];
+const BY_VOLUME = desc('volume', 'Float64');
+
+/** The sort keys of `sort`, ending with the event id. `relevance` ranks by search only when searching. */
+export function eventSortKeys(sort: EventSort, searching: boolean): SortColumn[] {
+  const head: Record<EventSort, SortColumn[]> = {
+    created: date('created_at', 'desc'),
+    created_asc: date('created_at', 'asc'),
+    start_date: date('start_date', 'desc'),
+    start_date_asc: date('start_date', 'asc'),
+    end_date: date('end_date', 'asc'),
+    end_date_desc: date('end_date', 'desc'),
+    title: [{ expr: 'lowerUTF8(title)', type: 'String', dir: 'asc' }],
+    relevance: searching ? [desc(relevanceExpr(), 'UInt64'), BY_VOLUME] : [BY_VOLUME],
+    volume_1d: [desc('volume_1d', 'Float64')],
+    volume_7d: [desc('volume_7d', 'Float64')],
+    volume_30d: [desc('volume_30d', 'Float64')],
+    volume_all_time: [BY_VOLUME],
+    open_interest: [desc('open_interest', 'Float64')],
+    trades_1d: [desc('trades_1d', 'UInt64')],
+    trades_7d: [desc('trades_7d', 'UInt64')],
+    trades_30d: [desc('trades_30d', 'UInt64')],
+  };
+  return [...head[sort], BY_ID];
+}
+
+export interface EventsPageRequest {
+  /** Query label (`api.<route>`). */
+  label: string;
+  /** Digest of the normalized filters and sort (filtersDigest). */
+  digest: string;
+  filters: EventFilters;
+  sort: EventSort;
+  limit: number;
+  token: string | undefined;
+  /** Nested markets per event; undefined: `markets` null. */
+  marketsPerEvent?: number;
+}
+
+/** The nested markets of `eventIds`: at most `perEvent` each, volume descending, ties by market id. */
+async function nestedMarkets(
+  ctx: RouteContext,
+  label: string,
+  eventIds: string[],
+  perEvent: number,
+): Promise<Map<string, AlphaMarket[]>> {
+  const out = new Map<string, AlphaMarket[]>(eventIds.map((id) => [id, []]));
+  if (eventIds.length === 0) return out;
+  const rows = await ctx.deps.clickhouse.read<[string, string]>(
+    `${label}.markets`,
+    `SELECT event_id, doc FROM alpha_market_list WHERE event_id IN {event_ids:Array(String)}
+     ORDER BY event_id, volume DESC, market_id ASC LIMIT {per_event:UInt32} BY event_id`,
+    { event_ids: eventIds, per_event: perEvent },
+  );
+  for (const [eventId, doc] of rows) out.get(eventId)?.push(JSON.parse(doc) as AlphaMarket);
+  return out;
+}
+
+/** One page of events (the series detail's events too). */
+export async function eventsPage(
+  ctx: RouteContext,
+  r: EventsPageRequest,
+): Promise<{ events: AlphaEvent[]; pagination: PageInfo }> {
+  const searching = r.filters.search !== undefined;
+  const page = await sortedPage<[string, string]>(ctx, {
+    label: r.label,
+    table: 'alpha_event_list',
+    id: 'event_id',
+    columns: ['event_id', 'doc'],
+    keys: eventSortKeys(r.sort, searching),
+    where: eventsWhere(r.filters),
+    digest: r.digest,
+    token: r.token,
+    limit: r.limit,
+    params: searching ? searchParams(r.filters.search!) : undefined,
+  });
+  const markets =
+    r.marketsPerEvent === undefined
+      ? undefined
+      : await nestedMarkets(
+          ctx,
+          r.label,
+          page.rows.map(([id]) => id),
+          r.marketsPerEvent,
+        );
+  const events = page.rows.map(([id, doc]): AlphaEvent => {
+    const event = JSON.parse(doc) as AlphaEventDoc;
+    return { ...event, markets: markets ? (markets.get(id) ?? []) : null };
+  });
+  return { events, pagination: page.pagination };
+}
+
+/** Distinct and sorted: the same set written in any order is the same filter (and cursor digest). */
+const normalized = (items: string[] | undefined) =>
+  items === undefined ? undefined : [...new Set(items)].sort();
+
+/** `GET /v2/alpha/events/keyset` and `GET /v2/alpha/events` (identical; their cursors too). */
+export async function alphaEvents(ctx: RouteContext, q: EventsQuery): Promise<EventsResponse> {
+  rejectOffset(q.offset);
+  const filters: EventFilters = {
+    status: q.status,
+    category: q.category?.toLowerCase(),
+    search: parseSearch(q.search, 'search'),
+    ids: normalized(q.id),
+    slugs: normalized(q.slug),
+    tags: normalized(q.tag),
+    minVolume: q.min_volume,
+    minOpenInterest: q.min_open_interest,
+  };
+  const sort = q.sort ?? 'created';
+  const digest = filtersDigest('alpha.events', {
+    status: filters.status,
+    category: filters.category,
+    search: filters.search,
+    id: filters.ids,
+    slug: filters.slugs,
+    tag: filters.tags,
+    min_volume: filters.minVolume,
+    min_open_interest: filters.minOpenInterest,
+    sort,
+  });
+  return eventsPage(ctx, {
+    label: 'api.alpha.events',
+    digest,
+    filters,
+    sort,
+    limit: q.limit ?? 20,
+    token: q.pagination_key,
+    marketsPerEvent: q.include_markets ? (q.markets_per_event ?? 10) : undefined,
+  });
+}

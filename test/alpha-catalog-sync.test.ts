@@ -24,6 +24,14 @@ import { createTestDeps, type TestDeps } from './support/deps.ts';
 let sim: Sim;
 let deps: TestDeps;
 
+/** A world and the database its catalog is synced into. */
+interface World {
+  sim: Sim;
+  deps: TestDeps;
+}
+/** The small world most tests use. */
+const small = (): World => ({ sim, deps });
+
 beforeAll(async () => {
   sim = await startSim({ seed: 'alpha-catalog', size: 'small', replicas: true });
   deps = await createTestDeps('alpha_catalog_sync');
@@ -43,7 +51,8 @@ interface Logged {
 }
 
 /** A sync over the replica, logging every request it sends (start, end, status, Retry-After). */
-function syncer(opts: { pageSize?: number; timeoutMs?: number } = {}) {
+function syncer(opts: { pageSize?: number; timeoutMs?: number } = {}, w: World = small()) {
+  const { sim, deps } = w;
   const log: Logged[] = [];
   const http = createHttpClient({
     baseUrl: sim.replicaUrls!.alpha_metadata,
@@ -76,7 +85,7 @@ const t = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString(
 /** Times the upstream gives in whole seconds (its Postgres form). */
 const ts = (ms: number | null) => (ms === null ? null : t(Math.floor(ms / 1000) * 1000));
 
-function groundTruth() {
+function groundTruth(sim: Sim) {
   const { catalog, state } = sim;
   const a = catalog.venues.alpha;
   const label = (slug: string) => a.categories.find((c) => c.slug === slug)?.label ?? slug;
@@ -217,18 +226,18 @@ function groundTruth() {
   };
 }
 
-async function stored(table: keyof typeof ALPHA_CATALOG_TABLES) {
-  return deps.clickhouse.query<Record<string, unknown>>(
+async function stored(table: keyof typeof ALPHA_CATALOG_TABLES, w: World = small()) {
+  return w.deps.clickhouse.query<Record<string, unknown>>(
     'test.read',
     `SELECT * FROM ${table} FINAL ORDER BY id`,
   );
 }
 
 /** Every table equals the ground truth on every field the truth names; the id sets are equal. */
-async function expectGroundTruth() {
-  const truth = groundTruth();
+async function expectGroundTruth(w: World = small()) {
+  const truth = groundTruth(w.sim);
   for (const [table, rows] of Object.entries(truth) as [keyof typeof truth, Record<string, unknown>[]][]) {
-    const got = await stored(table);
+    const got = await stored(table, w);
     expect(
       got.map((r) => r.id),
       table,
@@ -238,10 +247,10 @@ async function expectGroundTruth() {
   }
 }
 
-async function counts() {
+async function counts(w: World = small()) {
   const out: Record<string, string> = {};
   for (const name of Object.keys(ALPHA_CATALOG_TABLES)) {
-    const [r] = await deps.clickhouse.query<{ n: string; v: string }>(
+    const [r] = await w.deps.clickhouse.query<{ n: string; v: string }>(
       'test.count',
       `SELECT count() AS n, toString(max(observed_at)) AS v FROM ${name}`,
     );
@@ -358,6 +367,151 @@ describe('alpha catalog sync', () => {
     // The tags read before the failure are complete; no event was written.
     expect((await stored('alpha_tags')).length).toBe(sim.catalog.venues.alpha.tags.length);
     expect(await stored('alpha_events')).toEqual([]);
+  });
+
+  /** Ids stored per catalog table. */
+  async function storedIds() {
+    const out: Record<string, string[]> = {};
+    for (const name of Object.keys(ALPHA_CATALOG_TABLES) as (keyof typeof ALPHA_CATALOG_TABLES)[]) {
+      out[name] = (await stored(name)).map((r) => r.id as string);
+    }
+    return out;
+  }
+
+  /**
+   * Takes records out of the small world's catalog in place (the replica reads these arrays on every
+   * request); returns the function that puts them back.
+   */
+  function withdraw(change: (a: Sim['catalog']['venues']['alpha']) => void): () => void {
+    const a = sim.catalog.venues.alpha;
+    const lists = {
+      events: [...a.events],
+      markets: [...a.markets],
+      series: [...a.series],
+      tags: [...a.tags],
+    };
+    const keys = new Map(a.events.map((e) => [e, [...e.marketKeys]]));
+    change(a);
+    return () => {
+      for (const [name, list] of Object.entries(lists))
+        a[name as keyof typeof lists].splice(0, Infinity, ...(list as never[]));
+      for (const [e, k] of keys) e.marketKeys.splice(0, Infinity, ...k);
+    };
+  }
+
+  /** Removes `x` from `list` (by identity). */
+  const drop = <T>(list: T[], x: T) => list.splice(list.indexOf(x), 1);
+
+  it('deletes what a complete full sweep no longer sees; keeps a market /markets still returns', async () => {
+    await reset();
+    await syncer().run('full');
+    const a = sim.catalog.venues.alpha;
+    const multi = a.events.filter((e) => e.marketKeys.length >= 3);
+    expect(multi.length).toBeGreaterThanOrEqual(1);
+    const [gone, ...rest] = a.events.filter((e) => e !== multi[0]);
+    const host = multi[0]!;
+    const market = (k: string) => a.markets.find((m) => m.key === k)!;
+    const removedMarket = market(host.marketKeys[0]!);
+    const detached = market(host.marketKeys[1]!);
+    const goneMarkets = gone!.marketKeys.map(market);
+    const series = a.series[0]!;
+    const tag = a.tags.find((x) => x.parentSlug !== null && a.tags.some((p) => p.slug === x.parentSlug))!;
+    expect(rest.length).toBeGreaterThan(0);
+    const restore = withdraw(() => {
+      drop(a.events, gone!);
+      for (const m of goneMarkets) drop(a.markets, m);
+      drop(a.markets, removedMarket);
+      drop(host.marketKeys, removedMarket.key);
+      // Still listed by /markets, no longer nested in its event.
+      drop(host.marketKeys, detached.key);
+      drop(a.series, series);
+      drop(a.tags, tag);
+    });
+    try {
+      const relationsBefore = (await stored('alpha_tag_relations')).length;
+      const summary = await syncer().run('full');
+      expect(summary.removalSkipped).toEqual([]);
+      expect(summary.events.deleted).toBe(1);
+      expect(summary.markets.deleted).toBe(goneMarkets.length + 1);
+      expect(summary.series.deleted).toBe(1);
+      expect(summary.tags.deleted).toBe(1);
+      // The tag's own relations and the one its parent held to it (the parent's others renumbered).
+      expect(summary.tagRelations.deleted).toBeGreaterThanOrEqual(2);
+      expect((await stored('alpha_tag_relations')).length).toBe(groundTruth(sim).alpha_tag_relations.length);
+      expect(relationsBefore).toBeGreaterThan(groundTruth(sim).alpha_tag_relations.length);
+      const ids = await storedIds();
+      expect(ids.alpha_events).not.toContain(gone!.id);
+      expect(ids.alpha_markets).not.toContain(removedMarket.id);
+      for (const m of goneMarkets) expect(ids.alpha_markets).not.toContain(m.id);
+      expect(ids.alpha_markets).toContain(detached.id);
+      expect(ids.alpha_series).not.toContain(series.id);
+      expect(ids.alpha_tags).not.toContain(tag.id);
+      await expectGroundTruth();
+      // Nothing more to delete or write.
+      const again = await syncer().run('full');
+      for (const c of [again.events, again.markets, again.series, again.tags, again.tagRelations]) {
+        expect([c.written, c.deleted]).toEqual([0, 0]);
+      }
+    } finally {
+      restore();
+    }
+    // Back upstream, back in the tables.
+    await syncer().run('full');
+    await expectGroundTruth();
+  });
+
+  it('deletes nothing after a failed sweep, an empty events listing or a failed record without an id', async () => {
+    await reset();
+    await syncer().run('full');
+    const before = await storedIds();
+    const a = sim.catalog.venues.alpha;
+    const [event] = a.events;
+    const [tag] = [...a.tags].sort((p, q) => Number(p.id) - Number(q.id));
+    const restore = withdraw(() => {
+      drop(a.events, event!);
+      for (const k of event!.marketKeys) drop(a.markets, a.markets.find((m) => m.key === k)!);
+      drop(a.tags, tag!);
+    });
+    try {
+      // The events read fails after tags and series were read: no deletion.
+      sim.replicas!.faults.set('alpha_metadata', { rate5xx: 1, path: '/events' });
+      await expect(syncer().run('full')).rejects.toBeInstanceOf(HttpRetryableError);
+      sim.replicas!.faults.clear();
+      expect(await storedIds()).toEqual(before);
+
+      // The first tag's id comes back corrupted once (then clean on the re-read): tags are left alone.
+      sim.replicas!.faults.enqueue('alpha_metadata', { kind: 'malformed', path: '/tags' });
+      const malformed = await syncer().run('full');
+      expect(malformed.removalSkipped).toEqual(['alpha_tags: a failed record without an id']);
+      expect(malformed.tags.deleted).toBe(0);
+      expect(malformed.events.deleted).toBe(1);
+      expect(malformed.markets.deleted).toBe(event!.marketKeys.length);
+      expect((await storedIds()).alpha_tags).toEqual(before.alpha_tags);
+    } finally {
+      restore();
+    }
+    await syncer().run('full');
+    await expectGroundTruth();
+
+    // No events at all upstream: taken as a fault, nothing deleted.
+    const restoreEmpty = withdraw(() => {
+      a.events.splice(0, Infinity);
+    });
+    try {
+      const empty = await syncer().run('full');
+      expect(empty.events.read).toBe(0);
+      expect(empty.removalSkipped).toEqual([
+        'all: the upstream listed no events (taken as a fault; nothing deleted)',
+      ]);
+      expect(
+        [empty.events, empty.markets, empty.series, empty.tags, empty.tagRelations].map((c) => c.deleted),
+      ).toEqual([0, 0, 0, 0, 0]);
+      expect(await storedIds()).toEqual(before);
+    } finally {
+      restoreEmpty();
+    }
+    await syncer().run('full');
+    await expectGroundTruth();
   });
 
   const queued: [string, () => void][] = [
@@ -488,7 +642,7 @@ describe('alpha catalog sync', () => {
           ...a.events.map((e) => `event:slug:${e.slug}`),
           ...a.series.map((x) => `series:slug:${x.slug}`),
           ...a.tags.map((x) => `tag:slug:${x.slug}`),
-          ...groundTruth().alpha_tag_relations.map((x) => `tag_relation:${x.tag_id}->${x.related_tag_id}`),
+          ...groundTruth(sim).alpha_tag_relations.map((x) => `tag_relation:${x.tag_id}->${x.related_tag_id}`),
         ]);
         for (const x of q) expect(known).toContain(`${x.kind}:${x.record_id}`);
       } else {

@@ -52,7 +52,10 @@ async function runCatalogSweep(deps: Deps, io: CliIo): Promise<number> {
     `alpha catalog done in ${(summary.ms / 1000).toFixed(1)} s: events ${counts(summary.events)}; ` +
       `markets ${counts(summary.markets)}; series ${counts(summary.series)}; tags ${counts(summary.tags)}; ` +
       `tag relations ${counts(summary.tagRelations)}; ${fmt(summary.quarantined)} quarantined, ` +
-      `${fmt(summary.requests)} requests`,
+      `${fmt(summary.requests)} requests; deleted (gone upstream): events ${fmt(summary.events.deleted)}, ` +
+      `markets ${fmt(summary.markets.deleted)}, series ${fmt(summary.series.deleted)}, ` +
+      `tags ${fmt(summary.tags.deleted)}, tag relations ${fmt(summary.tagRelations.deleted)}` +
+      (summary.removalSkipped.length > 0 ? ` (not deleting: ${summary.removalSkipped.join('; ')})` : ''),
   );
   return 0;
 }

@@ -9,7 +9,9 @@
  * - A record that fails its schema goes to `quarantine` (source `alpha-metadata`, its kind and id); the
  *   page goes on. Upstream failures the HTTP client gives up on end the sync with that error: the
  *   tables written before it keep their rows (each is complete per record), nothing else is recorded.
- * - After a sync that wrote rows, the data source `venue:alpha` is bumped (core/data-version.ts).
+ * - After a complete `full` sweep, the stored records it did not see are deleted (removals.ts: markets
+ *   only once `/markets` no longer returns them by condition id; an empty events listing deletes nothing).
+ * - After a sync that wrote or deleted rows, the data source `venue:alpha` is bumped (core/data-version.ts).
  * Jobs and the CLI call `syncAlphaCatalog`; this module schedules nothing.
  */
 import { createHash } from 'node:crypto';
@@ -38,6 +40,7 @@ import {
   tagRow,
 } from './mappers.ts';
 import type { InvalidRecord } from './payloads.ts';
+import { createSweep, noteFailed, noteRelations, removeUnseen } from './removals.ts';
 
 export const QUARANTINE_SOURCE = 'alpha-metadata';
 
@@ -46,6 +49,8 @@ export interface TableCounts {
   read: number;
   /** Rows inserted (new or changed). */
   written: number;
+  /** Ids deleted: stored, but not seen by a complete `full` sweep (always 0 in `open` mode). */
+  deleted: number;
 }
 
 export interface CatalogSyncSummary {
@@ -60,6 +65,8 @@ export interface CatalogSyncSummary {
   requests: number;
   /** Pages read again after a repeat or a failed record. */
   rereads: number;
+  /** `full`: why removals were left out (an empty listing, a failed record without an id), one line each. */
+  removalSkipped: string[];
   ms: number;
 }
 
@@ -167,7 +174,7 @@ async function quarantine(ch: ClickHouse, invalid: readonly InvalidRecord[]): Pr
 export async function syncAlphaMarkets(
   deps: CatalogSyncDeps,
   conditionIds: readonly string[],
-): Promise<TableCounts & { quarantined: number; requests: number }> {
+): Promise<{ read: number; written: number; quarantined: number; requests: number }> {
   const metadata = deps.metadata ?? createAlphaMetadataClientFromConfig(requireConfig(deps));
   const r = await metadata.marketsByConditionIds(conditionIds);
   await quarantine(deps.clickhouse, r.invalid);
@@ -190,7 +197,7 @@ export async function syncAlphaCatalog(
   const now = deps.now ?? Date.now;
   const ch = deps.clickhouse;
   const metadata = deps.metadata ?? createAlphaMetadataClientFromConfig(requireConfig(deps));
-  const zero = (): TableCounts => ({ read: 0, written: 0 });
+  const zero = (): TableCounts => ({ read: 0, written: 0, deleted: 0 });
   const summary: CatalogSyncSummary = {
     mode: opts.mode,
     events: zero(),
@@ -201,13 +208,16 @@ export async function syncAlphaCatalog(
     quarantined: 0,
     requests: 0,
     rereads: 0,
+    removalSkipped: [],
     ms: 0,
   };
+  const sweep = createSweep();
   const seenInvalid = new Set<string>();
   /** Counts a read and quarantines its failed records. */
   const account = async <T>(r: ReadResult<T>): Promise<T[]> => {
     summary.requests += r.requests;
     summary.rereads += r.rereads;
+    noteFailed(sweep, r.invalid);
     const fresh = r.invalid.filter((x) => {
       const key = `${x.kind}\u0000${x.recordId}`;
       if (seenInvalid.has(key)) return false;
@@ -226,12 +236,16 @@ export async function syncAlphaCatalog(
   if (opts.mode === 'full') {
     const tags = await account(await metadata.tags());
     summary.tags.read = tags.length;
+    sweep.listed.tags = tags.length;
+    for (const x of tags) sweep.seen.tag.add(x.id);
     summary.tags.written = await writeChanged(ch, ALPHA_TAGS, tags.map(tagRow), now());
     step('tags');
 
     const relations: TagRelationRow[] = [];
     for (const tag of tags) {
-      for (const r of await account(await metadata.relatedTags(tag.id))) relations.push(tagRelationRow(r));
+      const read = await metadata.relatedTags(tag.id);
+      noteRelations(sweep, tag.id, read);
+      for (const r of await account(read)) relations.push(tagRelationRow(r));
     }
     summary.tagRelations.read = relations.length;
     summary.tagRelations.written = await writeChanged(ch, ALPHA_TAG_RELATIONS, relations, now());
@@ -239,6 +253,8 @@ export async function syncAlphaCatalog(
 
     const series = await account(await metadata.series());
     summary.series.read = series.length;
+    sweep.listed.series = series.length;
+    for (const x of series) sweep.seen.series.add(x.id);
     summary.series.written = await writeChanged(ch, ALPHA_SERIES, series.map(seriesRow), now());
     step('series');
   }
@@ -254,19 +270,39 @@ export async function syncAlphaCatalog(
     }
     summary.events.read += eventRowsOut.length;
     summary.markets.read += marketRowsOut.length;
+    sweep.listed.events += eventRowsOut.length;
+    for (const r of eventRowsOut) sweep.seen.event.add(r.id);
+    for (const r of marketRowsOut) sweep.seen.market.add(r.id);
     // Markets first: an event row never names a market the table does not hold yet.
     summary.markets.written += await writeChanged(ch, ALPHA_MARKETS, marketRowsOut, now());
     summary.events.written += await writeChanged(ch, ALPHA_EVENTS, eventRowsOut, now());
     step(closed ? 'closed events' : 'open events');
   }
 
-  const written =
-    summary.events.written +
-    summary.markets.written +
-    summary.series.written +
-    summary.tags.written +
-    summary.tagRelations.written;
-  if (written > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump('venue:alpha');
+  if (opts.mode === 'full') {
+    const removal = await removeUnseen(
+      {
+        ch,
+        log: deps.log,
+        metadata,
+        account,
+        writeMarkets: (rows) => writeChanged(ch, ALPHA_MARKETS, rows, now()),
+      },
+      sweep,
+    );
+    summary.markets.written += removal.written;
+    summary.events.deleted = removal.deleted.events;
+    summary.markets.deleted = removal.deleted.markets;
+    summary.series.deleted = removal.deleted.series;
+    summary.tags.deleted = removal.deleted.tags;
+    summary.tagRelations.deleted = removal.deleted.tagRelations;
+    summary.removalSkipped = removal.skipped;
+    step('removals');
+  }
+
+  const tables = [summary.events, summary.markets, summary.series, summary.tags, summary.tagRelations];
+  const changed = tables.reduce((n, c) => n + c.written + c.deleted, 0);
+  if (changed > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump('venue:alpha');
   summary.ms = Math.round(performance.now() - t0);
   deps.log.info({ ...summary }, 'Synced the alpha catalog');
   return summary;

@@ -16,4 +16,11 @@ export const analyticsConfig = defineConfigSection('analytics', {
     form: 'an integer 60..86400 (seconds)',
     parse: integer(60, 86_400),
   },
+  /** Seconds between safety rebuilds of the catalog lists (also rebuilt after each sync and run). */
+  catalogIntervalS: {
+    env: 'ANALYTICS_CATALOG_INTERVAL_S',
+    default: '300',
+    form: 'an integer 10..86400 (seconds)',
+    parse: integer(10, 86_400),
+  },
 });

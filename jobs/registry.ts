@@ -8,6 +8,7 @@ import { alphaBookJob } from './processors/alpha-book.ts';
 import { alphaCatalogJob } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { alphaMarketDataJob, alphaRollingJob } from './processors/analytics-alpha.ts';
+import { alphaCatalogRollupsJob } from './processors/analytics-catalog.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 
 export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
@@ -18,4 +19,5 @@ export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
   alphaBookJob as JobDefinition<never, unknown>,
   alphaMarketDataJob as JobDefinition<never, unknown>,
   alphaRollingJob as JobDefinition<never, unknown>,
+  alphaCatalogRollupsJob as JobDefinition<never, unknown>,
 ];

@@ -8,6 +8,7 @@ import { BOOK_SCHEDULES } from './processors/alpha-book.ts';
 import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { ANALYTICS_SCHEDULES } from './processors/analytics-alpha.ts';
+import { CATALOG_ROLLUP_SCHEDULES } from './processors/analytics-catalog.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 import type { Queues } from './queues.ts';
 
@@ -36,6 +37,7 @@ export const SCHEDULES: readonly Schedule[] = [
   ...CATALOG_SCHEDULES,
   ...BOOK_SCHEDULES,
   ...ANALYTICS_SCHEDULES,
+  ...CATALOG_ROLLUP_SCHEDULES,
 ];
 
 /**

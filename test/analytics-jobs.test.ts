@@ -16,6 +16,7 @@ import {
   alphaMarketDataJob,
   alphaRollingJob,
 } from '../jobs/processors/analytics-alpha.ts';
+import { alphaCatalogRollupsJob } from '../jobs/processors/analytics-catalog.ts';
 import { createBullConnection, createQueues, type Queues } from '../jobs/queues.ts';
 import { createWorkers, type Workers } from '../jobs/worker.ts';
 import { type Sim, startSim } from '../sim/index.ts';
@@ -86,7 +87,10 @@ beforeAll(async () => {
   workers = createWorkers({
     deps,
     prefix,
-    jobs: [alphaBackfillJob, alphaMarketDataJob, alphaRollingJob] as JobDefinition<never, unknown>[],
+    jobs: [alphaBackfillJob, alphaMarketDataJob, alphaRollingJob, alphaCatalogRollupsJob] as JobDefinition<
+      never,
+      unknown
+    >[],
   });
 }, 120_000);
 

@@ -3,7 +3,7 @@
  * (docs/analytics.md) in this process: every candle, open-interest and totals bucket from block N
  * (default: the first block with rows) up to the chain's contiguous progress, then the rolling metrics.
  * Takes the analytics lease, so it never runs beside a scheduled run; the incremental runs go on from
- * where it ends.
+ * where it ends. Then rebuilds the catalog lists (analytics/catalog/) from the new figures.
  */
 import { parseArgs } from 'node:util';
 import { recomputeMarketData } from '../../analytics/market-data/run.ts';
@@ -11,6 +11,7 @@ import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
 import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
+import { buildCatalogUnderLease } from '../processors/analytics-catalog.ts';
 import { type CliOptions, defaultIo, fmt } from './io.ts';
 
 export const ANALYTICS_USAGE =
@@ -57,9 +58,13 @@ export async function runAnalyticsCommand(
     io.out('alpha analytics: no chain rows to compute from (backfill first: pmdata backfill alpha)');
     return 0;
   }
+  const lists = await buildCatalogUnderLease(deps);
   io.out(
     `alpha analytics: recomputed blocks ${fmt((run.from ?? 0) + 1)}..${fmt(run.to ?? 0)} in ${run.steps} ` +
-      `window(s), ${(run.ms / 1000).toFixed(1)} s; rolling metrics at ${new Date(rolling?.computedAt ?? 0).toISOString()}`,
+      `window(s), ${(run.ms / 1000).toFixed(1)} s; rolling metrics at ${new Date(rolling?.computedAt ?? 0).toISOString()}; ` +
+      (lists
+        ? `catalog lists rebuilt (${fmt(lists.markets)} markets, ${fmt(lists.events)} events) in ${(lists.ms / 1000).toFixed(1)} s`
+        : 'catalog lists: another build holds the lease (the next one uses the new figures)'),
   );
   return 0;
 }

@@ -14,6 +14,7 @@ import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
 import { alphaFollowJob } from '../processors/alpha-follow.ts';
 import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
+import { buildCatalogUnderLease } from '../processors/analytics-catalog.ts';
 import { createBullConnection, createQueues } from '../queues.ts';
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
 import { runBackfillCommand } from './backfill.ts';
@@ -94,6 +95,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   await queues.enqueue(alphaFollowJob, {});
   await computeAnalytics(runtime);
   await reportCatalog(runtime);
+  await buildCatalogLists(runtime);
 
   const { key } = await createKeyStore(deps.redis).create({ tier: 'pro', name: 'demo' });
   const examples = await exampleRequests(runtime, server.url, key);
@@ -166,6 +168,21 @@ async function reportCatalog(runtime: Runtime): Promise<void> {
     `  catalog: ${Number(c?.events ?? 0)} events, ${Number(c?.markets ?? 0)} markets, ${Number(c?.series ?? 0)} series, ` +
       `${Number(c?.tags ?? 0)} tags synced from the metadata replica (then every ALPHA_CATALOG_INTERVAL_S)`,
   );
+}
+
+/** The catalog lists (analytics/catalog/) of the synced catalog, built now (then after each sync and run). */
+async function buildCatalogLists(runtime: Runtime): Promise<void> {
+  for (;;) {
+    const built = await buildCatalogUnderLease(runtime.deps);
+    if (built) {
+      line(
+        `  lists: ${built.markets} markets, ${built.events} events, ${built.series} series, ${built.tags} tags, ` +
+          `${built.categories} categories built in ${built.ms} ms (then after each sync and analytics run)`,
+      );
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 async function exampleRequests(runtime: Runtime, base: string, key: string): Promise<string[]> {

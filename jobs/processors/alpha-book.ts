@@ -8,6 +8,7 @@ import { syncAlphaBooks } from '../../ingest/venues/alpha/book/sync.ts';
 import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
 import { defineJob } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
+import { enqueueCatalogRollups } from './analytics-catalog.ts';
 
 export const ALPHA_BOOK_LEASE = 'alpha:book:lease';
 
@@ -19,7 +20,7 @@ export const alphaBookJob = defineJob<Record<string, never>, AlphaBookJobResult>
   name: 'alpha.book-sync',
   queue: 'venues',
   attempts: 3,
-  async process({ deps, log }) {
+  async process({ deps, log, enqueue }) {
     const run = await withLease(deps.redis, ALPHA_BOOK_LEASE, 60_000, async () => {
       const rows = await deps.clickhouse.query<{ token_id: string }>(
         'alpha.book.tokens',
@@ -39,6 +40,7 @@ export const alphaBookJob = defineJob<Record<string, never>, AlphaBookJobResult>
         missing: r.missing,
       };
     });
+    if (run) await enqueueCatalogRollups(enqueue, 'book-sync');
     return run ?? { ran: false };
   },
 });

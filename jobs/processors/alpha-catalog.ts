@@ -16,6 +16,7 @@ import {
 } from '../../ingest/venues/alpha/metadata/sync.ts';
 import { defineJob } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
+import { enqueueCatalogRollups } from './analytics-catalog.ts';
 
 export const ALPHA_CATALOG_LEASE = 'alpha:catalog:lease';
 
@@ -34,7 +35,7 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
   name: 'alpha.catalog-sync',
   queue: 'venues',
   attempts: 3,
-  async process({ deps, job, log }) {
+  async process({ deps, job, log, enqueue }) {
     const run = await withLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000, async () => {
       const summary = await syncAlphaCatalog({ ...deps, log }, { mode: job.data.mode });
       // Conditions prepared on chain without metadata yet: fetched by id.
@@ -54,6 +55,7 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
       log.info({ ...summary, missingConditions: missing.length }, 'Synced alpha catalog');
       return { ran: true as const, summary, missingConditions: missing.length };
     });
+    if (run) await enqueueCatalogRollups(enqueue, 'catalog-sync');
     return run ?? { ran: false };
   },
 });

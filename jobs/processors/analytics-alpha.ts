@@ -21,6 +21,7 @@ import { withLease } from '../../ingest/chain/lease.ts';
 import { alphaChainSettings } from '../../ingest/venues/alpha/chain/settings.ts';
 import { defineJob } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
+import { enqueueCatalogRollups } from './analytics-catalog.ts';
 
 export const ALPHA_ANALYTICS_LEASE = 'analytics:alpha:lease';
 
@@ -54,10 +55,11 @@ export const alphaRollingJob = defineJob<AlphaRollingPayload, { ran: boolean; co
   name: 'analytics.alpha-rolling',
   queue: 'analytics',
   attempts: 3,
-  async process({ deps, log }) {
+  async process({ deps, log, enqueue }) {
     const result = await withAnalyticsLease(deps, () =>
       runRolling(analyticsDeps(deps, log), alphaAnalyticsSettings(deps.config)),
     );
+    if (result) await enqueueCatalogRollups(enqueue, 'analytics');
     return result ? { ran: true, computedAt: new Date(result.computedAt).toISOString() } : { ran: false };
   },
 });
@@ -91,6 +93,7 @@ export const alphaMarketDataJob = defineJob<AlphaMarketDataPayload, MarketDataRu
       return { ran: false };
     }
     if (caughtUp(run)) await enqueue(alphaRollingJob, { reason: 'catch-up' });
+    if (!range && run.mode !== 'idle') await enqueueCatalogRollups(enqueue, 'analytics');
     return run;
   },
 });

@@ -166,6 +166,28 @@ describe('typed placeholders', () => {
     ]);
   });
 
+  it('Float64 values read back as the same double (random bit patterns, extremes, -0)', async () => {
+    const rng = random(64);
+    const view = new DataView(new ArrayBuffer(8));
+    const values = [0, -0, 0.1, 0.30000000000000004, 5e-324, -1.7976931348623157e308, 1e21, 2 ** 64 + 4096];
+    while (values.length < 2_000) {
+      for (let b = 0; b < 8; b++) view.setUint8(b, Math.floor(rng() * 256));
+      const v = view.getFloat64(0);
+      if (Number.isFinite(v)) values.push(v);
+    }
+    const bits = (v: number) => {
+      view.setFloat64(0, v);
+      return view.getBigUint64(0).toString();
+    };
+    const sql = renderParams(
+      'SELECT arrayMap(x -> toString(reinterpretAsUInt64(x)), {v:Array(Float64)}) AS b, toTypeName({w:Float64}) AS t',
+      { v: values, w: 1 },
+    );
+    const [row] = await deps.clickhouse.query<{ b: string[]; t: string }>('t.floats', sql);
+    expect(row!.t).toBe('Float64');
+    expect(row!.b).toEqual(values.map(bits));
+  });
+
   it('values that do not fit their type are refused, never coerced', () => {
     const refused: [string, unknown][] = [
       ['UInt8', 256],
@@ -191,6 +213,12 @@ describe('typed placeholders', () => {
       ['Array(String)', [1]],
       ['Array(UInt64)', ['x']],
       ['Array(UInt8)', [300]],
+      ['Float64', Number.NaN],
+      ['Float64', Number.NEGATIVE_INFINITY],
+      ['Float64', '1.5'],
+      ['Float64', 1n],
+      ['Float64', null],
+      ['Array(Float64)', ['1']],
     ];
     for (const [type, value] of refused) {
       expect(() => renderParams(`SELECT {v:${type}}`, { v: value }), `${type} ${String(value)}`).toThrow(
@@ -201,7 +229,7 @@ describe('typed placeholders', () => {
 
   it('types it does not know and placeholders without a value are refused', () => {
     for (const type of [
-      'Float64',
+      'Float32',
       'Identifier',
       "DateTime64(3, 'UTC')",
       'Nullable(String)',

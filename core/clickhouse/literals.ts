@@ -65,6 +65,17 @@ function describe(value: unknown): string {
   return Array.isArray(value) ? 'array' : typeof value;
 }
 
+/**
+ * A finite number's shortest round-trip decimal (`String`; `-0` kept), which the engine parses back to
+ * the same Float64 (checked by literals.test.ts); anything else is refused.
+ */
+function floatText(value: unknown): string {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new LiteralError(`Not a finite number for Float64: ${describe(value)}`);
+  }
+  return Object.is(value, -0) ? '-0' : String(value);
+}
+
 /** `Array(T)` → `T`; undefined for any other type. */
 function elementType(type: string): string | undefined {
   const m = /^Array\((.+)\)$/.exec(type);
@@ -73,7 +84,7 @@ function elementType(type: string): string | undefined {
 
 /** Whether `type` (normalized: no spaces) is one `literal` renders. */
 function known(type: string): boolean {
-  if (type === 'String' || type in INTEGER_RANGES) return true;
+  if (type === 'String' || type === 'Float64' || type in INTEGER_RANGES) return true;
   const element = elementType(type);
   return element !== undefined && known(element);
 }
@@ -81,12 +92,14 @@ function known(type: string): boolean {
 /**
  * `value` as an SQL expression of exactly `type`, as a server would bind it: a String as a string
  * literal; an integer as `CAST('digits' AS T)` (a bare literal would take the smallest type that
- * holds it, e.g. UInt8 for a UInt64 parameter); an array as an array of such elements, `CAST([] AS T)`
+ * holds it, e.g. UInt8 for a UInt64 parameter); a Float64 (a finite JS number) as
+ * `CAST('shortest decimal' AS Float64)`; an array as an array of such elements, `CAST([] AS T)`
  * when empty. `type` must be normalized (no spaces).
  */
 export function literal(value: unknown, type: string): string {
   if (type === 'String') return stringLiteral(value as string);
   if (type in INTEGER_RANGES) return `CAST('${integerDigits(value, type)}' AS ${type})`;
+  if (type === 'Float64') return `CAST('${floatText(value)}' AS Float64)`;
   const element = elementType(type);
   if (element === undefined || !known(element)) throw new LiteralError(`Unsupported parameter type ${type}`);
   if (!Array.isArray(value)) throw new LiteralError(`Not an array for ${type}: ${describe(value)}`);

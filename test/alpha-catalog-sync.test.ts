@@ -651,3 +651,48 @@ describe('alpha catalog sync', () => {
     }, 120_000);
   }
 });
+
+describe('alpha catalog sync of the medium world', () => {
+  let medium: World;
+  let startupMs = 0;
+
+  beforeAll(async () => {
+    const t0 = performance.now();
+    const world = await startSim({ seed: 'alpha-catalog-medium', size: 'medium', replicas: true });
+    startupMs = performance.now() - t0;
+    // One embedded engine per process serves one database: the small world's, emptied first.
+    medium = { sim: world, deps };
+  }, 240_000);
+
+  afterAll(async () => {
+    await medium?.sim.stop();
+  });
+
+  it('stores every event, market, series, tag and relation as the replica serves them; a re-sync changes nothing', async () => {
+    const a = medium.sim.catalog.venues.alpha;
+    // The medium catalog: ≈ 200 markets (several pages of the replica's default 20, one of 500).
+    expect(a.markets.length).toBeGreaterThan(100);
+    await reset();
+    const t0 = performance.now();
+    const summary = await syncer({}, medium).run('full');
+    const syncMs = performance.now() - t0;
+    expect(summary.events.read).toBe(a.events.length);
+    expect(summary.markets.read).toBe(a.markets.length);
+    expect(summary.series.read).toBe(a.series.length);
+    expect(summary.tags.read).toBe(a.tags.length);
+    expect(summary.quarantined).toBe(0);
+    await expectGroundTruth(medium);
+
+    const before = await counts(medium);
+    const again = await syncer({}, medium).run('full');
+    for (const c of [again.events, again.markets, again.series, again.tags, again.tagRelations]) {
+      expect([c.written, c.deleted]).toEqual([0, 0]);
+    }
+    expect(await counts(medium)).toEqual(before);
+    await expectGroundTruth(medium);
+    console.info(
+      `medium world: startup ${Math.round(startupMs)} ms, sync ${Math.round(syncMs)} ms, ` +
+        `${a.events.length} events, ${a.markets.length} markets, ${a.series.length} series, ${a.tags.length} tags`,
+    );
+  }, 60_000);
+});

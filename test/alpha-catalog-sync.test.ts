@@ -662,7 +662,7 @@ describe('alpha catalog sync of the medium world', () => {
     startupMs = performance.now() - t0;
     // One embedded engine per process serves one database: the small world's, emptied first.
     medium = { sim: world, deps };
-  }, 240_000);
+  }, 360_000);
 
   afterAll(async () => {
     await medium?.sim.stop();

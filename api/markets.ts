@@ -1,5 +1,7 @@
 /**
- * Market slugs → condition ids, for the `market_slug` filters and fields of chain-data routes. Slugs come
+ * Market slugs → condition ids, for the `market_slug` filters and fields of chain-data routes, and a
+ * condition's market id (the open-interest series' `market_id`; a resolver without `marketId` knows
+ * none). Slugs and ids come
  * from the venue's metadata, which the chain tables do not carry: the app's default resolver reads alpha's
  * catalog (`alpha_markets`, api/queries/alpha/market-slugs.ts); a slug it does not know answers an empty
  * page, not an error.
@@ -13,10 +15,13 @@ export interface MarketSlugResolver {
   conditionIds(slug: string): Promise<string[]>;
   /** Slug of each known condition id (for the `market_slug` field of rows). */
   slugs(conditionIds: readonly string[]): Promise<Map<string, string>>;
+  /** The venue's market id of a condition (the open-interest series' `market_id`); null when not known. */
+  marketId?(conditionId: string): Promise<string | null>;
 }
 
 /** A resolver that knows no slug (tests of code that takes a resolver). */
 export const noMarketMetadata: MarketSlugResolver = {
   conditionIds: async () => [],
   slugs: async () => new Map(),
+  marketId: async () => null,
 };

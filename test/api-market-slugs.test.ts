@@ -1,11 +1,13 @@
 /**
  * Market slugs from alpha's catalog (api/queries/alpha/market-slugs.ts, the app's default resolver): a
  * market in `alpha_markets` gives the trades of its condition their `market_slug`, and the `market_slug`
- * filter returns exactly those rows; a market synced later is known after a reload; an unknown slug is an
+ * filter returns exactly those rows; the open-interest series of its condition names its market id
+ * (null without a market row); a market synced later is known after a reload; an unknown slug is an
  * empty page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlphaMarketSlugs } from '../api/queries/alpha/market-slugs.ts';
+import type { OpenInterestResponse } from '../schemas/api/alpha-market-data.ts';
 import type { Trade } from '../schemas/api/alpha-trades.ts';
 import { type ApiTestContext, addr, bytes32, chTime, createApiTestContext, fillRow } from './api-helpers.ts';
 
@@ -79,6 +81,21 @@ describe('alpha market slugs from the catalog', () => {
     expect(await trades('market_slug=no-such-market')).toEqual([]);
   });
 
+  it("names the condition's market in its open interest series, null when the catalog lacks it", async () => {
+    const oi = async (conditionId: string) => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/v2/alpha/markets/${conditionId}/open_interest`,
+        headers: { 'x-api-key': key },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as OpenInterestResponse;
+    };
+    expect(await oi(COND_X)).toMatchObject({ condition_id: COND_X, market_id: 'm1' });
+    // Seen on chain (a token), no market row.
+    expect(await oi(COND_Y)).toMatchObject({ condition_id: COND_Y, market_id: null });
+  });
+
   it('knows a market synced later once it reloads', async () => {
     const slugs = createAlphaMarketSlugs(t.deps, { refreshMs: 60_000 });
     try {
@@ -86,8 +103,12 @@ describe('alpha market slugs from the catalog', () => {
       await t.deps.clickhouse.insert('test.markets', 'alpha_markets', [
         market('m2', COND_Y, 'will-y-happen'),
       ]);
+      expect(await slugs.marketId(COND_Y)).toBeNull();
       expect(await slugs.refresh()).toBe(2);
       expect(await slugs.conditionIds('will-y-happen')).toEqual([COND_Y]);
+      expect(await slugs.marketId(COND_Y)).toBe('m2');
+      expect(await slugs.marketId(COND_X)).toBe('m1');
+      expect(await slugs.marketId(bytes32(0xc3))).toBeNull();
       expect(await slugs.slugs([COND_X, COND_Y, bytes32(0xc3)])).toEqual(
         new Map([
           [COND_X, 'will-x-happen'],

@@ -27,7 +27,8 @@ export const ROUTE_SOURCES: RouteSources = {
   '/v2/alpha/candlesticks/token/:token_id': [ALPHA_MARKET_DATA],
   '/v2/alpha/volume-chart/:condition_id': [ALPHA_MARKET_DATA],
   '/v2/alpha/markets/:token_id/volume': [ALPHA_MARKET_DATA],
-  '/v2/alpha/markets/:condition_id/open_interest': [ALPHA_MARKET_DATA],
+  // market_id comes from the venue's catalog.
+  '/v2/alpha/markets/:condition_id/open_interest': [ALPHA_MARKET_DATA, ALPHA_VENUE],
   // The price reads the fills (maker fills of the token and its complement) and alpha_tokens.
   '/v2/alpha/market-price/:token_id': [ALPHA_CHAIN_SOURCE],
   '/v2/alpha/tags': ['analytics:alpha-catalog'],

@@ -198,7 +198,10 @@ export const OpenInterestPoint = Type.Object({
 export const OpenInterestResponse = Type.Object(
   {
     condition_id: Type.String(),
-    market_id: Type.Union([Type.String(), Type.Null()], { description: 'Market id; null until known' }),
+    market_id: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The condition's market id in alpha's catalog (alpha_markets); null when it does not know it",
+    }),
     granularity: StringEnum(SERIES_GRANULARITIES),
     ...seriesBounds,
     open_interest_over_time: Type.Array(OpenInterestPoint, {

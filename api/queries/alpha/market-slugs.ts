@@ -1,7 +1,8 @@
 /**
  * Market slugs of venue alpha from its catalog (`alpha_markets`, docs/catalog.md): the resolver the
- * trades and activity routes use for their `market_slug` fields and filters (api/markets.ts). Two
- * in-process maps (slug → condition ids, condition id → slug) are loaded on first use and reloaded in the
+ * trades and activity routes use for their `market_slug` fields and filters, and the open-interest
+ * route for its `market_id` (api/markets.ts). Three in-process maps (slug → condition ids, condition id
+ * → slug, condition id → market id) are loaded on first use and reloaded in the
  * background every `refreshMs` (default 60 s), never on a request's path once loaded: a market synced
  * from the metadata API has its slug within that time.
  */
@@ -10,6 +11,7 @@ import type { Logger } from '../../../core/logger.ts';
 import type { MarketSlugResolver } from '../../markets.ts';
 
 export interface AlphaMarketSlugs extends MarketSlugResolver {
+  marketId(conditionId: string): Promise<string | null>;
   /** Reloads the maps now; resolves to the number of markets with a slug. */
   refresh(): Promise<number>;
   /** Stops the background reloads. */
@@ -23,6 +25,7 @@ export function createAlphaMarketSlugs(
   const refreshMs = o.refreshMs ?? 60_000;
   let bySlug = new Map<string, string[]>();
   let byCondition = new Map<string, string>();
+  let idByCondition = new Map<string, string>();
   let loading: Promise<number> | null = null;
   let loaded: Promise<number> | null = null;
   let timer: NodeJS.Timeout | undefined;
@@ -30,13 +33,19 @@ export function createAlphaMarketSlugs(
   function refresh(): Promise<number> {
     loading ??= (async () => {
       try {
-        const rows = await deps.clickhouse.read<[string, string]>(
+        // Ordered by id: were a condition to have two markets (the upstream has one), the first id wins.
+        const rows = await deps.clickhouse.read<[string, string, string]>(
           'api.alpha.market_slugs',
-          `SELECT condition_id, slug FROM alpha_markets FINAL WHERE condition_id != '' AND slug != ''`,
+          `SELECT condition_id, slug, id FROM alpha_markets FINAL WHERE condition_id != '' ORDER BY id`,
         );
         const slugs = new Map<string, string[]>();
         const conditions = new Map<string, string>();
-        for (const [condition, slug] of rows) {
+        const ids = new Map<string, string>();
+        let withSlug = 0;
+        for (const [condition, slug, id] of rows) {
+          if (!ids.has(condition)) ids.set(condition, id);
+          if (slug === '') continue;
+          withSlug++;
           conditions.set(condition, slug);
           const list = slugs.get(slug);
           if (list) list.push(condition);
@@ -44,7 +53,8 @@ export function createAlphaMarketSlugs(
         }
         bySlug = slugs;
         byCondition = conditions;
-        return rows.length;
+        idByCondition = ids;
+        return withSlug;
       } finally {
         loading = null;
       }
@@ -77,6 +87,10 @@ export function createAlphaMarketSlugs(
         if (slug !== undefined) out.set(c, slug);
       }
       return out;
+    },
+    async marketId(conditionId) {
+      await ready();
+      return idByCondition.get(conditionId) ?? null;
     },
     refresh,
     close() {

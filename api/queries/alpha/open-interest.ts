@@ -3,11 +3,13 @@
  * interest (USD) at the end of each day, week, month or year, from the hourly changes of
  * alpha_oi_deltas_1h FINAL (OI at T = Σ delta of the hours before T). One point per period from the
  * period of the first change, carried forward through periods without one; `all`: one point at
- * end_time (default now) with the OI of every hour that starts at or before it. `market_id` is null:
- * the chain tables know no market ids (the venue catalog does).
+ * end_time (default now) with the OI of every hour that starts at or before it. `market_id`: the
+ * condition's market in alpha's catalog (alpha_markets, through the app's market resolver,
+ * api/markets.ts), null when the catalog does not know it.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
 import type { OpenInterestResponse, SeriesQuery } from '../../../schemas/api/alpha-market-data.ts';
+import type { MarketSlugResolver } from '../../markets.ts';
 import {
   at,
   clampSeconds,
@@ -25,6 +27,7 @@ import { seriesEnd } from './volume.ts';
 
 export async function alphaOpenInterest(
   ch: ClickHouse,
+  markets: Pick<MarketSlugResolver, 'marketId'>,
   conditionId: string,
   q: SeriesQuery,
 ): Promise<OpenInterestResponse> {
@@ -52,7 +55,7 @@ export async function alphaOpenInterest(
   }));
   return {
     condition_id: conditionId,
-    market_id: null,
+    market_id: (await markets.marketId?.(conditionId)) ?? null,
     granularity: g,
     start_time: open_interest_over_time[0]?.timestamp ?? q.start_time ?? end,
     end_time: open_interest_over_time[open_interest_over_time.length - 1]?.timestamp ?? end,

@@ -24,7 +24,8 @@ export async function alphaOpenInterestRoutes(scope: FastifyInstance, ctx: Route
           'Open interest (USD: splits, merges, redemptions and neg-risk conversions) of a condition at the ' +
           'end of each day, week (from Monday 00:00 UTC), month or year, one point per period (timestamp: ' +
           'its start) from the first change, carried forward; all: one point at end_time (default now). ' +
-          'end_time defaults to now; periods after now are not listed. market_id is null. 404: never seen ' +
+          "end_time defaults to now; periods after now are not listed. market_id: the condition's market in " +
+          "alpha's catalog, null when the catalog does not know it. 404: never seen " +
           'on chain. Free and unlimited.',
         tags: ['alpha'],
         params: ConditionParams,
@@ -33,6 +34,11 @@ export async function alphaOpenInterestRoutes(scope: FastifyInstance, ctx: Route
       },
     },
     async (request) =>
-      alphaOpenInterest(ctx.deps.clickhouse, conditionIdOf(request.params.condition_id), request.query),
+      alphaOpenInterest(
+        ctx.deps.clickhouse,
+        ctx.markets,
+        conditionIdOf(request.params.condition_id),
+        request.query,
+      ),
   );
 }

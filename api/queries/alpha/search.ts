@@ -2,8 +2,8 @@
  * `GET /v2/alpha/search`: the markets, events and tags whose title (question, title, label) holds every
  * query word as a word prefix (catalog-search.ts), each type ranked by relevance, then all-time volume,
  * then id, with its total number of matches. One read per requested type, all run at once. A read
- * finds the matches once, in a scalar subquery that keeps their count and the first `limit` keys
- * (`groupArraySorted`, reading only the words, status, volume and id columns); then it reads the wide
+ * finds the matches once, in a scalar subquery that keeps the first `limit` ids in rank order and the
+ * count of all matches (reading only the words, status, volume and id columns); then it reads the wide
  * columns (`doc`) of those ids only, through the primary key.
  */
 import type { AlphaEvent, AlphaEventDoc, AlphaMarket } from '../../../schemas/api/alpha-catalog.ts';
@@ -79,15 +79,17 @@ async function searchType(
   if (r.statuses) {
     where.add({ sql: 'status IN {statuses:Array(String)}', params: { statuses: r.statuses[status] } });
   }
-  // Rank descending, volume descending, id ascending = the smallest (-rank, -volume, id).
+  // The first `limit` matches with the count of all (a window over the matches), read once as a
+  // scalar; then the wide columns of those ids, in the same order.
+  const order = `ORDER BY ${relevanceExpr()} DESC, volume DESC, ${r.id} ASC`;
   const sql = `WITH (
-      SELECT tuple(count(), groupArraySorted({limit:UInt32})(tuple(-toInt64(${relevanceExpr()}), -volume, ${r.id})))
-      FROM ${r.table} ${where.sql()}
+      SELECT groupArray(tuple(${r.id}, total)) FROM (
+        SELECT ${r.id}, count() OVER () AS total FROM ${r.table} ${where.sql()} ${order} LIMIT {limit:UInt32})
     ) AS found
-    SELECT ${r.columns.join(', ')}, tupleElement(found, 1)
+    SELECT ${r.columns.join(', ')}, found[1].2
     FROM ${r.table}
-    WHERE ${r.id} IN (SELECT arrayJoin(tupleElement(found, 2)).3)
-    ORDER BY indexOf(arrayMap(k -> k.3, tupleElement(found, 2)), ${r.id})`;
+    WHERE ${r.id} IN (SELECT arrayJoin(found).1)
+    ${order}`;
   const rows = await ctx.deps.clickhouse.read(`api.alpha.search.${type}`, sql, {
     ...where.params,
     ...searchParams(words),

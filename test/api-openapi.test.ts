@@ -12,6 +12,8 @@ import {
   SeriesQuery,
   VolumeChartQuery,
 } from '../schemas/api/alpha-market-data.ts';
+import { SearchQuery } from '../schemas/api/alpha-search.ts';
+import { SubtagsQuery, TagsQuery } from '../schemas/api/alpha-tags.ts';
 import { TradesQuery } from '../schemas/api/alpha-trades.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
 
@@ -81,6 +83,11 @@ describe('/openapi.json', () => {
         ...Object.keys(SeriesQuery.properties),
       ],
       '/v2/alpha/market-price/{token_id}': ['token_id', ...Object.keys(MarketPriceQuery.properties)],
+      '/v2/alpha/tags': Object.keys(TagsQuery.properties),
+      '/v2/alpha/tag/{slug}': ['slug'],
+      '/v2/alpha/tag/{slug}/subtags': ['slug', ...Object.keys(SubtagsQuery.properties)],
+      '/v2/alpha/categories': [],
+      '/v2/alpha/search': Object.keys(SearchQuery.properties),
       ...Object.fromEntries(
         RETIRED_PATHS.map((p) => [p.replace(/:(\w+)/g, '{$1}'), p.includes(':') ? ['canonical_id'] : []]),
       ),

@@ -3,7 +3,7 @@
  * written into the source tables and built into the lists (analytics/catalog/): every parameter, bound,
  * sort and 400 rule, each compared with the catalog the writer returned (test/alpha-events-truth.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildAlphaCatalogLists } from '../analytics/catalog/build.ts';
 import { searchWords } from '../core/search-words.ts';
 import { EVENT_SORTS } from '../schemas/api/alpha-events.ts';
@@ -231,6 +231,21 @@ describe('GET /v2/alpha/events/keyset', () => {
     const off = await page(`${URL}?include_markets=false&sort=volume_all_time&limit=50`);
     expect(ids(off.events)).toEqual(ids(p.events));
     expect(off.events.every((e) => e.markets === null)).toBe(true);
+  });
+
+  it('reads ClickHouse once per page, twice with nested markets', async () => {
+    const read = vi.spyOn(t.deps.clickhouse, 'read');
+    try {
+      // Page sizes no other test asks for: the response cache cannot answer.
+      const first = await page(`${URL}?sort=volume_7d&limit=13`);
+      expect(read.mock.calls.map((c) => c[0])).toEqual(['api.alpha.events']);
+      read.mockClear();
+      const k = encodeURIComponent(first.pagination.pagination_key!);
+      await page(`${URL}?sort=volume_7d&limit=17&include_markets=true&pagination_key=${k}`);
+      expect(read.mock.calls.map((c) => c[0])).toEqual(['api.alpha.events', 'api.alpha.events.markets']);
+    } finally {
+      read.mockRestore();
+    }
   });
 
   it('accepts limit 1 and 100 and pages with them', async () => {

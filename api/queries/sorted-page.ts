@@ -38,17 +38,6 @@ function checkValue(type: SortColumn['type'], v: unknown): boolean {
 }
 
 /**
- * A Float64 parameter as its IEEE 754 bits (decimal UInt64), bound as `reinterpretAsFloat64({p:UInt64})`:
- * exact on both engines, and the embedded engine's literal renderer (core/clickhouse/literals.ts) knows
- * integers, not floats.
- */
-export function float64Bits(x: number): string {
-  const b = Buffer.alloc(8);
-  b.writeDoubleLE(x);
-  return b.readBigUInt64LE().toString();
-}
-
-/**
  * Rows strictly after `key` in the order of `keys` (each column in its own direction): an OR of plain
  * comparisons, `a op x OR (a = x AND b op y) ...`. A key of the wrong shape is a 400.
  */
@@ -57,10 +46,6 @@ export function afterSortKey(keys: readonly SortColumn[], key: SortKey): Conditi
   const params: Record<string, unknown> = {};
   const placeholders = keys.map((k, i) => {
     if (!checkValue(k.type, key[i])) throw invalidKey();
-    if (k.type === 'Float64') {
-      params[`sort_key_${i}`] = float64Bits(key[i] as number);
-      return `reinterpretAsFloat64({sort_key_${i}:UInt64})`;
-    }
     params[`sort_key_${i}`] = key[i];
     return `{sort_key_${i}:${k.type}}`;
   });

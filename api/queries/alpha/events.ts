@@ -17,7 +17,7 @@ import type {
 import { filtersDigest, rejectOffset } from '../../pagination.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import { createWhere, type PageInfo, type Where } from '../list.ts';
-import { float64Bits, type SortColumn, sortedPage } from '../sorted-page.ts';
+import { type SortColumn, sortedPage } from '../sorted-page.ts';
 import { parseSearch, relevanceExpr, searchParams, searchWhere } from './catalog-search.ts';
 
 /** What selects events; every field optional, all combined with AND. */
@@ -58,16 +58,10 @@ export function eventsWhere(f: EventFilters): Where {
     where.add({ sql: 'has(series_slugs, {series:String})', params: { series: f.series } });
   }
   if (f.minVolume !== undefined) {
-    where.add({
-      sql: 'volume_7d >= reinterpretAsFloat64({min_volume:UInt64})',
-      params: { min_volume: float64Bits(f.minVolume) },
-    });
+    where.add({ sql: 'volume_7d >= {min_volume:Float64}', params: { min_volume: f.minVolume } });
   }
   if (f.minOpenInterest !== undefined) {
-    where.add({
-      sql: 'open_interest >= reinterpretAsFloat64({min_oi:UInt64})',
-      params: { min_oi: float64Bits(f.minOpenInterest) },
-    });
+    where.add({ sql: 'open_interest >= {min_oi:Float64}', params: { min_oi: f.minOpenInterest } });
   }
   return where;
 }

@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RETIRED_PATHS } from '../api/routes/retired.ts';
 import { ActivityQuery } from '../schemas/api/alpha-activity.ts';
+import { EventsQuery } from '../schemas/api/alpha-events.ts';
 import {
   CandlesQuery,
   MarketPriceQuery,
@@ -13,6 +14,7 @@ import {
   VolumeChartQuery,
 } from '../schemas/api/alpha-market-data.ts';
 import { SearchQuery } from '../schemas/api/alpha-search.ts';
+import { SeriesDetailQuery, SeriesListQuery } from '../schemas/api/alpha-series.ts';
 import { SubtagsQuery, TagsQuery } from '../schemas/api/alpha-tags.ts';
 import { TradesQuery } from '../schemas/api/alpha-trades.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
@@ -88,6 +90,10 @@ describe('/openapi.json', () => {
       '/v2/alpha/tag/{slug}/subtags': ['slug', ...Object.keys(SubtagsQuery.properties)],
       '/v2/alpha/categories': [],
       '/v2/alpha/search': Object.keys(SearchQuery.properties),
+      '/v2/alpha/events': Object.keys(EventsQuery.properties),
+      '/v2/alpha/events/keyset': Object.keys(EventsQuery.properties),
+      '/v2/alpha/series': Object.keys(SeriesListQuery.properties),
+      '/v2/alpha/series/{slug}': ['slug', ...Object.keys(SeriesDetailQuery.properties)],
       ...Object.fromEntries(
         RETIRED_PATHS.map((p) => [p.replace(/:(\w+)/g, '{$1}'), p.includes(':') ? ['canonical_id'] : []]),
       ),

@@ -4,7 +4,7 @@
  * and 400 rule. Expected sets and orders are computed from the synthetic catalog (the ground truth), never
  * from the table under test.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildAlphaCatalogLists } from '../analytics/catalog/build.ts';
 import { CANONICAL_ID_PATTERN, questionOutcomeId } from '../core/canonical-id.ts';
 import { searchWords } from '../core/search-words.ts';
@@ -229,6 +229,25 @@ describe('GET /v2/alpha/markets', () => {
       }
     }
     expect(seen.size).toBeGreaterThan(cat.markets.length);
+  });
+
+  it('reads ClickHouse once per page, after a cursor and with filters too', async () => {
+    const read = vi.spyOn(t.deps.clickhouse, 'read');
+    try {
+      // Page sizes no other test asks for: the response cache cannot answer.
+      const first = await page(
+        '/v2/alpha/markets/keyset?status=open&min_volume=100&tags=sports&sort=volume_7d&limit=17',
+      );
+      expect(read.mock.calls.map((c) => c[0])).toEqual(['api.alpha.markets']);
+      read.mockClear();
+      const k = encodeURIComponent(first.pagination.pagination_key!);
+      await page(
+        `/v2/alpha/markets?status=open&min_volume=100&tags=sports&sort=volume_7d&limit=19&pagination_key=${k}`,
+      );
+      expect(read.mock.calls.map((c) => c[0])).toEqual(['api.alpha.markets']);
+    } finally {
+      read.mockRestore();
+    }
   });
 
   it('/markets/keyset is its own route beside /markets/{token_id}/volume and /{condition_id}/open_interest', async () => {

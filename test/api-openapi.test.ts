@@ -13,6 +13,7 @@ import {
   SeriesQuery,
   VolumeChartQuery,
 } from '../schemas/api/alpha-market-data.ts';
+import { MarketsKeysetQuery, MarketsQuery } from '../schemas/api/alpha-markets.ts';
 import { SearchQuery } from '../schemas/api/alpha-search.ts';
 import { SeriesDetailQuery, SeriesListQuery } from '../schemas/api/alpha-series.ts';
 import { SubtagsQuery, TagsQuery } from '../schemas/api/alpha-tags.ts';
@@ -90,6 +91,8 @@ describe('/openapi.json', () => {
       '/v2/alpha/tag/{slug}/subtags': ['slug', ...Object.keys(SubtagsQuery.properties)],
       '/v2/alpha/categories': [],
       '/v2/alpha/search': Object.keys(SearchQuery.properties),
+      '/v2/alpha/markets': Object.keys(MarketsQuery.properties),
+      '/v2/alpha/markets/keyset': Object.keys(MarketsKeysetQuery.properties),
       '/v2/alpha/events': Object.keys(EventsQuery.properties),
       '/v2/alpha/events/keyset': Object.keys(EventsQuery.properties),
       '/v2/alpha/series': Object.keys(SeriesListQuery.properties),

@@ -23,6 +23,7 @@ import type { AlphaAnalyticsSettings } from '../analytics/market-data/settings.t
 import { runRolling } from '../analytics/rolling-metrics/run.ts';
 import { CANONICAL_ID_PATTERN, questionOutcomeId, sportsOutcomeId } from '../core/canonical-id.ts';
 import { searchWords } from '../core/search-words.ts';
+import { acquireLease } from '../ingest/chain/lease.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { syncAlphaBooks } from '../ingest/venues/alpha/book/sync.ts';
 import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
@@ -31,7 +32,11 @@ import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/clien
 import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import type { JobDefinition } from '../jobs/define.ts';
 import { alphaCatalogJob } from '../jobs/processors/alpha-catalog.ts';
-import { alphaCatalogRollupsJob } from '../jobs/processors/analytics-catalog.ts';
+import {
+  ALPHA_CATALOG_ROLLUPS_LEASE,
+  ALPHA_CATALOG_STALE,
+  alphaCatalogRollupsJob,
+} from '../jobs/processors/analytics-catalog.ts';
 import { createBullConnection, createQueues } from '../jobs/queues.ts';
 import { createWorkers } from '../jobs/worker.ts';
 import type { AlphaEventDoc, AlphaMarket, AlphaSeries } from '../schemas/api/alpha-catalog.ts';
@@ -573,6 +578,27 @@ describe('alpha catalog lists', () => {
       });
       const [c] = await query<{ n: string }>('SELECT count() AS n FROM alpha_market_list');
       expect(Number(c!.n)).toBe(sim.catalog.venues.alpha.markets.length);
+
+      // A trigger while another build holds the lease completes at once, leaving the lists marked stale
+      // for the holder; the next build clears the mark.
+      const completed = async (id: string) => {
+        const end = Date.now() + 60_000;
+        for (;;) {
+          const job = await queues.get('analytics').getJob(id);
+          if (job && (await job.isCompleted())) return job.returnvalue as { ran: boolean };
+          if (Date.now() > end) throw new Error(`job ${id} did not complete`);
+          await sleep(100);
+        }
+      };
+      const lease = await acquireLease(deps.redis, ALPHA_CATALOG_ROLLUPS_LEASE, 60_000);
+      expect(lease.held).toBe(true);
+      const blocked = await queues.enqueue(alphaCatalogRollupsJob, { reason: 'manual', slot: 1 });
+      expect(await completed(blocked!)).toEqual({ ran: false });
+      expect(await deps.redis.exists(ALPHA_CATALOG_STALE)).toBe(1);
+      await lease.release();
+      const next = await queues.enqueue(alphaCatalogRollupsJob, { reason: 'manual', slot: 2 });
+      expect(await completed(next!)).toMatchObject({ ran: true });
+      expect(await deps.redis.exists(ALPHA_CATALOG_STALE)).toBe(0);
     } finally {
       await workers.close();
       await queues.close();

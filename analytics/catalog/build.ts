@@ -44,9 +44,10 @@ export interface CatalogBuildSummary {
   series: number;
   tags: number;
   categories: number;
-  /** Milliseconds: reading (with prices), building rows, writing. */
+  /** Milliseconds: reading the sources, the current prices, building the rows, writing the tables. */
   readMs: number;
   priceMs: number;
+  rowsMs: number;
   writeMs: number;
   ms: number;
 }
@@ -71,6 +72,7 @@ export async function buildAlphaCatalogLists(
   const prices = await currentPrices(ch, tokens, now);
   const priced = Date.now();
   const lists = catalogLists(sources, { resolutions, totals, rolling, prices, liquidity });
+  const rowsDone = Date.now();
   await replaceTable(ch, ALPHA_MARKET_LIST, lists.markets);
   await replaceTable(ch, ALPHA_EVENT_LIST, lists.events);
   await replaceTable(ch, ALPHA_SERIES_LIST, lists.series);
@@ -87,7 +89,8 @@ export async function buildAlphaCatalogLists(
     categories: lists.categories.length,
     readMs: read - started,
     priceMs: priced - read,
-    writeMs: done - priced,
+    rowsMs: rowsDone - priced,
+    writeMs: done - rowsDone,
     ms: done - started,
   };
   deps.log.info(summary, 'Built alpha catalog lists');

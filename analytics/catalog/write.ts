@@ -1,13 +1,15 @@
 /**
  * Replaces a catalog list whole: its rows go into `<table>_next` (created like the table if missing,
- * emptied first), then `EXCHANGE TABLES` swaps the two atomically, so a reader sees the previous build or
- * this one, never a mix. Rows are inserted as JSONEachRow in bounded batches.
+ * emptied first), then `EXCHANGE TABLES` swaps the two atomically, so a reader sees the previous build
+ * or this one, never a mix; the old rows, now under `_next`, are emptied. Rows are inserted as
+ * JSONCompactEachRow bytes (one JSON array per row, no key names: a third less to parse than JSONEachRow
+ * for the market list's ~1.5 KB docs) in bounded batches.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { insertColumns, type RowOf, type TableDescription } from '../../core/clickhouse/table.ts';
 
-/** Rows per insert (a market's doc is ~1–3 KB). */
-export const WRITE_BATCH = 2_000;
+/** Rows per insert (a market's doc is ~1.5 KB: ≈ 8 MB a batch). */
+export const WRITE_BATCH = 5_000;
 
 /** `YYYY-MM-DD HH:MM:SS.mmm` (UTC) from Unix ms: how JSONEachRow reads a DateTime64(3). */
 const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
@@ -23,16 +25,24 @@ export async function replaceTable<T extends TableDescription>(
   const columns = insertColumns(t);
   const times = new Set(columns.filter((n) => t.columns[n]!.ch.includes('DateTime64')));
   for (let i = 0; i < rows.length; i += WRITE_BATCH) {
-    const batch = rows.slice(i, i + WRITE_BATCH).map((r) => {
-      const out: Record<string, unknown> = {};
+    const lines = rows.slice(i, i + WRITE_BATCH).map((r) => {
       const src = r as Record<string, unknown>;
-      for (const n of columns) {
-        const v = src[n];
-        out[n] = times.has(n) && typeof v === 'number' ? chTime(v) : v;
-      }
-      return out;
+      return JSON.stringify(
+        columns.map((n) => {
+          const v = src[n];
+          return times.has(n) && typeof v === 'number' ? chTime(v) : v;
+        }),
+      );
     });
-    await ch.insert(`analytics.catalog.write.${t.name}`, next, batch);
+    await ch.insertRaw(
+      `analytics.catalog.write.${t.name}`,
+      next,
+      'JSONCompactEachRow',
+      columns,
+      Buffer.from(lines.join('\n')),
+    );
   }
   await ch.command(`analytics.catalog.swap.${t.name}`, `EXCHANGE TABLES ${next} AND ${t.name}`);
+  // The previous build, now under the _next name, is not read again.
+  await ch.command(`analytics.catalog.truncate.${t.name}`, `TRUNCATE TABLE ${next}`);
 }

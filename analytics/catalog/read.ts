@@ -45,6 +45,7 @@ export interface MarketSource {
   outcomes: string[];
   short_outcomes: string[];
   clob_token_ids: string[];
+  group_item_title: string;
   start_date: number | null;
   end_date: number | null;
   closed_time: number | null;
@@ -91,7 +92,7 @@ const EVENTS_SQL = `
   FROM alpha_events FINAL`;
 const MARKETS_SQL = `
   SELECT id, event_id, condition_id, question_id, slug, question, description, image, outcomes,
-    short_outcomes, clob_token_ids, ${ms('start_date')}, ${ms('end_date')}, ${ms('closed_time')},
+    short_outcomes, clob_token_ids, group_item_title, ${ms('start_date')}, ${ms('end_date')}, ${ms('closed_time')},
     ${ms('created_at')}, closed, enable_order_book, neg_risk, sports_market_type,
     ${ms('game_start_time')}, team_a_id, team_b_id
   FROM alpha_markets FINAL`;

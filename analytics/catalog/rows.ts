@@ -3,7 +3,6 @@
  * current prices: a pure function, one pass over markets, then events, series, tags and categories.
  * Rules: docs/catalog.md "Rules" (rules.ts, hierarchy.ts). Docs follow schemas/api/alpha-catalog.ts.
  */
-import { questionOutcomeId, sportsOutcomeId } from '../../core/canonical-id.ts';
 import type { RowOf } from '../../core/clickhouse/table.ts';
 import { searchWords } from '../../core/search-words.ts';
 import type {
@@ -22,6 +21,7 @@ import type {
   ALPHA_TAG_LIST,
 } from '../../schemas/tables/alpha-catalog-lists.ts';
 import type { CurrentPrice } from '../prices/current-price.ts';
+import { canonicalIds } from './canonical.ts';
 import { tagHierarchy } from './hierarchy.ts';
 import type { CatalogSources, EventSource, MarketAnalytics, MarketSource, TagSource } from './read.ts';
 import { categorySlug, eventStatus, marketStatus, sumRolling, winningSide } from './rules.ts';
@@ -56,32 +56,6 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const byId = <T extends { id: string }>(rows: readonly T[]) => new Map(rows.map((r) => [r.id, r]));
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * An outcome's canonical id (core/canonical-id.ts): a two-way moneyline game (both teams and the game's
- * start known, the event in a series naming the league, one short outcome per team) by league, teams,
- * game day and side; every other outcome by question, resolution day (the market's end date) and label;
- * null when the market has no end date.
- */
-export function outcomeCanonicalId(m: MarketSource, league: string | null, index: number): string | null {
-  const label = m.outcomes[index] ?? '';
-  const side = m.short_outcomes[index];
-  if (
-    m.sports_market_type === 'moneyline' &&
-    league !== null &&
-    m.team_a_id !== '' &&
-    m.team_b_id !== '' &&
-    m.game_start_time !== null &&
-    m.outcomes.length === 2 &&
-    m.short_outcomes.length === 2 &&
-    side !== undefined &&
-    side !== ''
-  ) {
-    return sportsOutcomeId({ league, teams: [m.team_a_id, m.team_b_id], date: m.game_start_time, side });
-  }
-  if (m.end_date === null) return null;
-  return questionOutcomeId({ question: m.question, resolutionDate: m.end_date, outcome: label });
-}
-
 interface MarketBuilt {
   row: MarketListRow;
   doc: AlphaMarket;
@@ -104,7 +78,7 @@ function buildMarket(
   m: MarketSource,
   event: EventSource | undefined,
   tagSlugs: string[],
-  league: string | null,
+  canonical: readonly (string | null)[],
   f: CatalogFigures,
 ): MarketBuilt {
   const numerators = m.condition_id === '' ? null : (f.resolutions.get(m.condition_id) ?? null);
@@ -114,7 +88,7 @@ function buildMarket(
     return {
       label,
       token_id: token,
-      canonical_id: outcomeCanonicalId(m, league, i),
+      canonical_id: canonical[i] ?? null,
       price: token === null ? null : (f.prices.get(token)?.price ?? null),
     };
   });
@@ -238,12 +212,14 @@ export function catalogLists(src: CatalogSources, f: CatalogFigures): CatalogLis
   // Markets, grouped by event.
   const marketsOfEvent = new Map<string, MarketBuilt[]>(events.map((e) => [e.id, []]));
   const markets: MarketListRow[] = [];
+  const canonical = canonicalIds(src.markets, (m) => {
+    const firstSeries = eventsById.has(m.event_id) ? seriesOfEvent.get(m.event_id)![0] : undefined;
+    return firstSeries === undefined ? null : seriesById.get(firstSeries)!.slug || null;
+  });
   for (const m of [...src.markets].sort((a, b) => compareText(a.id, b.id))) {
     const event = eventsById.get(m.event_id);
     const tags = event ? tagsOfEvent.get(event.id)!.map((t) => t.slug) : [];
-    const firstSeries = event ? seriesOfEvent.get(event.id)![0] : undefined;
-    const league = firstSeries === undefined ? null : seriesById.get(firstSeries)!.slug || null;
-    const built = buildMarket(m, event, tags, league, f);
+    const built = buildMarket(m, event, tags, canonical.get(m.id)!, f);
     markets.push(built.row);
     if (event) marketsOfEvent.get(event.id)!.push(built);
   }

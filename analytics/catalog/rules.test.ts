@@ -3,8 +3,11 @@
  * markets closed at different times or have none, categories' slugs, rolling sums, tag ranks with ties.
  */
 import { describe, expect, it } from 'vitest';
+import { canonicalId, questionOutcomeKey, sportsOutcomeKey } from '../../core/canonical-id.ts';
 import type { MarketRollingMetrics } from '../../schemas/api/alpha-market-data.ts';
+import { canonicalIds } from './canonical.ts';
 import { tagHierarchy } from './hierarchy.ts';
+import type { MarketSource } from './read.ts';
 import { categorySlug, eventStatus, marketStatus, ROLLING_FIELDS, sumRolling, winningSide } from './rules.ts';
 
 const rolling = (v: number, computedAt: string | null): MarketRollingMetrics => {
@@ -103,5 +106,89 @@ describe('tag hierarchy', () => {
     expect(places.get('9')).toEqual({ parentSlug: null, children: ['elections', 'us'] });
     expect(places.get('10')).toEqual({ parentSlug: 'politics', children: ['us'] });
     expect(places.get('100')).toEqual({ parentSlug: 'senate', children: [] });
+  });
+});
+
+describe('canonical ids', () => {
+  const market = (o: Partial<MarketSource>): MarketSource => ({
+    id: '1',
+    event_id: '',
+    condition_id: '0xc1',
+    question_id: '',
+    slug: '',
+    question: 'Will it rain in Paris?',
+    description: '',
+    image: '',
+    outcomes: ['Yes', 'No'],
+    short_outcomes: [],
+    clob_token_ids: [],
+    group_item_title: '',
+    start_date: null,
+    end_date: Date.UTC(2026, 5, 30, 12),
+    closed_time: null,
+    created_at: 1,
+    closed: false,
+    enable_order_book: true,
+    neg_risk: false,
+    sports_market_type: '',
+    game_start_time: null,
+    team_a_id: '',
+    team_b_id: '',
+    ...o,
+  });
+  const game = {
+    team_a_id: 'CHE',
+    team_b_id: 'TOT',
+    game_start_time: Date.UTC(2026, 3, 29, 9),
+    sports_market_type: 'moneyline',
+  };
+
+  it('keys games by league, teams, day and side; other outcomes by question, end day and label', () => {
+    const ids = canonicalIds(
+      [
+        market({ id: '1' }),
+        market({
+          id: '2',
+          condition_id: '0xc2',
+          ...game,
+          outcomes: ['Chelsea', 'Tottenham'],
+          short_outcomes: ['CHE', 'TOT'],
+        }),
+        market({ id: '3', condition_id: '0xc3', ...game, group_item_title: 'Draw' }),
+        market({ id: '4', condition_id: '0xc4', end_date: null }),
+      ],
+      (m) => (m.team_a_id === '' ? null : 'epl-games'),
+    );
+    const day = { league: 'epl-games', teams: ['CHE', 'TOT'] as const, date: game.game_start_time };
+    expect(ids.get('1')).toEqual(
+      ['Yes', 'No'].map((outcome) =>
+        canonicalId(
+          questionOutcomeKey({ question: 'Will it rain in Paris?', resolutionDate: '2026-06-30', outcome }),
+        ),
+      ),
+    );
+    expect(ids.get('2')).toEqual(
+      ['CHE', 'TOT'].map((side) => canonicalId(sportsOutcomeKey({ ...day, side }))),
+    );
+    expect(ids.get('3')).toEqual(
+      ['Draw', 'not Draw'].map((side) => canonicalId(sportsOutcomeKey({ ...day, side }))),
+    );
+    expect(ids.get('4')).toEqual([null, null]);
+  });
+
+  it('keeps one id per outcome: of markets sharing a key, the first created keeps it', () => {
+    const key = (outcome: string) =>
+      questionOutcomeKey({ question: 'Will it rain in Paris?', resolutionDate: '2026-06-30', outcome });
+    const ids = canonicalIds(
+      [
+        market({ id: '10', condition_id: '0xaa', created_at: 5 }),
+        market({ id: '9', condition_id: '0xbb', created_at: 5 }),
+        market({ id: '2', condition_id: '0xcc', created_at: 7 }),
+      ],
+      () => null,
+    );
+    expect(ids.get('9')).toEqual(['Yes', 'No'].map((o) => canonicalId(key(o))));
+    expect(ids.get('10')).toEqual(['Yes', 'No'].map((o) => canonicalId(`${key(o)}|0xaa`)));
+    expect(ids.get('2')).toEqual(['Yes', 'No'].map((o) => canonicalId(`${key(o)}|0xcc`)));
   });
 });

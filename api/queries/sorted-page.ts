@@ -21,6 +21,29 @@ export interface SortColumn {
   dir: 'asc' | 'desc';
 }
 
+/** A key sorted descending. */
+export const descKey = (expr: string, type: SortColumn['type']): SortColumn => ({ expr, type, dir: 'desc' });
+
+/**
+ * The keys of a nullable column in `dir`, rows without a value last in either direction: (is null,
+ * `value`), where `value` is the column made non-null (e.g. `ifNull(price, 0)`).
+ */
+export function nullsLastKeys(
+  column: string,
+  value: string,
+  type: SortColumn['type'],
+  dir: SortColumn['dir'],
+): SortColumn[] {
+  return [
+    { expr: `toUInt64(isNull(${column}))`, type: 'UInt64', dir: 'asc' },
+    { expr: value, type, dir },
+  ];
+}
+
+/** The keys of a nullable DateTime64 column by its Unix ms, missing times last either way. */
+export const nullableTimeKeys = (column: string, dir: SortColumn['dir']): SortColumn[] =>
+  nullsLastKeys(column, `ifNull(toUnixTimestamp64Milli(${column}), 0)`, 'Int64', dir);
+
 const invalidKey = () =>
   new ApiError(400, 'Invalid pagination_key: pass back the pagination_key of the previous page unchanged.');
 

@@ -92,10 +92,14 @@ export interface ClickHouseOptions {
 /**
  * Settings of every statement, in both modes (embedded: set once on each session). The embedded
  * engine's default for output_format_json_quote_64bit_integers is 0 (a server's is 1): without it,
- * UInt64 values above 2^53 silently lose precision in JSON.
+ * UInt64 values above 2^53 silently lose precision in JSON. The embedded engine receives bound values
+ * spliced into the statement (literals.ts), so a statement binding a long list (the current-price
+ * function asks about 2,000 token ids of 78 digits, twice) outgrows the default 256 KiB max_query_size;
+ * 16 MiB holds any list the code binds.
  */
 function baseSettings(maxExecutionTime: number): ClickHouseSettings {
   return {
+    max_query_size: String(16 * 1024 * 1024),
     output_format_json_quote_64bit_integers: 1,
     output_format_json_quote_64bit_floats: 0,
     date_time_output_format: 'iso',

@@ -17,7 +17,7 @@ import type {
 import { filtersDigest, rejectOffset } from '../../pagination.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import { createWhere, type PageInfo, type Where } from '../list.ts';
-import { type SortColumn, sortedPage } from '../sorted-page.ts';
+import { descKey, nullableTimeKeys, type SortColumn, sortedPage } from '../sorted-page.ts';
 import { parseSearch, relevanceExpr, searchParams, searchWhere } from './catalog-search.ts';
 
 /** What selects events; every field optional, all combined with AND. */
@@ -67,12 +67,8 @@ export function eventsWhere(f: EventFilters): Where {
 }
 
 const BY_ID: SortColumn = { expr: 'event_id', type: 'String', dir: 'asc' };
-const desc = (expr: string, type: SortColumn['type']): SortColumn => ({ expr, type, dir: 'desc' });
-/** A nullable date in `dir`, missing dates last either way: (is null, epoch ms). */
-const date = (column: string, dir: SortColumn['dir']): SortColumn[] => [
-  { expr: `isNull(${column})`, type: 'UInt64', dir: 'asc' },
-  { expr: `ifNull(toUnixTimestamp64Milli(${column}), 0)`, type: 'Int64', dir },
-];
+const desc = descKey;
+const date = nullableTimeKeys;
 const BY_VOLUME = desc('volume', 'Float64');
 
 /** The sort keys of `sort`, ending with the event id. `relevance` ranks by search only when searching. */

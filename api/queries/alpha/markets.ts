@@ -12,26 +12,16 @@ import { filtersDigest, rejectOffset } from '../../pagination.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import { parseHash } from '../filters.ts';
 import { createWhere, type PageInfo, type Where } from '../list.ts';
-import { type SortColumn, sortedPage } from '../sorted-page.ts';
+import { descKey, nullableTimeKeys, nullsLastKeys, type SortColumn, sortedPage } from '../sorted-page.ts';
 import { parseSearch, relevanceExpr, searchParams, searchWhere } from './catalog-search.ts';
 
 export const MARKET_LIST_TABLE = 'alpha_market_list';
 const ID = 'market_id';
 const DIGEST_NAME = 'alpha.markets';
 
-const desc = (expr: string, type: SortColumn['type'] = 'Float64'): SortColumn => ({
-  expr,
-  type,
-  dir: 'desc',
-});
+const desc = (expr: string, type: SortColumn['type'] = 'Float64') => descKey(expr, type);
 const byId: SortColumn = { expr: ID, type: 'String', dir: 'asc' };
-
-/** A nullable column's sort: rows without a value last in either direction, then the value. */
-const nullsLast = (expr: string, value: string, type: SortColumn['type'], dir: 'asc' | 'desc') => [
-  { expr: `toUInt64(isNull(${expr}))`, type: 'UInt64', dir: 'asc' } as SortColumn,
-  { expr: value, type, dir },
-];
-const millis = (column: string) => `ifNull(toUnixTimestamp64Milli(${column}), 0)`;
+const nullsLast = nullsLastKeys;
 
 /** The sort keys of each `sort` (the last one always the id, so the order is total). */
 const SORT_KEYS: Record<Exclude<MarketSort, 'relevance'>, SortColumn[]> = {
@@ -39,10 +29,10 @@ const SORT_KEYS: Record<Exclude<MarketSort, 'relevance'>, SortColumn[]> = {
   open_interest: [desc('open_interest'), byId],
   price_desc: [...nullsLast('price', 'ifNull(price, 0)', 'Float64', 'desc'), byId],
   price_asc: [...nullsLast('price', 'ifNull(price, 0)', 'Float64', 'asc'), byId],
-  expiration: [...nullsLast('end_date', millis('end_date'), 'Int64', 'desc'), byId],
-  expiration_asc: [...nullsLast('end_date', millis('end_date'), 'Int64', 'asc'), byId],
-  created: [...nullsLast('created_at', millis('created_at'), 'Int64', 'desc'), byId],
-  created_asc: [...nullsLast('created_at', millis('created_at'), 'Int64', 'asc'), byId],
+  expiration: [...nullableTimeKeys('end_date', 'desc'), byId],
+  expiration_asc: [...nullableTimeKeys('end_date', 'asc'), byId],
+  created: [...nullableTimeKeys('created_at', 'desc'), byId],
+  created_asc: [...nullableTimeKeys('created_at', 'asc'), byId],
   volume_1d: [desc('volume_1d'), byId],
   volume_7d: [desc('volume_7d'), byId],
   volume_30d: [desc('volume_30d'), byId],
@@ -62,19 +52,6 @@ export function marketSortKeys(sort: MarketSort, search?: readonly string[]): So
   if (sort !== 'relevance') return SORT_KEYS[sort];
   if (search === undefined) return SORT_KEYS.volume;
   return [desc(relevanceExpr('words'), 'UInt64'), ...SORT_KEYS.volume];
-}
-
-/**
- * Reads market docs matching `where` (conditions on alpha_market_list's columns, createWhere) in the
- * order of `sort`: the first `limit` of them, and whether there are more. For `relevance`, pass the
- * search words too (their parameters are bound here). The list endpoints page with `marketsPage`.
- */
-export async function readMarketDocs(
-  ctx: RouteContext,
-  o: { where: Where; sort: MarketSort; limit: number; search?: readonly string[]; label?: string },
-): Promise<{ markets: AlphaMarket[]; hasMore: boolean }> {
-  const page = await marketsPage(ctx, { ...o, digest: '', token: undefined });
-  return { markets: page.markets, hasMore: page.pagination.has_more };
 }
 
 /** One keyset page of market docs (the cursor bound to `digest`). */

@@ -55,6 +55,18 @@ describe('pmdata demo', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { trades: { block_number: number }[] };
     expect(body.trades.length).toBeGreaterThan(0);
+    // Every example the demo prints answers 200, the catalog's among them (with rows to show).
+    const printed = [...out.matchAll(/curl -s -H 'x-api-key: \S+' '(\S+)'/g)].map((m) => m[1]!);
+    expect(printed.some((u) => u.includes('/v2/alpha/events/keyset'))).toBe(true);
+    for (const u of printed) {
+      const r = await fetch(u, { headers: { 'x-api-key': key! } });
+      expect(r.status, u).toBe(200);
+      if (/\/v2\/alpha\/(events|markets)\/keyset|\/categories|\/tags\?/.test(u)) {
+        const b = (await r.json()) as Record<string, unknown>;
+        const rows = Object.values(b).find(Array.isArray) as unknown[];
+        expect(rows.length, u).toBeGreaterThan(0);
+      }
+    }
 
     // Live trading continues and the follower ingests blocks past the backfilled history.
     const historyHead = Number(/blocks 0\.\.(\d+)/.exec(out)![1]);

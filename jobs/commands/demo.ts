@@ -228,5 +228,34 @@ async function exampleRequests(runtime: Runtime, base: string, key: string): Pro
     out.push(curl(`/v2/alpha/markets/${market.condition_id}/open_interest?granularity=day`));
     out.push(curl(`/v2/alpha/market-price/${market.token_id}`));
   }
+  out.push(...(await catalogExamples(ch, curl)));
+  return out;
+}
+
+/** The catalog's endpoints over the lists just built: a top tag with subtags, a word of a busy market. */
+async function catalogExamples(
+  ch: Runtime['deps']['clickhouse'],
+  curl: (path: string) => string,
+): Promise<string[]> {
+  const [tag] = await ch.query<{ slug: string }>(
+    'demo.catalog.tag',
+    `SELECT slug FROM alpha_tag_list WHERE parent_slug IS NULL AND subtag_count > 0
+     ORDER BY event_count DESC, tag_id LIMIT 1`,
+  );
+  const [word] = await ch.query<{ word: string }>(
+    'demo.catalog.word',
+    `SELECT arrayJoin(words) AS word FROM alpha_market_list WHERE length(word) >= 4
+     ORDER BY volume DESC, market_id LIMIT 1`,
+  );
+  const out = [
+    curl('/v2/alpha/events/keyset?limit=3'),
+    curl('/v2/alpha/events/keyset?sort=volume_all_time&include_markets=true&markets_per_event=2&limit=2'),
+    curl('/v2/alpha/markets/keyset?status=open&sort=volume&limit=3'),
+    curl('/v2/alpha/series'),
+    curl('/v2/alpha/tags?limit=5'),
+    curl('/v2/alpha/categories'),
+  ];
+  if (tag) out.push(curl(`/v2/alpha/tag/${tag.slug}/subtags`));
+  if (word) out.push(curl(`/v2/alpha/search?q=${encodeURIComponent(word.word)}`));
   return out;
 }

@@ -81,7 +81,9 @@ function buildMarket(
   canonical: readonly (string | null)[],
   f: CatalogFigures,
 ): MarketBuilt {
-  const numerators = m.condition_id === '' ? null : (f.resolutions.get(m.condition_id) ?? null);
+  // The chain's tables hold lowercase hex; the metadata's condition id is matched whatever its case.
+  const condition = m.condition_id.toLowerCase();
+  const numerators = condition === '' ? null : (f.resolutions.get(condition) ?? null);
   const status: MarketStatus = marketStatus(numerators, m.closed);
   const outcomes: AlphaOutcome[] = m.outcomes.map((label, i) => {
     const token = m.clob_token_ids[i] ?? null;
@@ -94,8 +96,8 @@ function buildMarket(
   });
   const first = m.clob_token_ids[0];
   const liquidity = first === undefined ? 0 : (f.liquidity.get(first) ?? 0);
-  const totals = f.totals.get(m.condition_id);
-  const rolling = f.rolling.get(m.condition_id) ?? null;
+  const totals = f.totals.get(condition);
+  const rolling = f.rolling.get(condition) ?? null;
   const doc: AlphaMarket = {
     condition_id: m.condition_id,
     question_id: m.question_id === '' ? null : m.question_id,

@@ -6,12 +6,10 @@
 -- Event without `markets`); the other columns are what the list endpoints filter and sort on. `words`
 -- are the title's (label's) lowercase words (core/search-words.ts), the `search` parameters' haystack.
 -- Money is USD (Float64), counts are integers.
--- The event and market lists are in granules of 64 rows, not 8,192: a page's ids are chosen from the
--- narrow filter and sort columns, then the `doc` (1–3 KB of JSON) of those ids is read by primary key,
--- and a read by key decompresses every granule holding one of them. A page's ids are spread over the
--- whole table: at 100,058 markets the docs of a page's 21 ids took 43–60 ms in 8,192-row granules and
--- 8–11 ms in 64-row ones; at 20,000 events the event page read went from 17–30 ms to 10–11 ms
--- (docs/decisions.md).
+-- The event and market lists are in granules of 64 rows, not 8,192: a page sorts on the narrow filter
+-- and sort columns and reads the `doc` (1–3 KB of JSON) of its rows only, and those rows lie all over the
+-- table; each costs the decompression of its granule. The market list is ordered by event, so an events
+-- page's nested markets are read by key (docs/decisions.md).
 
 CREATE TABLE IF NOT EXISTS alpha_market_list (
   market_id String,
@@ -43,7 +41,7 @@ CREATE TABLE IF NOT EXISTS alpha_market_list (
   end_date Nullable(DateTime64(3, 'UTC')),
   doc String
 ) ENGINE = MergeTree
-ORDER BY market_id
+ORDER BY (event_id, market_id)
 SETTINGS index_granularity = 64;
 
 CREATE TABLE IF NOT EXISTS alpha_event_list (

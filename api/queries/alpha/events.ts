@@ -135,7 +135,6 @@ export async function eventsPage(
   const page = await sortedPage<[string, string]>(ctx, {
     label: r.label,
     table: 'alpha_event_list',
-    id: 'event_id',
     columns: ['event_id', 'doc'],
     keys: eventSortKeys(r.sort, searching),
     where: eventsWhere(r.filters),

@@ -70,7 +70,6 @@ export async function marketsPage(
   const { rows, pagination } = await sortedPage<[string]>(ctx, {
     label: o.label ?? `api.${DIGEST_NAME}`,
     table: MARKET_LIST_TABLE,
-    id: ID,
     columns: ['doc'],
     keys: marketSortKeys(o.sort, o.search),
     where: o.where,

@@ -92,7 +92,6 @@ export async function alphaTags(ctx: RouteContext, q: TagsRequest): Promise<Tags
   const page = await sortedPage<TagRow>(ctx, {
     label: 'api.alpha.tags',
     table: 'alpha_tag_list',
-    id: 'tag_id',
     columns: TAG_COLUMNS,
     keys: TAG_SORT_KEYS[sort],
     where,

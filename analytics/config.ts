@@ -23,4 +23,14 @@ export const analyticsConfig = defineConfigSection('analytics', {
     form: 'an integer 10..86400 (seconds)',
     parse: integer(10, 86_400),
   },
+  /**
+   * Triggered rebuilds of the catalog lists within one slot of this many seconds coalesce into one: at
+   * most one triggered build per slot (raise it for a catalog whose build takes tens of seconds).
+   */
+  catalogCoalesceS: {
+    env: 'ANALYTICS_CATALOG_COALESCE_S',
+    default: '10',
+    form: 'an integer 1..3600 (seconds)',
+    parse: integer(1, 3_600),
+  },
 });

@@ -1,43 +1,17 @@
-/**
- * `npm run bench -- analytics [--fills N] [--days D] [--conditions C] [--incremental K] [--block-fills F]
- *   [--requests R]`
- *
- * Venue alpha's market analytics (analytics/) on a synthetic chain: N maker fills (default 10,000,000)
- * over D days (60) of 2-second blocks, Zipf(1) over C binary conditions (5,000: 10,000 tokens), with
- * taker aggregates, supply events, preparations, blocks and checkpoints (bench/analytics/data.ts),
- * generated into a fresh embedded database. Then, each timed and printed:
- *   (a) full build: recomputeMarketData over the whole chain, seconds and rows per derived table;
- *   (b) rolling refresh: runRolling, twice (the first right after the build);
- *   (c) incremental: K times (30) a new block of F maker fills (500) is appended and the follow checkpoint
- *       moved to it (not timed), then runMarketData (timed): p50 / p95 / max ms;
- *   (d) API: R sequential requests (200) per kind for the busiest condition and its busiest token, by
- *       app.inject through the whole app, response cache off: condition and token candles at 1 m over
- *       7 d, 1 h over 90 d (the whole span), 1 d over everything, and daily open interest; p50 / p99.
- * Where the time went, per statement label (bench/analytics/profile.ts), after (a), (b) and (c). The
- * last line is the SUMMARY. `--fills 200000` runs in well under a minute.
- */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { recomputeMarketData, runMarketData } from '../analytics/market-data/run.ts';
 import type { AlphaAnalyticsSettings } from '../analytics/market-data/settings.ts';
 import { runRolling } from '../analytics/rolling-metrics/run.ts';
 import { buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
-import { type ClickHouse, createClickHouse } from '../core/clickhouse/index.ts';
-import { loadConfig } from '../core/config.ts';
+import type { ClickHouse } from '../core/clickhouse/index.ts';
 import { createDataVersions } from '../core/data-version.ts';
-import { createLogger } from '../core/logger.ts';
-import { migrate } from '../core/migrations.ts';
-import { freePort } from '../core/net.ts';
-import { createRedis } from '../core/redis.ts';
-import { startRedisServer } from '../core/redis-server.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
-import { CONFIG_SECTIONS } from '../jobs/config.ts';
 import { type ApiTiming, apiKinds, routeMissing, timeKind } from './analytics/api.ts';
 import { appendBlock, busiest, generate, type Shape, timeOfBlock } from './analytics/data.ts';
-import { createProfiler, formatProfile, type LabelStats } from './analytics/profile.ts';
+import { createProfiler, formatProfile, type LabelStats, settleMerges } from './analytics/profile.ts';
+import { openBenchWorld } from './support/world.ts';
 
 const DERIVED_TABLES = [
   'alpha_token_candles_1m',
@@ -107,36 +81,9 @@ export async function run(args: string[]) {
   const record = (text: string) => process.stdout.write(`${text}\n`);
   const loadAtStart = os.loadavg();
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pmdata-bench-analytics-'));
-  const log = createLogger({ level: 'warn', name: 'bench-analytics' });
-  const redisServer = await startRedisServer({
-    port: await freePort(),
-    dir: path.join(dir, 'redis'),
-    log,
-    persistent: false,
-  });
-  const config = loadConfig(
-    {
-      PMDATA_DATA_DIR: dir,
-      CLICKHOUSE_DATABASE: 'bench_analytics',
-      REDIS_URL: redisServer.url,
-      LOG_LEVEL: 'warn',
-      // Every API request runs its queries: no response cache.
-      API_CACHE_BYTES: '0',
-    },
-    CONFIG_SECTIONS,
-  );
-  const interrupted = async () => {
-    await redisServer.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
-  const clickhouse = await createClickHouse({ config, log });
-  const redis = createRedis(config.redisUrl);
+  const world = await openBenchWorld('analytics');
+  const { log, config, clickhouse, redis } = world;
   try {
-    await migrate({ clickhouse, log });
     const chain = alphaChainSettings(config);
     const settings: AlphaAnalyticsSettings = {
       chainId: chain.chainId,
@@ -334,32 +281,8 @@ export async function run(args: string[]) {
     if (ok.length < apiTimings.length || apiTimings.length === 0) summary.push(`api_ok=${ok.length}/7`);
     record(`SUMMARY analytics ${summary.join(' ')}`);
   } finally {
-    process.removeListener('SIGINT', interrupted);
-    process.removeListener('SIGTERM', interrupted);
-    redis.disconnect();
-    await clickhouse.close();
-    await redisServer.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await world.close();
   }
-}
-
-/**
- * Waits until no background merge runs, at most `maxS` seconds; returns the seconds waited and the merges
- * still running then.
- */
-async function settleMerges(ch: ClickHouse, maxS: number): Promise<{ s: number; running: number }> {
-  const t0 = performance.now();
-  let running = 0;
-  for (;;) {
-    const [m] = await ch.query<{ c: string }>(
-      'bench.analytics.merges',
-      'SELECT count() AS c FROM system.merges WHERE database = currentDatabase()',
-    );
-    running = Number(m!.c);
-    if (running === 0 || (performance.now() - t0) / 1000 >= maxS) break;
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-  return { s: (performance.now() - t0) / 1000, running };
 }
 
 /** The busiest condition's all-time trades and volume in the derived totals against the maker fills. */

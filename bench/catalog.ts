@@ -1,44 +1,19 @@
-/**
- * `npm run bench -- catalog [--events N] [--requests R] [--sync-size small|medium|large|none]`
- *
- * Venue alpha's catalog lists and endpoints (analytics/catalog/, api/queries/alpha/): a synthetic catalog
- * of N events (default 20,000) with 1–9 markets each (≈ 100,000 markets), written straight into the
- * source tables (sim/catalog-tables.ts) of a fresh embedded database, then, each timed and printed:
- *   (a) the lists build (buildAlphaCatalogLists), twice, with where its time went per statement label;
- *   (b) API: R sequential requests (200) per kind through the whole app (app.inject: auth, limiter,
- *       validation, handler, serialization), response cache off — events/keyset default, tag +
- *       sort=volume_7d, include_markets=true; markets/keyset with three filters and a metric sort; search;
- *       p50 / p99 / max ms;
- *   (c) end-to-end sync of a sim world's catalog (default the large one, ≈ 2,000 markets) into the emptied
- *       catalog tables: the metadata sync from its replica (full sweep), the book sync, then the lists
- *       build, in seconds.
- * The last line is the SUMMARY. `--events 2000 --sync-size small` runs in well under a minute.
- */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildAlphaCatalogLists } from '../analytics/catalog/build.ts';
 import { buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
-import { createClickHouse } from '../core/clickhouse/index.ts';
-import { loadConfig } from '../core/config.ts';
 import { createDataVersions } from '../core/data-version.ts';
-import { createLogger } from '../core/logger.ts';
-import { migrate } from '../core/migrations.ts';
-import { freePort } from '../core/net.ts';
-import { createRedis } from '../core/redis.ts';
-import { startRedisServer } from '../core/redis-server.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { syncAlphaBooks } from '../ingest/venues/alpha/book/sync.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
 import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
-import { CONFIG_SECTIONS } from '../jobs/config.ts';
 import { writeSyntheticCatalog } from '../sim/catalog-tables.ts';
 import { startSim } from '../sim/index.ts';
 import type { CatalogSize } from '../sim/world/catalog.ts';
 import { type ApiKind, type ApiTiming, routeMissing, timeKind } from './analytics/api.ts';
-import { createProfiler, formatProfile } from './analytics/profile.ts';
+import { createProfiler, formatProfile, settleMerges } from './analytics/profile.ts';
+import { openBenchWorld } from './support/world.ts';
 
 /** The tables the synthetic catalog filled, emptied before the sim world's sync. */
 const SYNC_CLEARED = [
@@ -81,29 +56,10 @@ export async function run(args: string[]) {
   const record = (text: string) => process.stdout.write(`${text}\n`);
   const loadAtStart = os.loadavg();
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pmdata-bench-catalog-'));
-  const log = createLogger({ level: 'warn', name: 'bench-catalog' });
-  const redisServer = await startRedisServer({
-    port: await freePort(),
-    dir: path.join(dir, 'redis'),
-    log,
-    persistent: false,
-  });
-  const config = loadConfig(
-    {
-      PMDATA_DATA_DIR: dir,
-      CLICKHOUSE_DATABASE: 'bench_catalog',
-      REDIS_URL: redisServer.url,
-      LOG_LEVEL: 'warn',
-      API_CACHE_BYTES: '0',
-    },
-    CONFIG_SECTIONS,
-  );
-  const clickhouse = await createClickHouse({ config, log });
-  const redis = createRedis(config.redisUrl);
+  const world = await openBenchWorld('catalog');
+  const { log, config, clickhouse, redis } = world;
   const versions = createDataVersions({ redis });
   try {
-    await migrate({ clickhouse, log });
     record(
       `catalog benchmark: ${n(events)} synthetic events; embedded chDB, ${os.cpus().length} cores, ` +
         `load average at start ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
@@ -139,7 +95,13 @@ export async function run(args: string[]) {
     }
     record(`    ${buildS.map((s) => `${s.toFixed(2)} s`).join(', ')}`);
 
-    // (b) API.
+    // (b) API, once the build's parts are merged.
+    const settled = await settleMerges(clickhouse, 180);
+    record(
+      settled.running === 0
+        ? `    background merges settled in ${settled.s.toFixed(1)} s before timing the API`
+        : `    ${settled.running} background merges still running after ${settled.s.toFixed(0)} s: timing beside them`,
+    );
     const busiestTag = cat.tags
       .filter((t) => t.parentId !== null)
       .map((t) => ({ t, c: cat.events.filter((e) => e.tagIds.includes(t.id)).length }))
@@ -265,9 +227,6 @@ export async function run(args: string[]) {
     ];
     record(`SUMMARY catalog ${summary.join(' ')}`);
   } finally {
-    redis.disconnect();
-    await clickhouse.close();
-    await redisServer.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await world.close();
   }
 }

@@ -5,7 +5,6 @@
  * derived tables has tests of its own).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { marketMetrics } from '../api/queries/alpha/market-metrics.ts';
 import { priceOf } from '../api/queries/alpha/market-price.ts';
 import { ALPHA_CHAIN_SOURCE, createDataVersions } from '../core/data-version.ts';
 import type {
@@ -629,68 +628,6 @@ describe('GET /v2/alpha/market-price', () => {
   it('answers 404 before the first fill', async () => {
     const res = await get(`/v2/alpha/market-price/${YES}?at_time=${P0 - 1}`);
     expect(res.statusCode).toBe(404);
-  });
-});
-
-describe('marketMetrics', () => {
-  it('reads rolling metrics and totals by id, zeros for ids without rows', async () => {
-    const ch = t.deps.clickhouse;
-    await ch.insert('test.rolling', 'alpha_market_rolling', [
-      {
-        level: 'condition',
-        id: COND,
-        volume_1d: 12_500_000,
-        volume_7d: 20e6,
-        volume_30d: 30e6,
-        buy_volume_1d: 10e6,
-        buy_volume_7d: 15e6,
-        buy_volume_30d: 20e6,
-        sell_volume_1d: 2_500_000,
-        sell_volume_7d: 5e6,
-        sell_volume_30d: 10e6,
-        trades_1d: 3,
-        trades_7d: 5,
-        trades_30d: 9,
-        buys_1d: 2,
-        buys_7d: 3,
-        buys_30d: 6,
-        sells_1d: 1,
-        sells_7d: 2,
-        sells_30d: 3,
-        oi_change_1d: -20e6,
-        oi_change_7d: 30e6,
-        oi_change_30d: 130e6,
-        computed_at: chTime(D0 + 3 * DAY),
-        version: 1,
-        deleted: 0,
-      },
-    ]);
-    const m = await marketMetrics(ch, { tokenIds: [YES, '999'], conditionIds: [COND] });
-    expect([...m.keys()].sort()).toEqual([COND, '1001', '999'].sort());
-    expect(m.get(COND)!.rolling).toMatchObject({
-      volume_1d: 12.5,
-      sell_volume_1d: 2.5,
-      trades_30d: 9,
-      oi_change_1d: -20,
-      oi_change_30d: 130,
-      computed_at: new Date((D0 + 3 * DAY) * 1000).toISOString(),
-    });
-    expect(m.get(COND)!.totals).toEqual({
-      volume_usd: 294,
-      buy_volume_usd: 200,
-      sell_volume_usd: 94,
-      trades: 7,
-      buys: 5,
-      sells: 2,
-      first_trade_ts: early.bucket + 5,
-      last_trade_ts: m5.bucket + 40,
-      open_interest_usd: 130,
-    });
-    expect(m.get(YES)!.rolling).toMatchObject({ volume_1d: 0, oi_change_30d: 0, computed_at: null });
-    expect(m.get(YES)!.totals.first_trade_ts).toBe(early.bucket + 10);
-    expect(m.get('999')!.totals).toMatchObject({ volume_usd: 0, first_trade_ts: null, last_trade_ts: null });
-    expect(Object.keys(m.get('999')!.rolling)).toHaveLength(22);
-    expect((await marketMetrics(ch, {})).size).toBe(0);
   });
 });
 

@@ -136,3 +136,22 @@ export function formatProfile(title: string, rows: LabelStats[], limit = 15): st
     out.push('  * ran beside another statement: its counters include the other one’s');
   return out;
 }
+
+/**
+ * Waits until no background merge runs, at most `maxS` seconds; returns the seconds waited and the merges
+ * still running then.
+ */
+export async function settleMerges(ch: ClickHouse, maxS: number): Promise<{ s: number; running: number }> {
+  const t0 = performance.now();
+  let running = 0;
+  for (;;) {
+    const [m] = await ch.query<{ c: string }>(
+      'bench.merges',
+      'SELECT count() AS c FROM system.merges WHERE database = currentDatabase()',
+    );
+    running = Number(m!.c);
+    if (running === 0 || (performance.now() - t0) / 1000 >= maxS) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  return { s: (performance.now() - t0) / 1000, running };
+}

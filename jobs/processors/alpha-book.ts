@@ -40,7 +40,7 @@ export const alphaBookJob = defineJob<Record<string, never>, AlphaBookJobResult>
         missing: r.missing,
       };
     });
-    if (run) await enqueueCatalogRollups(enqueue, 'book-sync');
+    if (run) await enqueueCatalogRollups({ enqueue, deps }, 'book-sync');
     return run ?? { ran: false };
   },
 });

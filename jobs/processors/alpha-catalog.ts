@@ -55,7 +55,7 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
       log.info({ ...summary, missingConditions: missing.length }, 'Synced alpha catalog');
       return { ran: true as const, summary, missingConditions: missing.length };
     });
-    if (run) await enqueueCatalogRollups(enqueue, 'catalog-sync');
+    if (run) await enqueueCatalogRollups({ enqueue, deps }, 'catalog-sync');
     return run ?? { ran: false };
   },
 });

@@ -59,7 +59,7 @@ export const alphaRollingJob = defineJob<AlphaRollingPayload, { ran: boolean; co
     const result = await withAnalyticsLease(deps, () =>
       runRolling(analyticsDeps(deps, log), alphaAnalyticsSettings(deps.config)),
     );
-    if (result) await enqueueCatalogRollups(enqueue, 'analytics');
+    if (result) await enqueueCatalogRollups({ enqueue, deps }, 'analytics');
     return result ? { ran: true, computedAt: new Date(result.computedAt).toISOString() } : { ran: false };
   },
 });
@@ -93,7 +93,7 @@ export const alphaMarketDataJob = defineJob<AlphaMarketDataPayload, MarketDataRu
       return { ran: false };
     }
     if (caughtUp(run)) await enqueue(alphaRollingJob, { reason: 'catch-up' });
-    if (!range && run.mode !== 'idle') await enqueueCatalogRollups(enqueue, 'analytics');
+    if (!range && run.mode !== 'idle') await enqueueCatalogRollups({ enqueue, deps }, 'analytics');
     return run;
   },
 });

@@ -2,8 +2,9 @@
  * `analytics.alpha-catalog-rollups` (queue `analytics`): rebuilds venue alpha's catalog lists
  * (analytics/catalog/; docs/catalog.md "Derived lists") under a Redis lease of its own. Enqueued after
  * every catalog sync (open and full), book sync and analytics run (market data, rolling) through
- * `enqueueCatalogRollups`, whose job id names a 10-second slot: a burst of triggers within a slot is one
- * job (BullMQ ignores an add whose id exists); also every ANALYTICS_CATALOG_INTERVAL_S as a safety net.
+ * `enqueueCatalogRollups`, whose job id names a slot of ANALYTICS_CATALOG_COALESCE_S seconds (10): a burst
+ * of triggers within a slot is one job (BullMQ ignores an add whose id exists); also every
+ * ANALYTICS_CATALOG_INTERVAL_S as a safety net.
  *
  * Triggers that arrive while a build runs coalesce into one more build: a job first marks the lists
  * stale (a Redis flag), then takes the lease; the build clears the flag when it starts reading. A job that
@@ -22,13 +23,11 @@ export const ALPHA_CATALOG_ROLLUPS_LEASE = 'analytics:alpha-catalog:lease';
 /** Set by a trigger, cleared by the build that starts after it. */
 export const ALPHA_CATALOG_STALE = 'analytics:alpha-catalog:stale';
 const MAX_BUILDS_PER_JOB = 3;
-/** Triggers within one slot of this many ms coalesce into one build. */
-export const ROLLUPS_COALESCE_MS = 10_000;
 
 export interface CatalogRollupsPayload {
   /** What asked for the build. */
   reason: 'schedule' | 'catalog-sync' | 'book-sync' | 'analytics' | 'manual';
-  /** The coalescing slot (Unix ms ÷ ROLLUPS_COALESCE_MS) of a triggered build. */
+  /** The coalescing slot (Unix ms ÷ the slot's length) of a triggered build. */
   slot?: number;
 }
 
@@ -67,10 +66,11 @@ export const alphaCatalogRollupsJob = defineJob<CatalogRollupsPayload, CatalogRo
 
 /** Asks for a rebuild of the catalog lists (coalesced with the other triggers of the same slot). */
 export function enqueueCatalogRollups(
-  enqueue: JobContext<unknown>['enqueue'],
+  ctx: Pick<JobContext<unknown>, 'enqueue' | 'deps'>,
   reason: CatalogRollupsPayload['reason'],
 ): Promise<string | undefined> {
-  return enqueue(alphaCatalogRollupsJob, { reason, slot: Math.floor(Date.now() / ROLLUPS_COALESCE_MS) });
+  const slotMs = analyticsConfig.of(ctx.deps.config).catalogCoalesceS * 1000;
+  return ctx.enqueue(alphaCatalogRollupsJob, { reason, slot: Math.floor(Date.now() / slotMs) });
 }
 
 export const CATALOG_ROLLUP_SCHEDULES: readonly Schedule[] = [

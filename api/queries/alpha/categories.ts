@@ -5,35 +5,16 @@
 import type { AlphaCategory } from '../../../schemas/api/alpha-catalog.ts';
 import type { CategoriesResponse } from '../../../schemas/api/alpha-tags.ts';
 import type { RouteContext } from '../../routes/context.ts';
+import { ROLLUP_COLUMNS, type RollupRow, rollupOf } from './tags.ts';
 
-type CategoryRow = [
-  category: string,
-  slug: string,
-  eventCount: number,
-  openEventCount: number,
-  marketCount: number,
-  volume: number,
-  liquidity: number,
-  trades: string,
-];
+type CategoryRow = [category: string, slug: string, ...RollupRow];
 
-function toCategory(r: CategoryRow): AlphaCategory {
-  return {
-    category: r[0],
-    slug: r[1],
-    event_count: Number(r[2]),
-    open_event_count: Number(r[3]),
-    market_count: Number(r[4]),
-    total_volume_usd: Number(r[5]),
-    liquidity_usd: Number(r[6]),
-    trades_all_time: Number(r[7]),
-  };
-}
+const toCategory = (r: CategoryRow): AlphaCategory => ({ category: r[0], slug: r[1], ...rollupOf(r, 2) });
 
 export async function alphaCategories(ctx: RouteContext): Promise<CategoriesResponse> {
   const rows = await ctx.deps.clickhouse.read<CategoryRow>(
     'api.alpha.categories',
-    `SELECT category, slug, event_count, open_event_count, market_count, volume, liquidity, trades_all_time
+    `SELECT category, slug, ${ROLLUP_COLUMNS.join(', ')}
      FROM alpha_category_list ORDER BY volume DESC, slug ASC`,
   );
   return { categories: rows.map(toCategory) };

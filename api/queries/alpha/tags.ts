@@ -20,17 +20,46 @@ import { createWhere } from '../list.ts';
 import { type SortColumn, sortedPage } from '../sorted-page.ts';
 import { parseSearch, searchWhere } from './catalog-search.ts';
 
-/** The columns of an AlphaTag, in the order `toTag` reads them. */
-export const TAG_COLUMNS = [
-  'tag_id',
-  'label',
-  'slug',
+/**
+ * The rollup columns a tag row and a category row share (migration 030), in the order `rollupOf`
+ * reads them: counts and money of their events (no open interest, SPEC).
+ */
+export const ROLLUP_COLUMNS = [
   'event_count',
   'open_event_count',
   'market_count',
   'volume',
   'liquidity',
   'trades_all_time',
+] as const;
+
+export type RollupRow = [
+  eventCount: number,
+  openEventCount: number,
+  marketCount: number,
+  volume: number,
+  liquidity: number,
+  trades: string,
+];
+
+export function rollupOf(r: readonly unknown[], at: number) {
+  const n = (i: number) => Number(r[at + i]);
+  return {
+    event_count: n(0),
+    open_event_count: n(1),
+    market_count: n(2),
+    total_volume_usd: n(3),
+    liquidity_usd: n(4),
+    trades_all_time: n(5),
+  };
+}
+
+/** The columns of an AlphaTag, in the order `toTag` reads them. */
+export const TAG_COLUMNS = [
+  'tag_id',
+  'label',
+  'slug',
+  ...ROLLUP_COLUMNS,
   'parent_slug',
   'subtag_count',
 ] as const;
@@ -39,12 +68,7 @@ export type TagRow = [
   id: string,
   label: string,
   slug: string,
-  eventCount: number,
-  openEventCount: number,
-  marketCount: number,
-  volume: number,
-  liquidity: number,
-  trades: string,
+  ...RollupRow,
   parentSlug: string | null,
   subtagCount: number,
 ];
@@ -54,12 +78,7 @@ export function toTag(r: TagRow): AlphaTag {
     id: r[0],
     label: r[1],
     slug: r[2],
-    event_count: Number(r[3]),
-    open_event_count: Number(r[4]),
-    market_count: Number(r[5]),
-    total_volume_usd: Number(r[6]),
-    liquidity_usd: Number(r[7]),
-    trades_all_time: Number(r[8]),
+    ...rollupOf(r, 3),
     parent_slug: r[9],
     subtag_count: Number(r[10]),
   };

@@ -1,13 +1,14 @@
 /**
  * `GET /v2/alpha/events/keyset` and `GET /v2/alpha/events` against a synthetic catalog of 300 events
  * written into the source tables and built into the lists (analytics/catalog/): every parameter, bound,
- * sort and 400 rule, each compared with the catalog the writer returned (test/alpha-events-truth.ts).
+ * sort and 400 rule, each compared with the catalog the writer returned (test/support/alpha-events-truth.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildAlphaCatalogLists } from '../analytics/catalog/build.ts';
 import { searchWords } from '../core/search-words.ts';
 import { EVENT_SORTS } from '../schemas/api/alpha-events.ts';
 import { type SyntheticCatalog, writeSyntheticCatalog } from '../sim/catalog-tables.ts';
+import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
 import {
   type CursorPage,
   matchesSearch,
@@ -16,8 +17,7 @@ import {
   sortedIds,
   type TruthEvent,
   truthEvents,
-} from './alpha-events-truth.ts';
-import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
+} from './support/alpha-events-truth.ts';
 
 const NOW = Date.UTC(2026, 9, 15, 12);
 const URL = '/v2/alpha/events/keyset';

@@ -12,6 +12,7 @@ import type { AlphaMarket } from '../schemas/api/alpha-catalog.ts';
 import { MARKET_SORTS, type MarketSort } from '../schemas/api/alpha-markets.ts';
 import { type SyntheticCatalog, writeSyntheticCatalog } from '../sim/catalog-tables.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
+import { matchesWords, rankWords } from './support/alpha-catalog-truth.ts';
 
 /** Whole seconds, so end dates (now ± whole days) are whole seconds too. */
 const NOW = Date.UTC(2026, 9, 15, 12, 0, 0);
@@ -94,10 +95,7 @@ const nullsLast =
   };
 
 /** The search rank of catalog-search.ts, computed on the title's words. */
-function rank(m: Truth, q: string[]): number {
-  const whole = q.filter((w) => m.words.includes(w)).length;
-  return whole * 2 + (m.words.join(' ').startsWith(q.join(' ')) ? 1 : 0);
-}
+const rank = (m: Truth, q: string[]): number => rankWords(m.words, q);
 
 function comparator(sort: MarketSort, search?: string[]): (a: Truth, b: Truth) => number {
   const r = (k: string) => descBy((m) => m.rolling[k]!);
@@ -307,9 +305,7 @@ describe('sorts', () => {
 const quantile = (values: number[], f: number) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length * f)]!;
 
-function matches(m: Truth, words: string[]): boolean {
-  return words.every((w) => m.words.some((x) => x.startsWith(w)));
-}
+const matches = (m: Truth, words: string[]): boolean => matchesWords(m.words, words);
 
 describe('filters', () => {
   /** The whole result of `params`, by volume, equals the truth's rows satisfying `pred`. */

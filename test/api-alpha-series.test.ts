@@ -6,8 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAlphaCatalogLists } from '../analytics/catalog/build.ts';
 import type { AlphaSeries } from '../schemas/api/alpha-catalog.ts';
 import { type SyntheticCatalog, syntheticCatalog, writeSyntheticCatalog } from '../sim/catalog-tables.ts';
-import { type CursorPage, pageAll, sortedIds, type TruthEvent, truthEvents } from './alpha-events-truth.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
+import {
+  type CursorPage,
+  pageAll,
+  sortedIds,
+  type TruthEvent,
+  truthEvents,
+} from './support/alpha-events-truth.ts';
 
 const NOW = Date.UTC(2026, 9, 15, 12);
 const EVENTS = 300;

@@ -123,18 +123,22 @@ export function catalogTruth(cat: SyntheticCatalog): Truth {
   return { markets, events, tags, tagBySlug: new Map(tags.map((t) => [t.t.slug, t])), categories };
 }
 
-/** Every query word begins a word of the title (core/search-words.ts on both sides). */
-export function matches(title: string, query: string): boolean {
-  const words = searchWords(title);
-  return searchWords(query).every((q) => words.some((w) => w.startsWith(q)));
-}
+/** Every query word begins one of the title's words (both split by core/search-words.ts). */
+export const matchesWords = (titleWords: readonly string[], queryWords: readonly string[]): boolean =>
+  queryWords.every((q) => titleWords.some((w) => w.startsWith(q)));
 
-/** 2 per query word found whole in the title, 1 more when the title begins with the query's words. */
-export function relevance(title: string, query: string): number {
-  const words = searchWords(title);
-  const q = searchWords(query);
-  return 2 * q.filter((w) => words.includes(w)).length + Number(words.join(' ').startsWith(q.join(' ')));
-}
+/** 2 per query word found whole among the title's words, 1 more when the title begins with the query's. */
+export const rankWords = (titleWords: readonly string[], queryWords: readonly string[]): number =>
+  2 * queryWords.filter((w) => titleWords.includes(w)).length +
+  Number(titleWords.join(' ').startsWith(queryWords.join(' ')));
+
+/** Every query word begins a word of the title. */
+export const matches = (title: string, query: string): boolean =>
+  matchesWords(searchWords(title), searchWords(query));
+
+/** The relevance rank of a title for a query (rankWords). */
+export const relevance = (title: string, query: string): number =>
+  rankWords(searchWords(title), searchWords(query));
 
 /** Rows matching `query`, by relevance desc, then volume desc, then id asc (string order). */
 export function ranked<T>(

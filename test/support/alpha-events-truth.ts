@@ -5,10 +5,11 @@
  * pager that follows pagination keys to the end.
  */
 import { expect } from 'vitest';
-import { searchWords } from '../core/search-words.ts';
-import type { AlphaEvent } from '../schemas/api/alpha-catalog.ts';
-import type { EventSort } from '../schemas/api/alpha-events.ts';
-import type { SyntheticCatalog, SyntheticMarket } from '../sim/catalog-tables.ts';
+import { searchWords } from '../../core/search-words.ts';
+import type { AlphaEvent } from '../../schemas/api/alpha-catalog.ts';
+import type { EventSort } from '../../schemas/api/alpha-events.ts';
+import type { SyntheticCatalog, SyntheticMarket } from '../../sim/catalog-tables.ts';
+import { matchesWords, rankWords } from './alpha-catalog-truth.ts';
 
 export interface TruthEvent {
   id: string;
@@ -69,15 +70,11 @@ export function truthEvents(cat: SyntheticCatalog): TruthEvent[] {
   });
 }
 
-/** The relevance rank of catalog-search.ts: 2 per query word found whole, 1 when the title begins with them. */
-export function relevance(e: TruthEvent, words: string[]): number {
-  const whole = words.filter((q) => e.words.includes(q)).length;
-  return whole * 2 + (e.words.join(' ').startsWith(words.join(' ')) ? 1 : 0);
-}
+/** The relevance rank of catalog-search.ts (test/support/alpha-catalog-truth.ts). */
+export const relevance = (e: TruthEvent, words: string[]): number => rankWords(e.words, words);
 
 /** Every query word begins a word of the title. */
-export const matchesSearch = (e: TruthEvent, words: string[]) =>
-  words.every((q) => e.words.some((w) => w.startsWith(q)));
+export const matchesSearch = (e: TruthEvent, words: string[]) => matchesWords(e.words, words);
 
 type Key = { get: (e: TruthEvent) => number | string | null; dir: 1 | -1 };
 

@@ -12,6 +12,7 @@ import { createKeyStore } from '../../api/keys/store.ts';
 import { createLogger } from '../../core/logger.ts';
 import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
+import { alphaBookJob } from '../processors/alpha-book.ts';
 import { alphaFollowJob } from '../processors/alpha-follow.ts';
 import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
 import { buildCatalogUnderLease } from '../processors/analytics-catalog.ts';
@@ -95,6 +96,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   await queues.enqueue(alphaFollowJob, {});
   await computeAnalytics(runtime);
   await reportCatalog(runtime);
+  await queues.enqueue(alphaBookJob, {});
+  await reportBooks(runtime);
   await buildCatalogLists(runtime);
 
   const { key } = await createKeyStore(deps.redis).create({ tier: 'pro', name: 'demo' });
@@ -170,6 +173,26 @@ async function reportCatalog(runtime: Runtime): Promise<void> {
   );
 }
 
+/**
+ * The books of the open markets' tokens, asked for now that the catalog is known (the scheduled sync at
+ * start ran before it): the lists' prices and liquidity read them. Waits for the first quotes (≤ 20 s).
+ */
+async function reportBooks(runtime: Runtime): Promise<void> {
+  const ch = runtime.deps.clickhouse;
+  const deadline = Date.now() + 20_000;
+  let tokens = 0;
+  while (Date.now() < deadline) {
+    const [r] = await ch.query<{ n: string }>(
+      'demo.books',
+      'SELECT uniqExact(token_id) AS n FROM alpha_book_quotes',
+    );
+    tokens = Number(r?.n ?? 0);
+    if (tokens > 0) break;
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  line(`  books: ${tokens} tokens' order books from the book replica (then every ALPHA_BOOK_INTERVAL_S)`);
+}
+
 /** The catalog lists (analytics/catalog/) of the synced catalog, built now (then after each sync and run). */
 async function buildCatalogLists(runtime: Runtime): Promise<void> {
   for (;;) {
@@ -232,7 +255,7 @@ async function exampleRequests(runtime: Runtime, base: string, key: string): Pro
   return out;
 }
 
-/** The catalog's endpoints over the lists just built: a top tag with subtags, a word of a busy market. */
+/** The catalog's endpoints over the lists just built: the top tag with open events, a word of the busiest open market. */
 async function catalogExamples(
   ch: Runtime['deps']['clickhouse'],
   curl: (path: string) => string,
@@ -240,12 +263,12 @@ async function catalogExamples(
   const [tag] = await ch.query<{ slug: string }>(
     'demo.catalog.tag',
     `SELECT slug FROM alpha_tag_list WHERE parent_slug IS NULL AND subtag_count > 0
-     ORDER BY event_count DESC, tag_id LIMIT 1`,
+     ORDER BY open_event_count DESC, event_count DESC, tag_id LIMIT 1`,
   );
   const [word] = await ch.query<{ word: string }>(
     'demo.catalog.word',
     `SELECT arrayJoin(words) AS word FROM alpha_market_list WHERE length(word) >= 4
-     ORDER BY volume DESC, market_id LIMIT 1`,
+     ORDER BY status = 'open' DESC, volume DESC, market_id LIMIT 1`,
   );
   const out = [
     curl('/v2/alpha/events/keyset?limit=3'),

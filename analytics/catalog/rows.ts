@@ -24,7 +24,7 @@ import type { CurrentPrice } from '../prices/current-price.ts';
 import { canonicalIds } from './canonical.ts';
 import { tagHierarchy } from './hierarchy.ts';
 import type { CatalogSources, EventSource, MarketAnalytics, MarketSource, TagSource } from './read.ts';
-import { categorySlug, eventStatus, marketStatus, sumRolling, winningSide } from './rules.ts';
+import { categorySlug, eventStatus, marketStatus, roundUsd, sumRolling, winningSide } from './rules.ts';
 
 export type MarketListRow = RowOf<typeof ALPHA_MARKET_LIST>;
 export type EventListRow = RowOf<typeof ALPHA_EVENT_LIST>;
@@ -95,7 +95,7 @@ function buildMarket(
     };
   });
   const first = m.clob_token_ids[0];
-  const liquidity = first === undefined ? 0 : (f.liquidity.get(first) ?? 0);
+  const liquidity = first === undefined ? 0 : roundUsd(f.liquidity.get(first) ?? 0);
   const totals = f.totals.get(condition);
   const rolling = f.rolling.get(condition) ?? null;
   const doc: AlphaMarket = {
@@ -184,8 +184,8 @@ function addEvent(r: Rollup, e: EventListRow): void {
   r.event_count++;
   if (e.status === 'open') r.open_event_count++;
   r.market_count += e.market_count;
-  r.volume += e.volume;
-  r.liquidity += e.liquidity;
+  r.volume = roundUsd(r.volume + e.volume);
+  r.liquidity = roundUsd(r.liquidity + e.liquidity);
   r.trades_all_time += e.trades_all_time;
 }
 
@@ -237,9 +237,9 @@ export function catalogLists(src: CatalogSources, f: CatalogFigures): CatalogLis
     const series = seriesOfEvent.get(e.id)!.map((id) => seriesById.get(id)!);
     const rolling = sumRolling(ms.map((m) => m.doc.rolling_metrics));
     const sum = (pick: (m: MarketBuilt) => number) => ms.reduce((s, m) => s + pick(m), 0);
-    const volume = sum((m) => m.row.volume);
-    const liquidity = sum((m) => m.row.liquidity);
-    const openInterest = sum((m) => m.row.open_interest);
+    const volume = roundUsd(sum((m) => m.row.volume));
+    const liquidity = roundUsd(sum((m) => m.row.liquidity));
+    const openInterest = roundUsd(sum((m) => m.row.open_interest));
     const trades = sum((m) => m.trades);
     const created = e.creation_date ?? e.created_at;
     const doc: AlphaEventDoc = {

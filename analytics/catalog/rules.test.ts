@@ -8,7 +8,15 @@ import type { MarketRollingMetrics } from '../../schemas/api/alpha-market-data.t
 import { canonicalIds } from './canonical.ts';
 import { tagHierarchy } from './hierarchy.ts';
 import type { MarketSource } from './read.ts';
-import { categorySlug, eventStatus, marketStatus, ROLLING_FIELDS, sumRolling, winningSide } from './rules.ts';
+import {
+  categorySlug,
+  eventStatus,
+  marketStatus,
+  ROLLING_FIELDS,
+  roundUsd,
+  sumRolling,
+  winningSide,
+} from './rules.ts';
 
 const rolling = (v: number, computedAt: string | null): MarketRollingMetrics => {
   const r = { computed_at: computedAt } as Record<string, number | string | null>;
@@ -71,6 +79,15 @@ describe('catalog rules', () => {
     ]);
     for (const f of ROLLING_FIELDS) expect(sum![f]).toBe(3.5);
     expect(sum!.computed_at).toBe('2026-01-02T00:00:00.000Z');
+  });
+
+  it('USD sums come out to the base unit, without the noise of adding doubles', () => {
+    const parts = [10955.3306, 6514.7066, 4446.1403];
+    expect(parts.reduce((a, b) => a + b, 0)).not.toBe(21916.1775);
+    expect(roundUsd(parts.reduce((a, b) => a + b, 0))).toBe(21916.1775);
+    const sum = sumRolling([rolling(0.1, null), rolling(0.2, null)]);
+    for (const f of ROLLING_FIELDS) expect(sum![f]).toBe(0.3);
+    expect(roundUsd(42)).toBe(42);
   });
 });
 

@@ -78,7 +78,7 @@ export function sumRolling(all: readonly (MarketRollingMetrics | null)[]): Marke
   const present = all.filter((r): r is MarketRollingMetrics => r !== null);
   if (present.length === 0) return null;
   const out = { computed_at: null } as Record<string, number | string | null>;
-  for (const f of ROLLING_FIELDS) out[f] = present.reduce((s, r) => s + r[f], 0);
+  for (const f of ROLLING_FIELDS) out[f] = roundUsd(present.reduce((s, r) => s + r[f], 0));
   for (const r of present) {
     if (r.computed_at !== null && (out.computed_at === null || r.computed_at > (out.computed_at as string))) {
       out.computed_at = r.computed_at;
@@ -86,6 +86,12 @@ export function sumRolling(all: readonly (MarketRollingMetrics | null)[]): Marke
   }
   return out as unknown as MarketRollingMetrics;
 }
+
+/**
+ * A sum of USD amounts rounded to the base unit (6 decimals): adding amounts as doubles leaves noise
+ * (21916.177499999998 for 21916.1775); counts pass unchanged.
+ */
+export const roundUsd = (x: number): number => Math.round(x * 1e6) / 1e6;
 
 /** A category label's slug: its words (core/search-words.ts) joined by '-' ("US Politics" → "us-politics"). */
 export const categorySlug = (label: string): string => searchWords(label).join('-');

@@ -20,6 +20,7 @@ import type {
   ALPHA_SERIES_LIST,
   ALPHA_TAG_LIST,
 } from '../../schemas/tables/alpha-catalog-lists.ts';
+import { MAX_NESTED_MARKETS } from '../../schemas/tables/alpha-catalog-lists.ts';
 import type { CurrentPrice } from '../prices/current-price.ts';
 import { canonicalIds } from './canonical.ts';
 import { tagHierarchy } from './hierarchy.ts';
@@ -299,6 +300,10 @@ export function catalogLists(src: CatalogSources, f: CatalogFigures): CatalogLis
       trades_30d: rolling?.trades_30d ?? 0,
       trades_all_time: trades,
       doc: JSON.stringify(doc),
+      markets: [...ms]
+        .sort((a, b) => b.row.volume - a.row.volume || compareText(a.row.market_id, b.row.market_id))
+        .slice(0, MAX_NESTED_MARKETS)
+        .map((m) => m.row.doc),
     });
   }
   const eventRowById = new Map(eventRows.map((r) => [r.event_id, r]));

@@ -3,6 +3,7 @@
  * validation, OpenAPI and types; the Event resource itself lives in alpha-catalog.ts.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { MAX_NESTED_MARKETS } from '../tables/alpha-catalog-lists.ts';
 import { AlphaEvent } from './alpha-catalog.ts';
 import { cursorQuery, Pagination, StringEnum } from './common.ts';
 
@@ -77,9 +78,9 @@ export const EventsQuery = Type.Object({
   markets_per_event: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: 50,
+      maximum: MAX_NESTED_MARKETS,
       default: 10,
-      description: 'At most this many nested markets per event (1 to 50, default 10)',
+      description: `At most this many nested markets per event (1 to ${MAX_NESTED_MARKETS}, default 10)`,
     }),
   ),
   min_volume: Type.Optional(

@@ -9,7 +9,9 @@
 -- The event and market lists are in granules of 64 rows, not 8,192: a page sorts on the narrow filter
 -- and sort columns and reads the `doc` (1–3 KB of JSON) of its rows only, and those rows lie all over the
 -- table; each costs the decompression of its granule. The market list is ordered by event, so an events
--- page's nested markets are read by key (docs/decisions.md).
+-- page's nested markets are read by key (docs/decisions.md). An event row also carries the docs of its
+-- first 50 markets by volume (descending, ties by market id; `markets`): the events page with nested
+-- markets reads them with the page, in one statement.
 
 CREATE TABLE IF NOT EXISTS alpha_market_list (
   market_id String,
@@ -68,7 +70,8 @@ CREATE TABLE IF NOT EXISTS alpha_event_list (
   trades_7d UInt64,
   trades_30d UInt64,
   trades_all_time UInt64,
-  doc String
+  doc String,
+  markets Array(String)
 ) ENGINE = MergeTree
 ORDER BY event_id
 SETTINGS index_granularity = 64;

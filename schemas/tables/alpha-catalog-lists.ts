@@ -69,7 +69,12 @@ export const ALPHA_EVENT_LIST = defineTable('alpha_event_list', {
   trades_all_time: u64,
   /** JSON of AlphaEventDoc (an Event without `markets`). */
   doc: c.text,
+  /** JSON of its first MAX_NESTED_MARKETS markets (AlphaMarket) by volume desc, then market id. */
+  markets: textArray,
 });
+
+/** Markets an event row carries for `include_markets` (the bound of `markets_per_event`). */
+export const MAX_NESTED_MARKETS = 50;
 
 export const ALPHA_SERIES_LIST = defineTable('alpha_series_list', {
   series_id: c.hex(),

@@ -107,54 +107,32 @@ export interface EventsPageRequest {
   marketsPerEvent?: number;
 }
 
-/** The nested markets of `eventIds`: at most `perEvent` each, volume descending, ties by market id. */
-async function nestedMarkets(
-  ctx: RouteContext,
-  label: string,
-  eventIds: string[],
-  perEvent: number,
-): Promise<Map<string, AlphaMarket[]>> {
-  const out = new Map<string, AlphaMarket[]>(eventIds.map((id) => [id, []]));
-  if (eventIds.length === 0) return out;
-  const rows = await ctx.deps.clickhouse.read<[string, string]>(
-    `${label}.markets`,
-    `SELECT event_id, doc FROM alpha_market_list WHERE event_id IN {event_ids:Array(String)}
-     ORDER BY event_id, volume DESC, market_id ASC LIMIT {per_event:UInt32} BY event_id`,
-    { event_ids: eventIds, per_event: perEvent },
-  );
-  for (const [eventId, doc] of rows) out.get(eventId)?.push(JSON.parse(doc) as AlphaMarket);
-  return out;
-}
-
 /** One page of events (the series detail's events too). */
 export async function eventsPage(
   ctx: RouteContext,
   r: EventsPageRequest,
 ): Promise<{ events: AlphaEvent[]; pagination: PageInfo }> {
   const searching = r.filters.search !== undefined;
-  const page = await sortedPage<[string, string]>(ctx, {
+  const nested = r.marketsPerEvent !== undefined;
+  // With include_markets, the event row's own `markets` (its first 50 market docs by volume, written by
+  // the catalog build) cut to markets_per_event: read with the page, no second statement.
+  const page = await sortedPage<[string, string[]?]>(ctx, {
     label: r.label,
     table: 'alpha_event_list',
-    columns: ['event_id', 'doc'],
+    columns: nested ? ['doc', 'arraySlice(markets, 1, {per_event:UInt32})'] : ['doc'],
     keys: eventSortKeys(r.sort, searching),
     where: eventsWhere(r.filters),
     digest: r.digest,
     token: r.token,
     limit: r.limit,
-    params: searching ? searchParams(r.filters.search!) : undefined,
+    params: {
+      ...(searching ? searchParams(r.filters.search!) : {}),
+      ...(nested ? { per_event: r.marketsPerEvent } : {}),
+    },
   });
-  const markets =
-    r.marketsPerEvent === undefined
-      ? undefined
-      : await nestedMarkets(
-          ctx,
-          r.label,
-          page.rows.map(([id]) => id),
-          r.marketsPerEvent,
-        );
-  const events = page.rows.map(([id, doc]): AlphaEvent => {
+  const events = page.rows.map(([doc, markets]): AlphaEvent => {
     const event = JSON.parse(doc) as AlphaEventDoc;
-    return { ...event, markets: markets ? (markets.get(id) ?? []) : null };
+    return { ...event, markets: markets ? markets.map((m) => JSON.parse(m) as AlphaMarket) : null };
   });
   return { events, pagination: page.pagination };
 }

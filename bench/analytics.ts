@@ -8,7 +8,14 @@ import { createKeyStore } from '../api/keys/store.ts';
 import type { ClickHouse } from '../core/clickhouse/index.ts';
 import { createDataVersions } from '../core/data-version.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
-import { type ApiTiming, apiKinds, routeMissing, timeKind } from './analytics/api.ts';
+import {
+  type ApiTiming,
+  apiKinds,
+  routeMissing,
+  statementCells,
+  timeKindProfiled,
+  timingCells,
+} from './analytics/api.ts';
 import { appendBlock, busiest, generate, type Shape, timeOfBlock } from './analytics/data.ts';
 import { createProfiler, formatProfile, type LabelStats, settleMerges } from './analytics/profile.ts';
 import { openBenchWorld } from './support/world.ts';
@@ -233,15 +240,9 @@ export async function run(args: string[]) {
             record(`    ${k.name.padEnd(30)} route not present (${k.url})`);
             continue;
           }
-          profiler.start();
-          const t = await timeKind(app, key, k, requests);
-          const calls = profiler.stop();
+          const t = await timeKindProfiled(app, key, k, requests, profiler);
           apiTimings.push(t);
-          const engineMs = calls.reduce((sum, c) => sum + c.totalMs, 0) / t.sent;
-          const statements = calls.reduce((sum, c) => sum + c.calls, 0) / t.sent;
-          record(
-            `    ${t.name.padEnd(30)} ${String(t.status).padStart(6)} ${String(t.items ?? '').padStart(6)} ${String(t.bytes).padStart(8)} ${t.p50.toFixed(1).padStart(7)} ${t.p99.toFixed(1).padStart(7)} ${t.max.toFixed(1).padStart(7)} ${engineMs.toFixed(1).padStart(9)} ${statements.toFixed(1).padStart(6)}  ${calls.map((c) => c.label).join(', ')}`,
-          );
+          record(`    ${t.name.padEnd(30)} ${timingCells(t)} ${statementCells(t)}  ${t.labels.join(', ')}`);
         }
       }
     } finally {

@@ -11,7 +11,14 @@ import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import { writeSyntheticCatalog } from '../sim/catalog-tables.ts';
 import { startSim } from '../sim/index.ts';
 import type { CatalogSize } from '../sim/world/catalog.ts';
-import { type ApiKind, type ApiTiming, routeMissing, timeKind } from './analytics/api.ts';
+import {
+  type ApiKind,
+  type ApiTiming,
+  routeMissing,
+  statementCells,
+  timeKindProfiled,
+  timingCells,
+} from './analytics/api.ts';
 import { createProfiler, formatProfile, settleMerges } from './analytics/profile.ts';
 import { openBenchWorld } from './support/world.ts';
 
@@ -150,14 +157,10 @@ export async function run(args: string[]) {
           record(`    ${k.name.padEnd(40)} route not present (${k.url})`);
           continue;
         }
-        profiler.start();
-        const t = await timeKind(app, key, k, requests);
-        const calls = profiler.stop();
+        const t = await timeKindProfiled(app, key, k, requests, profiler);
         timings.push(t);
-        const stmtMs = calls.reduce((s, c) => s + c.totalMs, 0) / t.sent;
-        const stmts = calls.reduce((s, c) => s + c.calls, 0) / t.sent;
         record(
-          `    ${t.name.padEnd(40)} ${String(t.status).padStart(6)} ${String(t.items ?? '').padStart(6)} ${String(t.bytes).padStart(8)} ${t.p50.toFixed(1).padStart(7)} ${t.p99.toFixed(1).padStart(7)} ${t.max.toFixed(1).padStart(7)} ${`< ${TARGETS[t.name]}`.padStart(7)} ${stmtMs.toFixed(1).padStart(9)} ${stmts.toFixed(1).padStart(6)}`,
+          `    ${t.name.padEnd(40)} ${timingCells(t)} ${`< ${TARGETS[t.name]}`.padStart(7)} ${statementCells(t)}`,
         );
       }
     } finally {

@@ -5,6 +5,7 @@
  * even though each kind repeats one URL.
  */
 import type { App } from '../../api/app.ts';
+import type { Profiler } from './profile.ts';
 
 export interface ApiKind {
   name: string;
@@ -101,3 +102,40 @@ export async function timeKind(
     sent: warmup + requests,
   };
 }
+
+/** What `timeKind` measures, plus the statements the requests ran (the profiler's labels). */
+export interface ProfiledTiming extends ApiTiming {
+  /** Σ wall ms of a request's statements (they may overlap), per request. */
+  stmtMs: number;
+  /** Statements per request. */
+  stmts: number;
+  labels: string[];
+}
+
+/** `timeKind` with the app's statements recorded by `profiler` (its bag must be the app's ClickHouse). */
+export async function timeKindProfiled(
+  app: App,
+  key: string,
+  kind: ApiKind,
+  requests: number,
+  profiler: Pick<Profiler, 'start' | 'stop'>,
+): Promise<ProfiledTiming> {
+  profiler.start();
+  const t = await timeKind(app, key, kind, requests);
+  const calls = profiler.stop();
+  return {
+    ...t,
+    stmtMs: calls.reduce((sum, c) => sum + c.totalMs, 0) / t.sent,
+    stmts: calls.reduce((sum, c) => sum + c.calls, 0) / t.sent,
+    labels: calls.map((c) => c.label),
+  };
+}
+
+/** The cells every benchmark prints for a timing: status, items, bytes, p50, p99, max. */
+export const timingCells = (t: ApiTiming): string =>
+  `${String(t.status).padStart(6)} ${String(t.items ?? '').padStart(6)} ${String(t.bytes).padStart(8)} ` +
+  `${t.p50.toFixed(1).padStart(7)} ${t.p99.toFixed(1).padStart(7)} ${t.max.toFixed(1).padStart(7)}`;
+
+/** The statement cells: Σ ms and count per request. */
+export const statementCells = (t: ProfiledTiming): string =>
+  `${t.stmtMs.toFixed(1).padStart(9)} ${t.stmts.toFixed(1).padStart(6)}`;

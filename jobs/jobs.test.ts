@@ -64,6 +64,12 @@ describe('jobs', () => {
       keys.push(...(await queues.get(queue).getJobSchedulers()).map((s) => s.key));
     }
     expect(keys.sort()).toEqual(SCHEDULES.map((s) => s.id).sort());
+    // The schedulers' first jobs would otherwise wait in the queues the next tests' workers take from.
+    for (const queue of new Set(SCHEDULES.map((s) => s.job.queue))) {
+      const q = queues.get(queue);
+      for (const s of await q.getJobSchedulers()) await q.removeJobScheduler(s.key);
+      await q.drain(true);
+    }
   });
 
   it('close lets an active job finish instead of abandoning it', async () => {
@@ -89,7 +95,9 @@ describe('jobs', () => {
       concurrency: 1,
     });
     await queues.enqueue(slow, { n: 1 });
-    await waitFor(async () => ((await queues.get('analytics').getActiveCount()) > 0 ? true : undefined));
+    await waitFor(async () =>
+      (await queues.get('analytics').getActive()).some((j) => j.name === 'test.slow') ? true : undefined,
+    );
     await workers.close();
     expect(finished).toEqual(['job-1']);
     expect(await queues.get('analytics').getCompletedCount()).toBe(1);

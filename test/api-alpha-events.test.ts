@@ -8,7 +8,7 @@ import { buildAlphaCatalogLists } from '../analytics/catalog/build.ts';
 import { searchWords } from '../core/search-words.ts';
 import { EVENT_SORTS } from '../schemas/api/alpha-events.ts';
 import { type SyntheticCatalog, writeSyntheticCatalog } from '../sim/catalog-tables.ts';
-import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
+import { type ApiTestContext, createApiTestContext, requestReads } from './api-helpers.ts';
 import {
   type CursorPage,
   matchesSearch,
@@ -238,11 +238,11 @@ describe('GET /v2/alpha/events/keyset', () => {
     try {
       // Page sizes no other test asks for: the response cache cannot answer.
       const first = await page(`${URL}?sort=volume_7d&limit=13`);
-      expect(read.mock.calls.map((c) => c[0])).toEqual(['api.alpha.events']);
+      expect(requestReads(read.mock.calls)).toEqual(['api.alpha.events']);
       read.mockClear();
       const k = encodeURIComponent(first.pagination.pagination_key!);
       await page(`${URL}?sort=volume_7d&limit=17&include_markets=true&pagination_key=${k}`);
-      expect(read.mock.calls.map((c) => c[0])).toEqual(['api.alpha.events']);
+      expect(requestReads(read.mock.calls)).toEqual(['api.alpha.events']);
     } finally {
       read.mockRestore();
     }

@@ -15,7 +15,7 @@ import type { Follower } from '../ingest/chain/follower.ts';
 import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { type Sim, startSim } from '../sim/index.ts';
-import { TEST_SECRET } from './api-helpers.ts';
+import { BACKGROUND_READS, TEST_SECRET } from './api-helpers.ts';
 import { createTestDeps, type TestDeps, testConfig } from './support/deps.ts';
 
 const ANALYTICS_ROUTE = '/v2/alpha/test-analytics';
@@ -32,12 +32,6 @@ const analyticsRoute: RoutePlugin = async (app, ctx) => {
   });
 };
 
-/**
- * The in-process maps' reloads, which run on their own timers whatever the requests do (the token map's
- * refresh, the market slugs' reload every 60 s): not counted as a request's reads.
- */
-const BACKGROUND = /^api\.alpha\.(tokens\.|market_slugs$)/;
-
 /** Forwards every call to the real engine and counts the requests' ones (how often they asked ClickHouse). */
 function counting(ch: ClickHouse): { clickhouse: ClickHouse; calls: () => number } {
   let calls = 0;
@@ -46,7 +40,7 @@ function counting(ch: ClickHouse): { clickhouse: ClickHouse; calls: () => number
       const v = Reflect.get(target, prop, receiver);
       if (typeof v !== 'function') return v;
       return (...args: unknown[]) => {
-        if (!(typeof args[0] === 'string' && BACKGROUND.test(args[0]))) calls++;
+        if (!(typeof args[0] === 'string' && BACKGROUND_READS.test(args[0]))) calls++;
         return v.apply(target, args);
       };
     },

@@ -102,3 +102,14 @@ export function fillRow(o: {
     status: 'confirmed',
   };
 }
+
+/**
+ * Labels of the reads the app's in-process maps make on their own timers (the token map's refresh, the
+ * market slugs' reload every 60 s), whatever the requests do: a test counting a request's reads leaves
+ * them out.
+ */
+export const BACKGROUND_READS = /^api\.alpha\.(tokens\.|market_slugs$)/;
+
+/** The labels of a spied read's calls, the background reloads left out. */
+export const requestReads = (calls: readonly unknown[][]): unknown[] =>
+  calls.map((c) => c[0]).filter((l) => !(typeof l === 'string' && BACKGROUND_READS.test(l)));

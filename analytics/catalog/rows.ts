@@ -57,6 +57,16 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const byId = <T extends { id: string }>(rows: readonly T[]) => new Map(rows.map((r) => [r.id, r]));
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** The rolling-window columns the market and event lists filter and sort on (0 without metrics). */
+const windowColumns = (r: MarketRollingMetrics | null) => ({
+  volume_1d: r?.volume_1d ?? 0,
+  volume_7d: r?.volume_7d ?? 0,
+  volume_30d: r?.volume_30d ?? 0,
+  trades_1d: r?.trades_1d ?? 0,
+  trades_7d: r?.trades_7d ?? 0,
+  trades_30d: r?.trades_30d ?? 0,
+});
+
 interface MarketBuilt {
   row: MarketListRow;
   doc: AlphaMarket;
@@ -140,12 +150,7 @@ function buildMarket(
     volume: doc.total_volume_usd,
     liquidity,
     open_interest: totals?.openInterestUsd ?? 0,
-    volume_1d: rolling?.volume_1d ?? 0,
-    volume_7d: rolling?.volume_7d ?? 0,
-    volume_30d: rolling?.volume_30d ?? 0,
-    trades_1d: rolling?.trades_1d ?? 0,
-    trades_7d: rolling?.trades_7d ?? 0,
-    trades_30d: rolling?.trades_30d ?? 0,
+    ...windowColumns(rolling),
     oi_change_1d: rolling?.oi_change_1d ?? 0,
     oi_change_7d: rolling?.oi_change_7d ?? 0,
     oi_change_30d: rolling?.oi_change_30d ?? 0,
@@ -292,12 +297,7 @@ export function catalogLists(src: CatalogSources, f: CatalogFigures): CatalogLis
       volume,
       liquidity,
       open_interest: openInterest,
-      volume_1d: rolling?.volume_1d ?? 0,
-      volume_7d: rolling?.volume_7d ?? 0,
-      volume_30d: rolling?.volume_30d ?? 0,
-      trades_1d: rolling?.trades_1d ?? 0,
-      trades_7d: rolling?.trades_7d ?? 0,
-      trades_30d: rolling?.trades_30d ?? 0,
+      ...windowColumns(rolling),
       trades_all_time: trades,
       doc: JSON.stringify(doc),
       markets: [...ms]

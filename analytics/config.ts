@@ -33,4 +33,18 @@ export const analyticsConfig = defineConfigSection('analytics', {
     form: 'an integer 1..3600 (seconds)',
     parse: integer(1, 3_600),
   },
+  /** Seconds between incremental runs of the positions job (venue alpha, analytics/positions/). */
+  positionsIntervalS: {
+    env: 'ALPHA_POSITIONS_INTERVAL_S',
+    default: '10',
+    form: 'an integer 1..86400 (seconds)',
+    parse: integer(1, 86_400),
+  },
+  /** Seconds between wallet-profile runs (venue alpha, analytics/profiles/). */
+  profilesIntervalS: {
+    env: 'ALPHA_PROFILES_INTERVAL_S',
+    default: '300',
+    form: 'an integer 5..86400 (seconds)',
+    parse: integer(5, 86_400),
+  },
 });

@@ -23,8 +23,10 @@ CREATE TABLE IF NOT EXISTS alpha_position_changes (
     'convert_out' = 7, 'transfer_in' = 8, 'transfer_out' = 9, 'fee_refund' = 10, 'fee_income' = 11),
   -- The event is a fill of this wallet (a maker fill or the taker's aggregate): a trade.
   fill UInt8,
-  -- The event's price ×1e6 (fill price, 0.50, payout, avg or yes price; 0 where none applies).
-  price UInt64,
+  -- The event's price ×1e6 (fill price, 0.50, payout, avg or yes price; 0 where none applies). Signed:
+  -- a conversion's yes price (alpha-chain.md §7.1) is negative when the collateral it releases exceeds
+  -- the cost of the NO positions given up, and the average price of the YES bought follows.
+  price Int64,
   -- Gross shares the event moved (a fill's shares, a split's amount, ...) and a fill's collateral.
   amount UInt64,
   usd UInt64,
@@ -34,7 +36,7 @@ CREATE TABLE IF NOT EXISTS alpha_position_changes (
   delta_bought_usd UInt64,
   -- State after the event.
   shares UInt64,
-  avg_price UInt64,
+  avg_price Int64,
   realized_pnl Int64,
   total_bought UInt64,
   total_bought_usd UInt64,
@@ -60,7 +62,7 @@ CREATE TABLE IF NOT EXISTS alpha_positions (
   condition_id String,
   outcome_index Int8,
   shares UInt64,
-  avg_price UInt64,
+  avg_price Int64,
   realized_pnl Int64,
   total_bought UInt64,
   total_bought_usd UInt64,

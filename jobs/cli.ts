@@ -3,6 +3,7 @@
  *   up, api, worker, scheduler, migrate   the process roles (commands/roles.ts)
  *   backfill, follow                      alpha's chain ingestion (commands/backfill.ts, follow.ts)
  *   analytics                             recompute market analytics (commands/analytics.ts)
+ *   recompute positions                   rebuild alpha's positions (commands/recompute.ts)
  *   demo, keys, doctor                    commands/demo.ts, keys.ts, doctor.ts
  *   sim                                   the simulated world (sim/cli.ts)
  */
@@ -165,6 +166,16 @@ export const COMMANDS: Record<string, Command> = {
       const { runAnalyticsCommand } = await import('./commands/analytics.ts');
       if (values.help) return runAnalyticsCommand(argv, servicesNotOpened());
       return withRuntime('analytics', (deps) => runAnalyticsCommand(argv, deps));
+    },
+  },
+  recompute: {
+    summary: 'Rebuild a derived product from the chain tables (pmdata recompute positions)',
+    usage: 'pmdata recompute positions',
+    passthrough: true,
+    async run({ argv, values }) {
+      const { runRecomputeCommand } = await import('./commands/recompute.ts');
+      if (values.help) return runRecomputeCommand(['--help'], servicesNotOpened());
+      return withRuntime('recompute', (deps) => runRecomputeCommand(argv, deps));
     },
   },
   keys: {

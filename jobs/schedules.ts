@@ -7,6 +7,7 @@ import type { JobDefinition } from './define.ts';
 import { BOOK_SCHEDULES } from './processors/alpha-book.ts';
 import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
+import { POSITIONS_SCHEDULES } from './processors/alpha-positions.ts';
 import { ANALYTICS_SCHEDULES } from './processors/analytics-alpha.ts';
 import { CATALOG_ROLLUP_SCHEDULES } from './processors/analytics-catalog.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
@@ -38,6 +39,7 @@ export const SCHEDULES: readonly Schedule[] = [
   ...BOOK_SCHEDULES,
   ...ANALYTICS_SCHEDULES,
   ...CATALOG_ROLLUP_SCHEDULES,
+  ...POSITIONS_SCHEDULES,
 ];
 
 /**

@@ -7,6 +7,7 @@
 import type { BackfillRangeResult } from '../../ingest/chain/backfill.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { defineJob } from '../define.ts';
+import { alphaPositionsJob } from './alpha-positions.ts';
 import { alphaMarketDataJob } from './analytics-alpha.ts';
 
 export interface AlphaBackfillPayload {
@@ -34,7 +35,11 @@ export const alphaBackfillJob = defineJob<AlphaBackfillPayload, BackfillRangeRes
     );
     log.info({ from, to, ...result }, result.skipped ? 'Skipped finished range' : 'Backfilled range');
     // The range's buckets are recomputed whole, also when they lie below the analytics checkpoint.
-    if (!result.skipped) await enqueue(alphaMarketDataJob, { range: { from, to } });
+    if (!result.skipped) {
+      await enqueue(alphaMarketDataJob, { range: { from, to } });
+      // Positions are path-dependent: a range below their checkpoint rewinds them to just below it.
+      await enqueue(alphaPositionsJob, { rewindTo: from - 1 });
+    }
     return result;
   },
 });

@@ -103,6 +103,18 @@ export const ALPHA_ROLES = {
   wcol: '0x3A3BD7bb9528E159577F7C2e685CC81A765002E2',
 } as const satisfies Record<string, Address>;
 
+/**
+ * Accounts without code of their own that hold outcome tokens for the protocol, never positions
+ * (docs/positions.md "Accounts"): the NegRisk vault (conversion fees), the pUSD backing vault, the NO-token
+ * burn address of conversions (address(bytes20(keccak256("NO_TOKEN_BURN_ADDRESS")))) and the zero address.
+ */
+export const PROTOCOL_HOLDERS = [
+  '0x7f67327E88c258932D7d8f72950bE0d46975E11D',
+  '0xC417fD8E9661c0d2120B64a04Bb3278C17E99DB1',
+  '0xa5ef39c3d3e10d0b270233af41cac69796b12966',
+  '0x0000000000000000000000000000000000000000',
+] as const satisfies readonly Address[];
+
 /** Every contract of the given sets, flattened. */
 export function allContracts(sets: AddressSets = ALPHA_ADDRESS_SETS): AlphaContract[] {
   return Object.values(sets).flat();

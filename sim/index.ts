@@ -66,6 +66,8 @@ export interface StartSimOptions {
   housekeeping?: number;
   /** USDC a market maker splits into inventory at a time (default [1000, 3000]). */
   mmInventory?: [number, number];
+  /** Wallet-to-wallet outcome-token transfers per trading market and day (default 3; see WorldRunnerOptions). */
+  transfersPerMarketDay?: number;
   /** V1 → V2 cutover, Unix ms (default: 2026-04-28 when inside the horizon, else 40 % into it). */
   cutoverTime?: number;
   /** Keep one ledger record per fill (default true; benchmark worlds turn it off to save time and memory). */
@@ -143,6 +145,7 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
       matchesPerMarketDay: options.matchesPerMarketDay,
       makersPerMatch: options.makersPerMatch,
       mmInventory: options.mmInventory,
+      transfersPerMarketDay: options.transfersPerMarketDay,
       housekeeping: options.housekeeping,
       cutoverTime:
         options.cutoverTime !== undefined

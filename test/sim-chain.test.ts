@@ -287,6 +287,35 @@ describe('sim chain', () => {
     );
   });
 
+  it('wallet-to-wallet position transfers on chain (TransferSingle sent by the holder) equal the ledger transfers, in order, clustered and to strangers', () => {
+    // A contract moving its own tokens also has operator = from, and a direct redemption burns the
+    // holder's tokens (to = zero): a plain transfer is a sim wallet's, to a nonzero address.
+    const members = new Map(sim.wallets.wallets.map((w) => [w.address.toLowerCase(), w.cluster]));
+    const plain = decoded
+      .filter(
+        (d) =>
+          d.kind === 'ctf.TransferSingle' &&
+          (d.args.operator as string).toLowerCase() === (d.args.from as string).toLowerCase() &&
+          members.has((d.args.from as string).toLowerCase()) &&
+          BigInt(d.args.to as string) !== 0n,
+      )
+      .map((d) => [
+        d.log.transactionHash,
+        Number(d.log.blockNumber),
+        (d.args.from as string).toLowerCase(),
+        (d.args.to as string).toLowerCase(),
+        (d.args.id as bigint).toString(),
+        d.args.value as bigint,
+      ]);
+    const ledger = sim.ledger.transfers.filter((t) => t.block <= sim.historyHead);
+    expect(plain).toEqual(ledger.map((t) => [t.txHash, t.block, t.from, t.to, t.tokenId, t.amount]));
+    const inCluster = ledger.filter((t) => members.get(t.from) && members.get(t.from) === members.get(t.to));
+    const toStrangers = ledger.filter((t) => !members.has(t.to));
+    expect(inCluster.length).toBeGreaterThan(0);
+    expect(toStrangers.length).toBeGreaterThan(0);
+    expect(inCluster.length + toStrangers.length).toBe(ledger.length);
+  });
+
   it('ledger balances equal the ERC-20 and ERC-1155 balances read back from the chain', async () => {
     expect(sim.ledger.erc1155Balances().length).toBeGreaterThan(100);
     expect(await balanceMismatches(sim)).toEqual([]);

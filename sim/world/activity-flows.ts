@@ -85,6 +85,11 @@ export interface Flows {
     amount: bigint,
     feeBips: number,
   ): Promise<void>;
+  /**
+   * A plain outcome-token transfer between two wallets: CTF safeTransferFrom sent by the holder
+   * (TransferSingle with operator = from), recorded in the ledger's transfers.
+   */
+  transferPosition(from: Address, to: Address, tokenId: bigint, amount: bigint): Promise<void>;
   /** V1 match through an exchange, or its fee module when `viaFeeModule`. */
   matchV1(m: V1Match, market: ChainMarket, viaFeeModule: boolean, matchId: number): Promise<void>;
   matchV2(m: V2Match, market: ChainMarket, matchId: number): Promise<void>;
@@ -508,6 +513,11 @@ export function createFlows(deps: {
         payout: released,
         collateral: usdc,
       });
+    },
+    async transferPosition(from, to, tokenId, amount) {
+      await call(from, 'conditionalTokens', 'safeTransferFrom', [from, to, tokenId, amount, '0x'], 200_000n);
+      L.move1155(tokenId, from, to, amount);
+      L.addTransfer({ txHash: lastHash, tokenId: tokenId.toString(), from, to, amount });
     },
     async matchV1(match, market, viaFeeModule, matchId) {
       const E = market.negRisk ? ADDR.negRiskCtfExchangeV1 : ADDR.ctfExchangeV1;

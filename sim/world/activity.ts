@@ -8,6 +8,9 @@
  *   the fee modules, with refunds) before the cutover and on the V2 exchanges (pUSD, fees, builder codes,
  *   metadata) after it, when every wallet wraps its USDC.e into pUSD;
  * - neg-risk holders convert NO positions; clusters move collateral among their members;
+ * - some wallets hand part of an outcome-token position to another wallet with a plain CTF
+ *   safeTransferFrom: mostly to a member of their own cluster, some to a stranger (an address that never
+ *   trades);
  * - markets resolve through the UMA adapter and the optimistic oracle per the catalog's plan (one
  *   disputed, reset and re-proposed; neg-risk ones reported to and resolved by the NegRiskOperator), and
  *   holders redeem afterwards.
@@ -23,7 +26,7 @@ import { ALPHA_MARKET_CREATOR } from './catalog.ts';
 import { negRiskMarketId, umaAncillaryData } from './ids.ts';
 import { createRng, type Rng } from './rng.ts';
 import type { WorldState } from './state.ts';
-import type { Behaviour, SimWallet, WalletSet } from './wallets.ts';
+import { type Behaviour, type SimWallet, type WalletSet, walletAddress } from './wallets.ts';
 
 const USDC = 1_000_000n;
 /** Shares are traded in hundredths: 10,000 base units (so collateral = shares × cents / 100 is exact). */
@@ -55,6 +58,11 @@ export interface WorldRunnerOptions {
   housekeeping?: number;
   /** USDC a market maker splits into inventory at a time, inclusive range (default [1000, 3000]). */
   mmInventory?: [number, number];
+  /**
+   * Mean wallet-to-wallet outcome-token transfers per trading market and day (default 3, scaled by
+   * `housekeeping`); live blocks send about this many per `matchesPerMarketDay` matches.
+   */
+  transfersPerMarketDay?: number;
   /** V1 → V2 cutover, Unix s (default: 40 % into the horizon, on the hour). */
   cutoverTime?: number;
   /** Called after each mined block; `fills` is the running total. */
@@ -200,6 +208,9 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
   const [invLo, invHi] = options.mmInventory ?? [1_000, 3_000];
   const inventory = () => BigInt(rng.int(invLo, invHi)) * USDC;
   const hk = options.housekeeping ?? 1;
+  const transfersPerDay = options.transfersPerMarketDay ?? 3;
+  /** Transfers draw from their own stream, so the other flows keep their draws. */
+  const trng = rng.fork('transfers');
   const start = Math.floor(catalog.startTime / 1000);
   const end = Math.floor(catalog.endTime / 1000);
   const cutoverTime = options.cutoverTime ?? start + Math.floor(((end - start) * 0.4) / 3600) * 3600;
@@ -644,6 +655,51 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     void t;
   }
 
+  // ---------------------------------------------------------------- position transfers
+
+  const clusterOf = new Map(wallets.clusters.map((c) => [c.id, c]));
+  /** Strangers: addresses derived from a label that never trade, a small pool so some receive twice. */
+  const strangerCount = Math.max(4, Math.round(traders.length / 10));
+  const stranger = () => walletAddress(options.seed, `stranger-${trng.int(0, strangerCount - 1)}`);
+
+  /**
+   * Wallet-to-wallet transfers of outcome tokens of the markets still trading: about
+   * `transfersPerMarketDay` per market and day in the history, in proportion to the matches live. A
+   * sender gives 10–60 % of one position (whole hundredths of a share); a clustered sender mostly gives
+   * to a member of its cluster, anyone else to a stranger.
+   */
+  async function transferSome(active: LiveMarket[], budget: number | null) {
+    if (active.length === 0 || transfersPerDay <= 0 || hk <= 0) return;
+    const n =
+      budget === null
+        ? poisson(trng, (transfersPerDay * hk * active.length * stepS) / 86_400)
+        : poisson(trng, (budget * transfersPerDay * hk) / perDay);
+    for (let i = 0; i < n; i++) {
+      const m = trng.pick(active);
+      const holders: { w: SimWallet; token: bigint; held: bigint }[] = [];
+      for (const w of traders) {
+        if (w.behaviour === 'market_maker') continue;
+        for (const token of [m.chain.yes, m.chain.no]) {
+          const held = L.balance1155(token, w.address);
+          if (held >= 2n * SHARE_UNIT) holders.push({ w, token, held });
+        }
+      }
+      if (holders.length === 0) continue;
+      const clustered = holders.filter((h) => h.w.cluster !== null);
+      const toMate = clustered.length > 0 && trng.chance(0.75);
+      const h = trng.pick(toMate ? clustered : holders);
+      let to: Address;
+      if (toMate) {
+        const mates = (clusterOf.get(h.w.cluster as string)?.members ?? []).filter((a) => a !== h.w.address);
+        if (mates.length === 0) continue;
+        to = trng.pick(mates);
+      } else to = stranger();
+      const amount = roundUnits((h.held * BigInt(trng.int(10, 60))) / 100n);
+      if (amount === 0n) continue;
+      await flows.transferPosition(h.w.address, to, h.token, amount);
+    }
+  }
+
   // ---------------------------------------------------------------- trading
 
   function pickTaker(): SimWallet {
@@ -958,6 +1014,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     await housekeeping(t, e, active);
     movePrices(active, t);
     const matches = await tradeAll(active, t, e, budget);
+    await transferSome(active, budget);
     lastBlockTime = count(await flows.mine(), matches);
   }
 

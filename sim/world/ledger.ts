@@ -6,7 +6,9 @@
  * what they ingested with `exportLedger()`; the sim's own test compares the balances with the chain.
  *
  * Invariants:
- * - Records are appended in chain order (block, then transaction, then event order).
+ * - Records are appended in chain order (block, then transaction, then event order); every record carries
+ *   `seq`, its rank in that order across all record lists (fills, activity, transfers, ...), so the lists
+ *   can be merged back into chain order (after a rollback, numbering resumes after the last record kept).
  * - Balances never go negative: a move that would is a driver bug and throws.
  * - Every balance change of the last `journalDepth` blocks is journaled, so a rollback of those blocks
  *   (reorg injection) restores the balances and drops the records exactly.
@@ -79,6 +81,21 @@ export interface LedgerActivity {
   collateral: Address;
 }
 
+/**
+ * A plain wallet-to-wallet outcome-token transfer (CTF safeTransferFrom sent by the holder): neither side
+ * is a protocol address. Exchange settlements, adapters and conversions move tokens too, but those are
+ * recorded as fills and activity, not here.
+ */
+export interface LedgerTransfer {
+  block: number;
+  time: number;
+  txHash: Hex;
+  tokenId: string;
+  from: Address;
+  to: Address;
+  amount: bigint;
+}
+
 export interface LedgerResolution {
   block: number;
   time: number;
@@ -115,6 +132,9 @@ export interface LedgerOracleEvent {
   price: bigint | null;
 }
 
+/** A record with its rank in chain order across every record list of the ledger. */
+export type Sequenced<T> = T & { seq: number };
+
 export interface BlockRef {
   number: number;
   time: number;
@@ -134,11 +154,13 @@ export interface Ledger {
   addResolution(r: Omit<LedgerResolution, 'block' | 'time'>): void;
   addCollateral(c: Omit<LedgerCollateralEvent, 'block' | 'time'>): void;
   addOracle(o: Omit<LedgerOracleEvent, 'block' | 'time'>): void;
-  readonly fills: readonly LedgerFill[];
-  readonly activity: readonly LedgerActivity[];
-  readonly resolutions: readonly LedgerResolution[];
-  readonly collateral: readonly LedgerCollateralEvent[];
-  readonly oracle: readonly LedgerOracleEvent[];
+  addTransfer(t: Omit<LedgerTransfer, 'block' | 'time'>): void;
+  readonly fills: readonly Sequenced<LedgerFill>[];
+  readonly activity: readonly Sequenced<LedgerActivity>[];
+  readonly transfers: readonly Sequenced<LedgerTransfer>[];
+  readonly resolutions: readonly Sequenced<LedgerResolution>[];
+  readonly collateral: readonly Sequenced<LedgerCollateralEvent>[];
+  readonly oracle: readonly Sequenced<LedgerOracleEvent>[];
   /** Every (token, holder) pair with its balance, zero balances included (they were touched). */
   erc20Balances(): { token: Address; holder: Address; amount: bigint }[];
   erc1155Balances(): { tokenId: string; holder: Address; amount: bigint }[];
@@ -163,11 +185,13 @@ export function createLedger(options: { journalDepth?: number } = {}): Ledger {
   const journalDepth = options.journalDepth ?? 128;
   const erc20 = new Map<string, Map<string, bigint>>();
   const erc1155 = new Map<string, Map<string, bigint>>();
-  const fills: LedgerFill[] = [];
-  const activity: LedgerActivity[] = [];
-  const resolutions: LedgerResolution[] = [];
-  const collateral: LedgerCollateralEvent[] = [];
-  const oracle: LedgerOracleEvent[] = [];
+  const fills: Sequenced<LedgerFill>[] = [];
+  const activity: Sequenced<LedgerActivity>[] = [];
+  const transfers: Sequenced<LedgerTransfer>[] = [];
+  const resolutions: Sequenced<LedgerResolution>[] = [];
+  const collateral: Sequenced<LedgerCollateralEvent>[] = [];
+  const oracle: Sequenced<LedgerOracleEvent>[] = [];
+  let seq = 0;
   let journal: JournalEntry[] = [];
   let current: BlockRef = { number: 0, time: 0 };
   let floor = 0;
@@ -213,7 +237,7 @@ export function createLedger(options: { journalDepth?: number } = {}): Ledger {
     if (journalDepth > 0) journal.push({ block: current.number, kind, key, from, to, amount });
   }
 
-  const stamp = <T>(r: T) => ({ ...r, block: current.number, time: current.time });
+  const stamp = <T>(r: T) => ({ ...r, block: current.number, time: current.time, seq: seq++ });
 
   function popAfter<T extends { block: number }>(arr: T[], block: number) {
     while (arr.length > 0 && (arr[arr.length - 1] as T).block > block) arr.pop();
@@ -238,8 +262,10 @@ export function createLedger(options: { journalDepth?: number } = {}): Ledger {
     addResolution: (r) => resolutions.push(stamp(r)),
     addCollateral: (c) => collateral.push(stamp(c)),
     addOracle: (o) => oracle.push(stamp(o)),
+    addTransfer: (t) => transfers.push(stamp({ ...t, from: lc(t.from) as Address, to: lc(t.to) as Address })),
     fills,
     activity,
+    transfers,
     resolutions,
     collateral,
     oracle,
@@ -268,9 +294,15 @@ export function createLedger(options: { journalDepth?: number } = {}): Ledger {
       }
       popAfter(fills, block);
       popAfter(activity, block);
+      popAfter(transfers, block);
       popAfter(resolutions, block);
       popAfter(collateral, block);
       popAfter(oracle, block);
+      seq = 0;
+      for (const list of [fills, activity, transfers, resolutions, collateral, oracle]) {
+        const last = list[list.length - 1];
+        if (last && last.seq >= seq) seq = last.seq + 1;
+      }
     },
     journalFloor: () => floor,
   };
@@ -280,6 +312,8 @@ export function createLedger(options: { journalDepth?: number } = {}): Ledger {
 export interface LedgerExport {
   fills: Record<string, unknown>[];
   activity: Record<string, unknown>[];
+  /** Plain wallet-to-wallet outcome-token transfers. */
+  transfers: Record<string, unknown>[];
   resolutions: Record<string, unknown>[];
   collateral: Record<string, unknown>[];
   oracle: Record<string, unknown>[];
@@ -323,6 +357,7 @@ export function exportLedger(ledger: Ledger): LedgerExport {
   return {
     fills: ledger.fills.map(plain),
     activity: ledger.activity.map(plain),
+    transfers: ledger.transfers.map(plain),
     resolutions: ledger.resolutions.map(plain),
     collateral: ledger.collateral.map(plain),
     oracle: ledger.oracle.map(plain),

@@ -43,6 +43,8 @@ export const ROUTE_SOURCES: RouteSources = {
   '/v2/alpha/events/keyset': ['analytics:alpha-catalog'],
   '/v2/alpha/series': ['analytics:alpha-catalog'],
   '/v2/alpha/series/:slug': ['analytics:alpha-catalog'],
+  // Positions, their changes and token prices only (no slugs or titles in the answer).
+  '/v2/alpha/wallet/pnl/:wallet': ['analytics:alpha-positions'],
 };
 
 /** The sources of a route URL pattern (trailing slash ignored), or undefined: not cached. */

@@ -17,6 +17,7 @@ import { alphaSeriesRoutes } from './v2/alpha/series.ts';
 import { alphaTagsRoutes } from './v2/alpha/tags.ts';
 import { alphaTradesRoutes } from './v2/alpha/trades.ts';
 import { alphaVolumeChartRoutes } from './v2/alpha/volume-chart.ts';
+import { alphaWalletPnlRoutes } from './v2/alpha/wallet-pnl.ts';
 
 export type { RouteContext, RoutePlugin } from './context.ts';
 
@@ -34,4 +35,5 @@ export const DATA_ROUTES: RoutePlugin[] = [
   alphaTagsRoutes,
   alphaCategoriesRoutes,
   alphaSearchRoutes,
+  alphaWalletPnlRoutes,
 ];

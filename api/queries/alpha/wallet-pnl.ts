@@ -1,0 +1,112 @@
+/**
+ * `GET /v2/alpha/wallet/pnl/{wallet}` (interface-shapes §14; docs/api.md): a wallet's P&L summary from its
+ * positions (alpha_positions FINAL, priced by alpha_token_prices FINAL) and its cumulative realized P&L per
+ * UTC period from the position changes (alpha_position_changes FINAL, summed per day in SQL, rolled up to
+ * the period here). `condition_id` keeps both outcome tokens of one market.
+ *
+ * The summary is the current state; the series counts the changes up to end_time, those before
+ * start_time included (pnl_to_date is the realized P&L to that date, not since start_time).
+ */
+import { unrealizedUsd, usd } from '../../../analytics/profiles/metrics.ts';
+import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import type { PnlQuery, PnlResponse } from '../../../schemas/api/alpha-pnl.ts';
+import { ApiError } from '../../errors.ts';
+import { checkTimeRange, parseHash } from '../filters.ts';
+import { cumulative, nowSeconds, total } from './market-data.ts';
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** A wallet path parameter → lowercase; anything but 0x + 40 hex is a 400 naming it. */
+export function walletOf(raw: string, param = 'wallet'): string {
+  const v = raw.trim();
+  if (!ADDRESS.test(v)) {
+    throw new ApiError(
+      400,
+      `Invalid ${param}: "${v.slice(0, 100)}" (expected 0x followed by 40 hex characters)`,
+    );
+  }
+  return v.toLowerCase();
+}
+
+type PositionRow = [
+  token: string,
+  shares: string,
+  avg: string,
+  realized: string,
+  fees: string,
+  price: number | null,
+];
+
+const SUMMARY_SQL = (byCondition: boolean) => `
+  SELECT p.token_id, p.shares, p.avg_price, p.realized_pnl, p.net_fees, t.price
+  FROM (
+    SELECT token_id, shares, avg_price, realized_pnl, net_fees FROM alpha_positions FINAL
+    WHERE wallet = {wallet:String}${byCondition ? ' AND condition_id = {condition_id:String}' : ''}
+  ) AS p
+  LEFT JOIN (
+    SELECT token_id, price FROM alpha_token_prices FINAL
+    WHERE token_id IN (SELECT token_id FROM alpha_positions FINAL
+                       WHERE wallet = {wallet:String} AND shares > 0)
+  ) AS t ON t.token_id = p.token_id`;
+
+type DayRow = [day: number, realized: string, first: string, last: string];
+
+/** Realized P&L per UTC day (and the day's first and last change, Unix ms) up to end (ms, inclusive). */
+const DAYS_SQL = (byCondition: boolean, bounded: boolean) => `
+  SELECT toUnixTimestamp(toStartOfDay(block_time)) AS day, sum(delta_realized_pnl),
+    toUnixTimestamp64Milli(min(block_time)), toUnixTimestamp64Milli(max(block_time))
+  FROM alpha_position_changes FINAL
+  WHERE wallet = {wallet:String}${byCondition ? ' AND condition_id = {condition_id:String}' : ''}${
+    bounded ? " AND block_time <= fromUnixTimestamp64Milli({end_ms:Int64}, 'UTC')" : ''
+  }
+  GROUP BY day ORDER BY day`;
+
+export async function alphaWalletPnl(ch: ClickHouse, rawWallet: string, q: PnlQuery): Promise<PnlResponse> {
+  const wallet = walletOf(rawWallet);
+  const conditionId = parseHash(q.condition_id, 'condition_id');
+  checkTimeRange(q.start_time, q.end_time);
+  const byCondition = conditionId !== undefined;
+  const params: Record<string, unknown> = { wallet };
+  if (byCondition) params.condition_id = conditionId;
+  // end_time is whole seconds: every change within its second counts.
+  if (q.end_time !== undefined) params.end_ms = (q.end_time + 1) * 1000 - 1;
+  const [positions, days] = await Promise.all([
+    ch.read<PositionRow>('api.alpha.wallet_pnl.positions', SUMMARY_SQL(byCondition), params),
+    ch.read<DayRow>('api.alpha.wallet_pnl.days', DAYS_SQL(byCondition, q.end_time !== undefined), params),
+  ]);
+
+  let realized = 0;
+  let fees = 0;
+  let unrealized = 0;
+  for (const [, shares, avg, r, f, price] of positions) {
+    realized += Number(r);
+    fees += Number(f);
+    if (Number(shares) > 0) unrealized += unrealizedUsd(shares, avg, price === null ? null : Number(price));
+  }
+
+  const lastChange = days.length > 0 ? Math.floor(Number(days[days.length - 1]![3]) / 1000) : 0;
+  const end = q.end_time ?? Math.max(nowSeconds(), lastChange);
+  const firstChange = days.length > 0 ? Math.floor(Number(days[0]![2]) / 1000) : null;
+  const start = q.start_time ?? firstChange ?? end;
+  const rows = days.map(([day, r]) => [Number(day), Number(r)] as const);
+  const points =
+    q.granularity === 'all'
+      ? total(rows, end)
+      : cumulative(rows, { period: q.granularity, start: q.start_time, end });
+
+  const realizedUsd = realized / 1e6;
+  const feesUsd = fees / 1e6;
+  const unrealizedRounded = usd(unrealized);
+  return {
+    granularity: q.granularity,
+    start_time: start,
+    end_time: end,
+    wallet_address: wallet,
+    realized_pnl: realizedUsd,
+    unrealized_pnl: unrealizedRounded,
+    fees_paid: feesUsd,
+    fees_refunded: 0,
+    total_pnl: usd(realizedUsd + unrealizedRounded - feesUsd),
+    pnl_over_time: points.map(({ timestamp, sums }) => ({ timestamp, pnl_to_date: sums[0]! / 1e6 })),
+  };
+}

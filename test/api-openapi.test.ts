@@ -14,6 +14,7 @@ import {
   VolumeChartQuery,
 } from '../schemas/api/alpha-market-data.ts';
 import { MarketsKeysetQuery, MarketsQuery } from '../schemas/api/alpha-markets.ts';
+import { PositionsQuery, TopHoldersQuery, WalletPositionsQuery } from '../schemas/api/alpha-positions.ts';
 import { SearchQuery } from '../schemas/api/alpha-search.ts';
 import { SeriesDetailQuery, SeriesListQuery } from '../schemas/api/alpha-series.ts';
 import { SubtagsQuery, TagsQuery } from '../schemas/api/alpha-tags.ts';
@@ -97,6 +98,9 @@ describe('/openapi.json', () => {
       '/v2/alpha/events/keyset': Object.keys(EventsQuery.properties),
       '/v2/alpha/series': Object.keys(SeriesListQuery.properties),
       '/v2/alpha/series/{slug}': ['slug', ...Object.keys(SeriesDetailQuery.properties)],
+      '/v2/alpha/positions': Object.keys(PositionsQuery.properties),
+      '/v2/alpha/wallet/positions/{wallet}': ['wallet', ...Object.keys(WalletPositionsQuery.properties)],
+      '/v2/alpha/position/{token_id}/top-holders': ['token_id', ...Object.keys(TopHoldersQuery.properties)],
       ...Object.fromEntries(
         RETIRED_PATHS.map((p) => [p.replace(/:(\w+)/g, '{$1}'), p.includes(':') ? ['canonical_id'] : []]),
       ),

@@ -17,6 +17,9 @@ const ALPHA_VENUE: DataSource = 'venue:alpha';
  */
 const ALPHA_MARKET_DATA: DataSource = 'analytics:alpha-market-data';
 
+/** alpha's positions and token prices (analytics/positions/), bumped by each positions run that wrote. */
+const ALPHA_POSITIONS: DataSource = 'analytics:alpha-positions';
+
 export type RouteSources = Readonly<Record<string, readonly DataSource[]>>;
 
 export const ROUTE_SOURCES: RouteSources = {
@@ -43,6 +46,12 @@ export const ROUTE_SOURCES: RouteSources = {
   '/v2/alpha/events/keyset': ['analytics:alpha-catalog'],
   '/v2/alpha/series': ['analytics:alpha-catalog'],
   '/v2/alpha/series/:slug': ['analytics:alpha-catalog'],
+  // Positions and token prices (alpha_positions, alpha_token_prices: the positions job bumps
+  // analytics:alpha-positions); slugs, titles and outcome labels from the catalog lists. top-holders
+  // reads alpha_tokens too: only for its 404s, which are never cached, and a token's condition never changes.
+  '/v2/alpha/positions': [ALPHA_POSITIONS, 'analytics:alpha-catalog'],
+  '/v2/alpha/wallet/positions/:wallet': [ALPHA_POSITIONS, 'analytics:alpha-catalog'],
+  '/v2/alpha/position/:token_id/top-holders': [ALPHA_POSITIONS, 'analytics:alpha-catalog'],
   // Positions, their changes and token prices only (no slugs or titles in the answer).
   '/v2/alpha/wallet/pnl/:wallet': ['analytics:alpha-positions'],
 };

@@ -12,6 +12,7 @@ import { alphaMarketPriceRoutes } from './v2/alpha/market-price.ts';
 import { alphaMarketVolumeRoutes } from './v2/alpha/market-volume.ts';
 import { alphaMarketsRoutes } from './v2/alpha/markets.ts';
 import { alphaOpenInterestRoutes } from './v2/alpha/open-interest.ts';
+import { alphaPositionsRoutes } from './v2/alpha/positions.ts';
 import { alphaSearchRoutes } from './v2/alpha/search.ts';
 import { alphaSeriesRoutes } from './v2/alpha/series.ts';
 import { alphaTagsRoutes } from './v2/alpha/tags.ts';
@@ -36,4 +37,5 @@ export const DATA_ROUTES: RoutePlugin[] = [
   alphaCategoriesRoutes,
   alphaSearchRoutes,
   alphaWalletPnlRoutes,
+  alphaPositionsRoutes,
 ];

@@ -1,0 +1,262 @@
+/**
+ * What venue alpha's position endpoints share (docs/api.md "Positions"): the columns of a position as
+ * read from `alpha_positions` (FINAL), the market information of a page's tokens (current price from
+ * `alpha_token_prices`, slug, title and outcome labels from the catalog's `alpha_market_list`) and the
+ * one rule for each derived number:
+ *   shares, avg price, realized, bought, fees = base units ÷ 1e6;
+ *   total_cost = shares × avg_price (cost basis of the shares held);
+ *   price = the token's current price, or the avg entry price when none is known (unrealized 0);
+ *   value = shares × price; unrealized = shares × (price − avg); unrealized_pct = (price − avg) ÷ avg × 100
+ *   (0 when avg is 0); USD figures rounded to the base unit (6 dp), from integers where possible;
+ *   side: outcome index 1 → NO, else YES; side_label: the catalog's outcome label, else Yes / No;
+ *   status: payout price > 0 → resolved_win, payout price 0 → resolved_loss, else open.
+ */
+import type { Position } from '../../../schemas/api/alpha-positions.ts';
+import { ApiError } from '../../errors.ts';
+import type { RouteContext } from '../../routes/context.ts';
+
+/** The columns of a position resource, read from `alpha_positions` (FINAL), in this order. */
+export const POSITION_COLUMNS = [
+  'wallet',
+  'token_id',
+  'condition_id',
+  'outcome_index',
+  'shares',
+  'avg_price',
+  'realized_pnl',
+  'total_bought',
+  'total_bought_usd',
+  'net_fees',
+  'fills',
+  'toUnixTimestamp(first_fill_at)',
+  'toUnixTimestamp(last_fill_at)',
+  'toUnixTimestamp64Milli(first_at)',
+  'last_block',
+  'toUnixTimestamp(last_at)',
+] as const;
+
+/** A row of POSITION_COLUMNS as read (64-bit integers arrive as decimal strings). */
+export type PositionRow = [
+  wallet: string,
+  tokenId: string,
+  conditionId: string,
+  outcomeIndex: number,
+  shares: string,
+  avgPrice: string,
+  realizedPnl: string,
+  totalBought: string,
+  totalBoughtUsd: string,
+  netFees: string,
+  fills: number,
+  firstFillAt: number | null,
+  lastFillAt: number | null,
+  firstAtMs: string,
+  lastBlock: string,
+  lastAt: number,
+];
+
+/** What the catalog and the prices say about a token. */
+export interface TokenInfo {
+  /** Current price (0–1), null when no rule gives one. */
+  price: number | null;
+  /** 'payout' once the condition resolved on chain; '' when the token has no price row. */
+  source: string;
+  slug: string;
+  title: string;
+  /** Outcome labels of the market in outcome order ([] when the catalog does not know the market). */
+  labels: string[];
+}
+
+const NO_INFO: TokenInfo = { price: null, source: '', slug: '', title: '', labels: [] };
+
+const INFO_SQL = `
+  SELECT t.token_id, tp.price, tp.source, m.slug, m.title, m.labels
+  FROM (
+    SELECT pair.1 AS token_id, pair.2 AS condition_id
+    FROM (SELECT arrayJoin(arrayZip({info_tokens:Array(String)}, {info_conditions:Array(String)})) AS pair)
+  ) AS t
+  LEFT JOIN (
+    SELECT token_id, price, source FROM alpha_token_prices FINAL WHERE token_id IN {info_tokens:Array(String)}
+  ) AS tp ON tp.token_id = t.token_id
+  LEFT JOIN (
+    SELECT lower(condition_id) AS cid, any(slug) AS slug, any(title) AS title,
+           any(arrayMap(o -> JSONExtractString(o, 'label'), JSONExtractArrayRaw(doc, 'outcomes'))) AS labels
+    FROM alpha_market_list WHERE lower(condition_id) IN {info_conditions:Array(String)}
+    GROUP BY cid
+  ) AS m ON m.cid = t.condition_id`;
+
+/**
+ * The price and catalog information of each (token, condition) pair, in one statement (none when there
+ * is no pair). A token without a price row has price null; a condition the catalog does not list has
+ * '' slug and title and no labels.
+ */
+export async function tokenInfo(
+  ctx: RouteContext,
+  label: string,
+  pairs: readonly { tokenId: string; conditionId: string }[],
+): Promise<Map<string, TokenInfo>> {
+  const byToken = new Map<string, string>();
+  for (const p of pairs) byToken.set(p.tokenId, p.conditionId);
+  const out = new Map<string, TokenInfo>();
+  if (byToken.size === 0) return out;
+  const rows = await ctx.deps.clickhouse.read<[string, number | null, string, string, string, string[]]>(
+    label,
+    INFO_SQL,
+    { info_tokens: [...byToken.keys()], info_conditions: [...byToken.values()] },
+  );
+  for (const [token, price, source, slug, title, labels] of rows) {
+    out.set(token, { price, source, slug, title, labels });
+  }
+  return out;
+}
+
+export const infoOf = (info: Map<string, TokenInfo>, tokenId: string): TokenInfo =>
+  info.get(tokenId) ?? NO_INFO;
+
+// ---- derived numbers -------------------------------------------------------------------------------
+
+const MICRO = 1_000_000n;
+
+/** a ÷ b rounded to the nearest integer, halves away from zero (b > 0). */
+export function roundDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  const r = a % b;
+  if (2n * (r < 0n ? -r : r) >= b) return a < 0n ? q - 1n : q + 1n;
+  return q;
+}
+
+/** Base units (6 decimals) → a JSON number. */
+export const units = (v: bigint | string): number => Number(v) / 1e6;
+
+/** A float rounded to 6 decimals (no float noise in percentages). */
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+/** The numbers of one position, in base units where they are money (exact sums and comparisons). */
+export interface PositionFigures {
+  shares: bigint;
+  avgPrice: bigint;
+  realized: bigint;
+  netFees: bigint;
+  /** Cost basis of the shares held, base units. */
+  cost: bigint;
+  /** shares × price, base units. */
+  value: bigint;
+  /** shares × (price − avg), base units. */
+  unrealized: bigint;
+  /** The price served: the current price, or the avg entry price when none is known. */
+  price: number;
+  unrealizedPct: number;
+  status: 'open' | 'resolved_win' | 'resolved_loss';
+}
+
+export function positionFigures(
+  r: { shares: string; avgPrice: string; realized: string; netFees: string },
+  info: TokenInfo,
+): PositionFigures {
+  const shares = BigInt(r.shares);
+  const avgPrice = BigInt(r.avgPrice);
+  const cost = roundDiv(shares * avgPrice, MICRO);
+  const avg = Number(avgPrice) / 1e6;
+  let price: number;
+  let value: bigint;
+  let unrealized: bigint;
+  if (info.price === null || !Number.isFinite(info.price)) {
+    price = avg;
+    value = cost;
+    unrealized = 0n;
+  } else {
+    price = info.price;
+    const s = Number(shares);
+    value = BigInt(Math.round(s * price));
+    unrealized = BigInt(Math.round(s * price - Number(shares * avgPrice) / 1e6));
+  }
+  const status =
+    info.source === 'payout' && info.price !== null
+      ? info.price > 0
+        ? 'resolved_win'
+        : 'resolved_loss'
+      : 'open';
+  return {
+    shares,
+    avgPrice,
+    realized: BigInt(r.realized),
+    netFees: BigInt(r.netFees),
+    cost,
+    value,
+    unrealized,
+    price,
+    unrealizedPct: avgPrice === 0n ? 0 : round6(((price - avg) / avg) * 100),
+    status,
+  };
+}
+
+/** The outcome label of `outcomeIndex`: the catalog's, else Yes (0) / No (1). */
+export function outcomeLabel(info: TokenInfo, outcomeIndex: number): string {
+  const label = info.labels[outcomeIndex];
+  if (label !== undefined && label !== '') return label;
+  return outcomeIndex === 1 ? 'No' : 'Yes';
+}
+
+/** One position row → the §13 Position resource, with its figures (for sorting and summaries). */
+export function toPosition(r: PositionRow, info: TokenInfo): { item: Position; f: PositionFigures } {
+  const [, tokenId, conditionId, outcomeIndex, shares, avgPrice, realized, bought, boughtUsd, netFees] = r;
+  const f = positionFigures({ shares, avgPrice, realized, netFees }, info);
+  const item: Position = {
+    market: {
+      condition_id: conditionId,
+      market_slug: info.slug,
+      title: info.title,
+      side: outcomeIndex === 1 ? 'NO' : 'YES',
+      side_label: outcomeLabel(info, outcomeIndex),
+      token_id: tokenId,
+      status: f.status,
+    },
+    position: {
+      shares: units(f.shares),
+      total_shares_bought: units(bought),
+      total_bought_usd: units(boughtUsd),
+      avg_entry_price: units(f.avgPrice),
+      total_cost_usd: units(f.cost),
+      net_fees_usd: units(f.netFees),
+    },
+    current: { price: f.price, value_usd: units(f.value) },
+    pnl: {
+      unrealized_usd: units(f.unrealized),
+      unrealized_pct: f.unrealizedPct,
+      realized_usd: units(f.realized),
+    },
+  };
+  return { item, f };
+}
+
+/** The (token, condition) pairs of position rows, for tokenInfo. */
+export const pairsOf = (rows: readonly PositionRow[]) =>
+  rows.map((r) => ({ tokenId: r[1], conditionId: r[2] }));
+
+// ---- parameters ------------------------------------------------------------------------------------
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** One wallet address → lowercase; anything else is a 400 naming the parameter and the value. */
+export function parseWallet(raw: string, param: string): string {
+  const v = raw.trim();
+  if (!ADDRESS.test(v)) {
+    throw new ApiError(
+      400,
+      `Invalid address in ${param}: "${v.slice(0, 100)}" (expected 0x followed by 40 hex characters)`,
+    );
+  }
+  return v.toLowerCase();
+}
+
+/** min ≤ max of a pair of bounds, else a 400 naming both. */
+export function checkBounds(
+  minName: string,
+  min: number | undefined,
+  maxName: string,
+  max: number | undefined,
+) {
+  if (min !== undefined && max !== undefined && min > max) {
+    throw new ApiError(400, `${minName} (${min}) is above ${maxName} (${max})`);
+  }
+}

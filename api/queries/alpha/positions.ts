@@ -1,0 +1,125 @@
+/**
+ * `GET /v2/alpha/positions` (interface-shapes §12): every (wallet, token) position of venue alpha,
+ * closed ones included, ordered by its last update (`alpha_positions.last_at` / `last_block`). The
+ * keyset is total: the last update's (block, log index, batch index), then wallet and token id (one row
+ * per pair), so each position is served exactly once across pages; `order_by=timestamp` puts the update
+ * time first. Two statements: the page from `alpha_positions` FINAL (deleted and superseded versions
+ * never served; filters apply to the current version), then the page's prices and market information
+ * (position-rows.ts).
+ */
+import type {
+  AllUsersPosition,
+  PositionsQuery,
+  PositionsResponse,
+} from '../../../schemas/api/alpha-positions.ts';
+import { filtersDigest, paginate, rejectOffset } from '../../pagination.ts';
+import type { RouteContext } from '../../routes/context.ts';
+import { parseHash } from '../filters.ts';
+import { createWhere } from '../list.ts';
+import { afterSortKey, type SortColumn } from '../sorted-page.ts';
+import {
+  checkBounds,
+  infoOf,
+  POSITION_COLUMNS,
+  type PositionRow,
+  pairsOf,
+  parseWallet,
+  tokenInfo,
+  toPosition,
+} from './position-rows.ts';
+
+const NAME = 'alpha.positions';
+
+/** The sort key of each order_by (ascending form; `order` sets every column's direction). */
+const CHAIN_ORDER = [
+  { expr: 'last_block', type: 'UInt64' },
+  { expr: 'toUInt64(last_log_index)', type: 'UInt64' },
+  { expr: 'toUInt64(last_batch_index)', type: 'UInt64' },
+  { expr: 'wallet', type: 'String' },
+  { expr: 'token_id', type: 'String' },
+] as const;
+const KEYS: Record<'block' | 'timestamp', readonly { expr: string; type: SortColumn['type'] }[]> = {
+  block: CHAIN_ORDER,
+  timestamp: [{ expr: 'toUnixTimestamp64Milli(last_at)', type: 'Int64' }, ...CHAIN_ORDER],
+};
+
+export async function listPositions(ctx: RouteContext, q: PositionsQuery): Promise<PositionsResponse> {
+  rejectOffset(q.offset);
+  const wallet = q.wallet === undefined ? undefined : parseWallet(q.wallet, 'wallet');
+  const conditionId = parseHash(q.condition_id, 'condition_id');
+  checkBounds('min_block', q.min_block, 'max_block', q.max_block);
+  checkBounds('min_timestamp', q.min_timestamp, 'max_timestamp', q.max_timestamp);
+  const orderBy = q.order_by ?? 'timestamp';
+  const order = q.order ?? 'desc';
+  const limit = q.limit ?? 100;
+  const digest = filtersDigest(NAME, {
+    order_by: orderBy,
+    order,
+    min_block: q.min_block,
+    max_block: q.max_block,
+    min_timestamp: q.min_timestamp,
+    max_timestamp: q.max_timestamp,
+    wallet,
+    token_id: q.token_id,
+    condition_id: conditionId,
+  });
+  const keys: SortColumn[] = KEYS[orderBy].map((k) => ({ ...k, dir: order }));
+
+  const where = createWhere();
+  if (wallet !== undefined) where.add({ sql: 'wallet = {wallet:String}', params: { wallet } });
+  if (q.token_id !== undefined) {
+    where.add({ sql: 'token_id = {token_id:String}', params: { token_id: q.token_id } });
+  }
+  if (conditionId !== undefined) {
+    where.add({ sql: 'condition_id = {condition_id:String}', params: { condition_id: conditionId } });
+  }
+  if (q.min_block !== undefined) {
+    where.add({ sql: 'last_block >= {min_block:UInt64}', params: { min_block: q.min_block } });
+  }
+  if (q.max_block !== undefined) {
+    where.add({ sql: 'last_block <= {max_block:UInt64}', params: { max_block: q.max_block } });
+  }
+  // Whole seconds, both inclusive: [min, max + 1) in milliseconds.
+  if (q.min_timestamp !== undefined) {
+    where.add({
+      sql: "last_at >= fromUnixTimestamp64Milli({min_ms:Int64}, 'UTC')",
+      params: { min_ms: q.min_timestamp * 1000 },
+    });
+  }
+  if (q.max_timestamp !== undefined) {
+    where.add({
+      sql: "last_at < fromUnixTimestamp64Milli({max_ms:Int64}, 'UTC')",
+      params: { max_ms: (q.max_timestamp + 1) * 1000 },
+    });
+  }
+  if (q.pagination_key !== undefined) {
+    where.add(afterSortKey(keys, ctx.cursors.decode(q.pagination_key, digest)));
+  }
+  const n = POSITION_COLUMNS.length;
+  const sql = `SELECT ${[...POSITION_COLUMNS, ...keys.map((k) => k.expr)].join(', ')}
+    FROM alpha_positions FINAL ${where.sql()}
+    ORDER BY ${keys.map((k) => `${k.expr} ${order === 'asc' ? 'ASC' : 'DESC'}`).join(', ')}
+    LIMIT {page_rows:UInt32}`;
+  const read = await ctx.deps.clickhouse.read<unknown[]>(`api.${NAME}`, sql, {
+    ...where.params,
+    page_rows: limit + 1,
+  });
+  const cut = paginate(read, limit, (last) =>
+    ctx.cursors.encode(
+      digest,
+      keys.map((_, i) => String(last[n + i])),
+    ),
+  );
+  const rows = cut.items.map((r) => r.slice(0, n) as PositionRow);
+  const info = await tokenInfo(ctx, `api.${NAME}.info`, pairsOf(rows));
+  const positions = rows.map((r): AllUsersPosition => {
+    const { item } = toPosition(r, infoOf(info, r[1]));
+    return {
+      user: r[0],
+      ...item,
+      last_updated_at: Number(r[15]),
+      last_updated_block: Number(r[14]),
+    };
+  });
+  return { positions, pagination: cut.pagination };
+}

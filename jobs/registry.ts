@@ -8,6 +8,7 @@ import { alphaBookJob } from './processors/alpha-book.ts';
 import { alphaCatalogJob } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { alphaPositionsJob } from './processors/alpha-positions.ts';
+import { alphaProfilesJob } from './processors/alpha-profiles.ts';
 import { alphaMarketDataJob, alphaRollingJob } from './processors/analytics-alpha.ts';
 import { alphaCatalogRollupsJob } from './processors/analytics-catalog.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
@@ -22,4 +23,5 @@ export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
   alphaRollingJob as JobDefinition<never, unknown>,
   alphaCatalogRollupsJob as JobDefinition<never, unknown>,
   alphaPositionsJob as JobDefinition<never, unknown>,
+  alphaProfilesJob as JobDefinition<never, unknown>,
 ];

@@ -8,6 +8,7 @@ import { BOOK_SCHEDULES } from './processors/alpha-book.ts';
 import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { POSITIONS_SCHEDULES } from './processors/alpha-positions.ts';
+import { PROFILES_SCHEDULES } from './processors/alpha-profiles.ts';
 import { ANALYTICS_SCHEDULES } from './processors/analytics-alpha.ts';
 import { CATALOG_ROLLUP_SCHEDULES } from './processors/analytics-catalog.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
@@ -40,6 +41,7 @@ export const SCHEDULES: readonly Schedule[] = [
   ...ANALYTICS_SCHEDULES,
   ...CATALOG_ROLLUP_SCHEDULES,
   ...POSITIONS_SCHEDULES,
+  ...PROFILES_SCHEDULES,
 ];
 
 /**

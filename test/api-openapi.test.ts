@@ -14,7 +14,9 @@ import {
   VolumeChartQuery,
 } from '../schemas/api/alpha-market-data.ts';
 import { MarketsKeysetQuery, MarketsQuery } from '../schemas/api/alpha-markets.ts';
+import { PnlQuery } from '../schemas/api/alpha-pnl.ts';
 import { PositionsQuery, TopHoldersQuery, WalletPositionsQuery } from '../schemas/api/alpha-positions.ts';
+import { ProfilesQuery } from '../schemas/api/alpha-profiles.ts';
 import { SearchQuery } from '../schemas/api/alpha-search.ts';
 import { SeriesDetailQuery, SeriesListQuery } from '../schemas/api/alpha-series.ts';
 import { SubtagsQuery, TagsQuery } from '../schemas/api/alpha-tags.ts';
@@ -101,6 +103,8 @@ describe('/openapi.json', () => {
       '/v2/alpha/positions': Object.keys(PositionsQuery.properties),
       '/v2/alpha/wallet/positions/{wallet}': ['wallet', ...Object.keys(WalletPositionsQuery.properties)],
       '/v2/alpha/position/{token_id}/top-holders': ['token_id', ...Object.keys(TopHoldersQuery.properties)],
+      '/v2/alpha/wallet/pnl/{wallet}': ['wallet', ...Object.keys(PnlQuery.properties)],
+      '/v2/alpha/wallets/profiles': Object.keys(ProfilesQuery.properties),
       ...Object.fromEntries(
         RETIRED_PATHS.map((p) => [p.replace(/:(\w+)/g, '{$1}'), p.includes(':') ? ['canonical_id'] : []]),
       ),

@@ -54,6 +54,8 @@ export const ROUTE_SOURCES: RouteSources = {
   '/v2/alpha/position/:token_id/top-holders': [ALPHA_POSITIONS, 'analytics:alpha-catalog'],
   // Positions, their changes and token prices only (no slugs or titles in the answer).
   '/v2/alpha/wallet/pnl/:wallet': ['analytics:alpha-positions'],
+  // The profiles table, rewritten whole by the profiles job.
+  '/v2/alpha/wallets/profiles': ['analytics:alpha-profiles'],
 };
 
 /** The sources of a route URL pattern (trailing slash ignored), or undefined: not cached. */

@@ -13,6 +13,7 @@ import { alphaMarketVolumeRoutes } from './v2/alpha/market-volume.ts';
 import { alphaMarketsRoutes } from './v2/alpha/markets.ts';
 import { alphaOpenInterestRoutes } from './v2/alpha/open-interest.ts';
 import { alphaPositionsRoutes } from './v2/alpha/positions.ts';
+import { alphaProfilesRoutes } from './v2/alpha/profiles.ts';
 import { alphaSearchRoutes } from './v2/alpha/search.ts';
 import { alphaSeriesRoutes } from './v2/alpha/series.ts';
 import { alphaTagsRoutes } from './v2/alpha/tags.ts';
@@ -36,6 +37,7 @@ export const DATA_ROUTES: RoutePlugin[] = [
   alphaTagsRoutes,
   alphaCategoriesRoutes,
   alphaSearchRoutes,
-  alphaWalletPnlRoutes,
   alphaPositionsRoutes,
+  alphaWalletPnlRoutes,
+  alphaProfilesRoutes,
 ];

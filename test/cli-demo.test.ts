@@ -3,6 +3,7 @@
  * it as a user would and follows one of the example requests it prints.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -16,12 +17,13 @@ afterAll(() => {
 
 describe('pmdata demo', () => {
   it('serves trades ingested from the simulated chain, keeps following it live, and stops cleanly', async () => {
+    const dataDir = path.join(inject('tmpRoot'), `demo-${process.pid}`);
     child = spawn(process.execPath, [path.join(root, 'bin/pmdata.js'), 'demo', '--rate', '5'], {
       cwd: root,
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
-        PMDATA_DATA_DIR: path.join(inject('tmpRoot'), `demo-${process.pid}`),
+        PMDATA_DATA_DIR: dataDir,
         REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
         PORT: '0',
         LOG_LEVEL: 'warn',
@@ -43,6 +45,38 @@ describe('pmdata demo', () => {
       await sleep(200);
     }
     expect(out).toMatch(/alpha backfill done: .* 0 quarantined/);
+    // demo.json: the chain's RPC URL as printed, and the sim's wallets and clusters (lowercase addresses).
+    const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as {
+      rpc_url: string;
+      truth: {
+        wallets: {
+          address: string;
+          behaviour: string;
+          cluster: string | null;
+          funder: string | null;
+          builder: string | null;
+        }[];
+        clusters: { id: string; funder: string; members: string[] }[];
+      };
+    };
+    expect(out).toContain(`chain    ${demo.rpc_url} `);
+    const hex = /^0x[0-9a-f]{40}$/;
+    expect(demo.truth.wallets.length).toBeGreaterThan(10);
+    expect(demo.truth.clusters.length).toBeGreaterThan(0);
+    for (const w of demo.truth.wallets) {
+      expect(w.address).toMatch(hex);
+      expect(w.builder === null || /^0x[0-9a-f]{64}$/.test(w.builder), w.address).toBe(true);
+    }
+    expect(demo.truth.wallets.some((w) => w.builder !== null)).toBe(true);
+    const byAddress = new Map(demo.truth.wallets.map((w) => [w.address, w]));
+    for (const c of demo.truth.clusters) {
+      expect(c.funder).toMatch(hex);
+      for (const m of c.members)
+        expect(byAddress.get(m), m).toMatchObject({ cluster: c.id, funder: c.funder });
+    }
+    expect(demo.truth.wallets.filter((w) => w.cluster !== null)).toHaveLength(
+      demo.truth.clusters.reduce((n, c) => n + c.members.length, 0),
+    );
     // The summary counts what the range jobs did, not an empty result read before they completed.
     const done = /alpha backfill done: .*?, ([\d,]+) events read, ([\d,]+) rows written/.exec(out);
     expect(done, out).not.toBeNull();

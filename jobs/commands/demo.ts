@@ -3,6 +3,8 @@
  * Starts the sim (a local chain with alpha's contracts and the venue replicas) with live trading,
  * runs `up` against it, backfills the chain's history, computes its market analytics, keeps following
  * it live, creates a demo API key, and prints example requests built from the data it ingested.
+ * `<data dir>/demo.json` tells scripts what the world is: the chain's RPC URL and the sim's truth about
+ * its wallets (behaviour, cluster, funder, builder code) and clusters.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +14,7 @@ import { createKeyStore } from '../../api/keys/store.ts';
 import { createLogger } from '../../core/logger.ts';
 import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
+import type { WalletSet } from '../../sim/world/wallets.ts';
 import { alphaBookJob } from '../processors/alpha-book.ts';
 import { alphaFollowJob } from '../processors/alpha-follow.ts';
 import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
@@ -66,6 +69,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   }
   runtime.onClose(() => sim.stop());
   const { deps } = runtime;
+  writeDemoFile(deps.config.dataDir, { seed: opts.seed, size: opts.size, rpcUrl: sim.rpcUrl }, sim.wallets);
 
   const { createWorkers } = await import('../worker.ts');
   const { ALL_JOBS } = await import('../registry.ts');
@@ -104,6 +108,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   const examples = await exampleRequests(runtime, server.url, key);
   line();
   line(`pmdata is up on the simulated world (data in ${deps.config.dataDir})`);
+  line(`  world    ${path.join(deps.config.dataDir, 'demo.json')} (RPC URL, the sim's wallets and clusters)`);
   line(`  API      ${server.url}    docs ${server.url}/docs    OpenAPI ${server.url}/openapi.json`);
   line(
     `  API key  ${key}   (Pro tier; create more with: npm run pmdata -- keys create --tier dev --name me)`,
@@ -115,6 +120,53 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   line('New trades keep arriving from the live chain. Press Ctrl+C to stop.');
   await closeOnSignals(runtime);
   return 0;
+}
+
+/** What `demo.json` holds. Addresses lowercase; builder = the wallet's bytes32 builder code or null. */
+export interface DemoFile {
+  seed: string;
+  size: CatalogSize;
+  rpc_url: string;
+  truth: {
+    wallets: {
+      address: string;
+      behaviour: string;
+      cluster: string | null;
+      funder: string | null;
+      builder: string | null;
+    }[];
+    clusters: { id: string; funder: string; members: string[] }[];
+  };
+}
+
+/** The sim's truth about its wallets, as demo.json carries it. */
+export function demoTruth(wallets: WalletSet): DemoFile['truth'] {
+  const lc = (a: string) => a.toLowerCase();
+  return {
+    wallets: wallets.wallets.map((w) => ({
+      address: lc(w.address),
+      behaviour: w.behaviour,
+      cluster: w.cluster,
+      funder: w.funder === null ? null : lc(w.funder),
+      builder: w.builder === null ? null : lc(w.builder),
+    })),
+    clusters: wallets.clusters.map((c) => ({ id: c.id, funder: lc(c.funder), members: c.members.map(lc) })),
+  };
+}
+
+function writeDemoFile(
+  dataDir: string,
+  world: { seed: string; size: CatalogSize; rpcUrl: string },
+  wallets: WalletSet,
+): void {
+  const file: DemoFile = {
+    seed: world.seed,
+    size: world.size,
+    rpc_url: world.rpcUrl,
+    truth: demoTruth(wallets),
+  };
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(path.join(dataDir, 'demo.json'), `${JSON.stringify(file, null, 2)}\n`);
 }
 
 /**

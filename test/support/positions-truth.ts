@@ -19,7 +19,8 @@
  *   pays the maker taking − fee and the fee receiver the fee, both out of the gross amount).
  * - Fee-module refund (FeeRefunded, same order and tx; the ledger's fill.feeRefund), right after its fill
  *   (the module refunds at the end of the same match, and a wallet has one fill per match): BUY (share
- *   fee): the shares come back (come back(refund)), netFees −= refund·price/1e6; SELL: netFees −= refund.
+ *   fee): the shares come back (come back(refund)), netFees −= refund·price/1e6, change price = the
+ *   fill's; SELL: netFees −= refund, change price 0 (no price applies to collateral).
  * - V1 share fees not going through a fee module (fee > 0 and no refund: a fee-module fill whose fee is
  *   above zero always refunds in the sim, since the operator keeps half) are received by the operator
  *   (ACTORS.operator): kind 'fee_income', buy(fee, 0). Through a fee module they stay at the module
@@ -35,8 +36,9 @@
  *   in index order: sell(amount, its own avg) (realized ~0), noPriceSum += that avg; noPrice =
  *   noPriceSum / noCount; when noCount < questionCount, yesPrice = (noPrice·noCount − 1e6·(noCount − 1))
  *   / (questionCount − noCount) (may be negative); each other question's YES: buy(amount, yesPrice),
- *   totalBoughtUsd += amount·yesPrice/1e6, then the conversion fee amount·feeBips/10000 leaves and
- *   netFees += fee·yesPrice/1e6.
+ *   totalBoughtUsd += amount·max(yesPrice, 0)/1e6, then the conversion fee amount·feeBips/10000 leaves
+ *   and netFees += fee·max(yesPrice, 0)/1e6. The issue's total_bought_usd never decreases, so a
+ *   negative yes price values those shares at 0 (docs/positions.md); the average follows yesPrice.
  * - Plain transfer (both sides non-protocol; the ledger's transfers): the sender's shares leave
  *   (transfer_out), the receiver buys them at the sender's avg (transfer_in: buy(amount, avg before);
  *   totalBought grows, totalBoughtUsd does not).
@@ -73,7 +75,7 @@ export interface TruthState {
   totalBoughtUsd: bigint;
   netFees: bigint;
   fills: bigint;
-  /** Unix s when the current holding opened from 0 shares (0 before any), and the realized P&L then. */
+  /** Unix s (not ms) when the current holding opened from 0 shares (0 before any), and the realized P&L then. */
   openedAt: number;
   openRealizedPnl: bigint;
 }
@@ -307,7 +309,9 @@ export function positionsTruth(ledger: LedgerExport, catalog: Catalog): Position
       if (v1 && isBuy && fee > 0n) stats.v1ShareFees++;
       if (refund > 0n) {
         if (isBuy && v1) stats.shareRefunds++;
-        change(f.maker as string, token, 'fee_refund', { price, amount: refund }, (s) => {
+        // The change's price: the fill's for shares coming back; none (0) for collateral.
+        const refundPrice = isBuy && v1 ? price : 0n;
+        change(f.maker as string, token, 'fee_refund', { price: refundPrice, amount: refund }, (s) => {
           if (isBuy && v1) {
             s.shares += refund;
             s.netFees -= (refund * price) / E6;
@@ -370,10 +374,11 @@ export function positionsTruth(ledger: LedgerExport, catalog: Catalog): Position
         market.questions.forEach((q, i) => {
           if (inSet(i)) return;
           change(user, q.yes, 'convert_in', { price: yesPrice, amount }, (s) => {
+            const valued = yesPrice > 0n ? yesPrice : 0n;
             buy(s, amount, yesPrice);
-            s.totalBoughtUsd += (amount * yesPrice) / E6;
+            s.totalBoughtUsd += (amount * valued) / E6;
             leave(s, fee);
-            s.netFees += (fee * yesPrice) / E6;
+            s.netFees += (fee * valued) / E6;
           });
         });
       }

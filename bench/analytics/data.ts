@@ -20,6 +20,8 @@
  *   conversions (3 %) on a neg-risk market with an index set over its 4 questions.
  * - alpha_blocks for every block that has a row; finished backfill checkpoints over the whole range and
  *   a follow checkpoint at the last block (the chain's progress).
+ * - With the `positions` option (bench/positions.ts): V1 fees on 1 maker fill in 10, resolutions, activity
+ *   by wallets, plain and settlement transfers, fee rows (see `activitySql` and its neighbours).
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { planBackfillRanges } from '../../ingest/chain/backfill.ts';
@@ -134,8 +136,14 @@ function fillsSql(
   source: string,
   role: 'maker' | 'taker',
   status: 'confirmed' | 'pending',
+  fees = false,
 ): string {
   const taker = role === 'taker';
+  // With `fees`, 1 maker fill in 10 pays a V1 fee of 1 %: in shares on a BUY, in collateral on a SELL.
+  const fee =
+    fees && !taker
+      ? `if(cityHash64(n, 11) % 10 = 0, if(side = 'BUY', intDiv(shares, 100), intDiv(usd, 100)), 0)`
+      : '0';
   return `
 INSERT INTO alpha_fills (${FILL_COLUMNS})
 SELECT
@@ -149,7 +157,7 @@ SELECT
   ${tokenId('2 * k + outcome')}, ${conditionId('k')}, toInt8(outcome),
   if(side = 'BUY', usd, shares), if(side = 'BUY', shares, usd),
   shares, usd, usd / shares,
-  0, if(side = 'SELL', 'collateral', 'shares'), '', '', '${status}'
+  ${fee}, if(side = 'SELL', 'collateral', 'shares'), '', '', '${status}'
 FROM (
   SELECT n, b, li, k, neg, outcome, side, shares,
     toUInt64(intDiv(cents * shares + 50, 100)) AS usd
@@ -237,6 +245,111 @@ function preparationSql(s: Shape): string[] {
   ];
 }
 
+/**
+ * With the `positions` option (bench/positions.ts), what the positions job reads besides the fills, each
+ * drawn from the maker fills already written (`source`: a SELECT over alpha_fills giving every column
+ * plus `nb` (the new row's block) and `nli` (its log index)), so the wallets that act hold the tokens:
+ * - resolutions: a third of the conditions resolve (alpha_lifecycle `condition_resolved`, payouts [1, 0]
+ *   or [0, 1]) at a block between 20 % and 100 % of the span (`resolvedSql`);
+ * - activity by the fill's maker on its condition, some blocks later: REDEEM once the condition resolved
+ *   (the NegRiskAdapter's with per-outcome amounts), else on neg-risk NO fills 30 % CONVERT (index set: the
+ *   fill's question), else SPLIT 60 % / MERGE 40 %, amount the fill's shares;
+ * - plain transfers: the maker of a BUY sends half its shares to another wallet (operator the sender), 4 in
+ *   5 to one of 10 wallets fixed by the sender's address (its cluster), 1 in 5 to a stranger that never
+ *   trades;
+ * - the exchange's settlement transfer of every maker fill (operator the exchange: the job reads past them);
+ * - fee rows: FeeCharged of every fee-paying fill to one fee receiver (a share fee: its fee income), and a
+ *   FeeRefunded of half the fee to the maker for 1 in 4 of them, after the fill.
+ */
+const FEE_RECEIVER = '0x00000000000000000000000000000000000fee01';
+const FEE_MODULE = '0x00000000000000000000000000000000000fee02';
+const resolvedOf = (c: string) => `cityHash64('res', ${c}) % 3 = 0`;
+const resolutionBlockOf = (s: Shape, c: string) =>
+  `toUInt64(${FIRST_BLOCK} + intDiv(${blocksOf(s)} * (20 + cityHash64('resb', ${c}) % 80), 100))`;
+
+function resolvedSql(s: Shape): string {
+  return `
+INSERT INTO alpha_lifecycle (chain_id, block_number, block_hash, block_time, tx_hash, log_index, kind, version,
+  neg_risk, contract, condition_id, question_id, market_id, oracle, outcome_slot_count, tokens, payout_numerators,
+  args, status)
+SELECT ${CHAIN_ID}, b, ${blockHash('b')}, ${blockTime('b')}, ${hex32('rtx', 'condition_id')}, 0, 'condition_resolved',
+  1, neg_risk, '${CTF}', condition_id, question_id, '', oracle, 2, NULL, nums,
+  concat('{"conditionId":"', condition_id, '","payoutNumerators":["', arrayStringConcat(nums, '","'), '"]}'), 'confirmed'
+FROM (
+  SELECT condition_id, question_id, oracle, neg_risk, ${resolutionBlockOf(s, 'condition_id')} AS b,
+    if(cityHash64('win', condition_id) % 2 = 0, ['1', '0'], ['0', '1']) AS nums
+  FROM alpha_lifecycle WHERE kind = 'condition_prepared' AND ${resolvedOf('condition_id')})
+${ONE_STATEMENT}`;
+}
+
+function activitySql(s: Shape, source: string, status: 'confirmed' | 'pending'): string {
+  return `
+INSERT INTO alpha_activity (chain_id, block_number, block_hash, block_time, tx_hash, log_index, type, version,
+  neg_risk, wallet, stakeholder, contract, condition_id, market_id, neg_risk_market_id, index_set,
+  collateral_token, partition, amounts, amount, payout, status)
+SELECT ${CHAIN_ID}, nb, ${blockHash('nb')}, ${blockTime('nb')}, ${hex32('atx', 'tx_hash')}, toUInt32(nli), type, 1,
+  neg_risk, maker, maker, if(neg_risk, '${ADAPTER}', '${CTF}'),
+  if(type = 'CONVERT', NULL, condition_id), if(type = 'CONVERT', NULL, condition_id),
+  if(type = 'CONVERT', concat(substring(q, 1, 64), '00'), NULL),
+  if(type = 'CONVERT', toString(bitShiftLeft(1, reinterpretAsUInt8(unhex(substring(q, 65, 2))))), NULL),
+  if(neg_risk, '', '${USDC_E}'), if(type = 'CONVERT', [], ['1', '2']),
+  if(type = 'REDEEM' AND neg_risk, if(outcome_index = 0, [shares, 0], [0, shares]), []),
+  shares, if(type = 'REDEEM', shares, 0), '${status}'
+FROM (
+  SELECT f.*, p.q AS q,
+    multiIf(${resolvedOf('condition_id')} AND nb > ${resolutionBlockOf(s, 'condition_id')}, 'REDEEM',
+      neg_risk AND outcome_index = 1 AND q != '' AND cityHash64(tx_hash, 'cv') % 10 < 3, 'CONVERT',
+      cityHash64(tx_hash, 'sm') % 10 < 6, 'SPLIT', 'MERGE') AS type
+  FROM (${source}) AS f
+  LEFT JOIN (SELECT condition_id, any(question_id) AS q FROM alpha_lifecycle
+             WHERE kind = 'condition_prepared' AND neg_risk GROUP BY condition_id) AS p USING condition_id)
+${ONE_STATEMENT}`;
+}
+
+function plainTransfersSql(source: string, status: 'confirmed' | 'pending'): string {
+  const n = `reinterpretAsUInt32(substring(unhex(substring(maker, 3, 8)), 1, 4))`;
+  return `
+INSERT INTO alpha_token_transfers (chain_id, block_number, block_hash, block_time, tx_hash, log_index, batch_index,
+  operator, from_address, to_address, token_id, amount, status)
+SELECT ${CHAIN_ID}, nb, ${blockHash('nb')}, ${blockTime('nb')}, ${hex32('ptx', 'tx_hash')}, toUInt32(nli), 0,
+  maker, maker,
+  if(cityHash64(tx_hash, 'st') % 5 = 0, ${address('x', 'tx_hash')},
+     ${address('w', `(${n} + 1 + cityHash64(tx_hash, 'cl') % 10) % ${WALLETS}`)}),
+  token_id, intDiv(shares, 2), '${status}'
+FROM (${source})
+${ONE_STATEMENT}`;
+}
+
+/** Settlement transfers of the maker fills in `where` (the exchange moves the shares, operator itself). */
+function settlementSql(where: string, status: 'confirmed' | 'pending'): string {
+  return `
+INSERT INTO alpha_token_transfers (chain_id, block_number, block_hash, block_time, tx_hash, log_index, batch_index,
+  operator, from_address, to_address, token_id, amount, status)
+SELECT chain_id, block_number, block_hash, block_time, tx_hash, log_index, 0, exchange,
+  if(side = 'BUY', taker, maker), if(side = 'BUY', maker, taker), token_id, shares, '${status}'
+FROM alpha_fills WHERE role = 'maker' AND ${where}
+${ONE_STATEMENT}`;
+}
+
+/** FeeCharged of the fee-paying maker fills in `where`, and FeeRefunded (log index + `refundLog`) of 1 in 4. */
+function feeSql(where: string, refundLog: number, status: 'confirmed' | 'pending'): string[] {
+  const columns =
+    'chain_id, block_number, block_hash, block_time, tx_hash, log_index, kind, contract, exchange_version, neg_risk, order_hash, account, token_id, amount, args, status';
+  const asset = `if(fee_asset = 'shares', token_id, '0')`;
+  return [
+    `INSERT INTO alpha_exchange_events (${columns})
+     SELECT chain_id, block_number, block_hash, block_time, tx_hash, log_index, 'fee_charged', exchange, 1, neg_risk,
+       '', '${FEE_RECEIVER}', ${asset}, fee, '{}', '${status}'
+     FROM alpha_fills WHERE role = 'maker' AND fee > 0 AND ${where}
+     ${ONE_STATEMENT}`,
+    `INSERT INTO alpha_exchange_events (${columns})
+     SELECT chain_id, block_number, block_hash, block_time, tx_hash, toUInt32(log_index + ${refundLog}), 'fee_refunded',
+       '${FEE_MODULE}', 1, neg_risk, order_hash, maker, ${asset}, intDiv(fee, 2), '{}', '${status}'
+     FROM alpha_fills WHERE role = 'maker' AND fee > 1 AND cityHash64(tx_hash, 'rf') % 4 = 0 AND ${where}
+     ${ONE_STATEMENT}`,
+  ];
+}
+
 /** Header rows of the given blocks (a SELECT giving `block_number`). */
 const blocksSql = (blocks: string) => `
 INSERT INTO alpha_blocks (chain_id, number, hash, parent_hash, timestamp)
@@ -274,8 +387,19 @@ export interface Generated {
   lastBlock: number;
 }
 
+/** What the generator adds for other readers than the market analytics. */
+export interface GenerateOptions {
+  /** The positions' inputs too: fee-paying fills, resolutions, activity, transfers, fee rows (above). */
+  positions?: boolean;
+}
+
 /** The whole dataset into an empty, migrated database. */
-export async function generate(ch: ClickHouse, s: Shape, say: (line: string) => void): Promise<Generated> {
+export async function generate(
+  ch: ClickHouse,
+  s: Shape,
+  say: (line: string) => void,
+  o: GenerateOptions = {},
+): Promise<Generated> {
   const blocks = blocksOf(s);
   const supply = Math.floor(s.fills / 4);
   const takers = Math.floor(s.fills / 3);
@@ -298,6 +422,7 @@ export async function generate(ch: ClickHouse, s: Shape, say: (line: string) => 
         `(SELECT number AS n, ${FIRST_BLOCK} + intDiv(number * ${blocks}, ${s.fills}) AS b, 2 * number AS li FROM numbers(${from}, ${count}))`,
         'maker',
         'confirmed',
+        o.positions,
       ),
     ),
   );
@@ -319,13 +444,39 @@ export async function generate(ch: ClickHouse, s: Shape, say: (line: string) => 
       'confirmed',
     ),
   ]);
+  const lastBlock = lastBlockOf(s);
+  if (o.positions) {
+    const later = (salt: string) =>
+      `least(${lastBlock}, block_number + 1 + cityHash64(tx_hash, '${salt}') % 2000)`;
+    await step('resolutions', [resolvedSql(s)]);
+    await step('activity', [
+      activitySql(
+        s,
+        `SELECT *, ${later('actd')} AS nb, ${3 * s.fills} + log_index AS nli FROM alpha_fills
+         WHERE role = 'maker' AND cityHash64(tx_hash, 'act') % 5 = 0`,
+        'confirmed',
+      ),
+    ]);
+    await step('transfers', [
+      plainTransfersSql(
+        `SELECT *, ${later('trd')} AS nb, ${4 * s.fills} + log_index AS nli FROM alpha_fills
+         WHERE role = 'maker' AND side = 'BUY' AND cityHash64(tx_hash, 'tr') % 10 = 0`,
+        'confirmed',
+      ),
+      settlementSql('1', 'confirmed'),
+    ]);
+    await step('fee events', feeSql('1', 5 * s.fills, 'confirmed'));
+  }
   await step('blocks', [
     blocksSql(
       `SELECT block_number FROM alpha_fills UNION ALL SELECT block_number FROM alpha_ctf_supply
-       UNION ALL SELECT block_number FROM alpha_lifecycle`,
+       UNION ALL SELECT block_number FROM alpha_lifecycle${
+         o.positions
+           ? ' UNION ALL SELECT block_number FROM alpha_activity UNION ALL SELECT block_number FROM alpha_token_transfers'
+           : ''
+       }`,
     ),
   ]);
-  const lastBlock = lastBlockOf(s);
   const t0 = performance.now();
   const ranges = planBackfillRanges(firstPreparedBlock(s), lastBlock, 100_000);
   await writeCheckpoints(
@@ -344,11 +495,14 @@ export async function generate(ch: ClickHouse, s: Shape, say: (line: string) => 
  * One new block after the last: `fills` maker fills (Zipf over the conditions like the history, fill
  * numbers after every earlier one), a taker aggregate per 3, a supply row per 4, its header; then the
  * follow checkpoint moves to it. Rows pending, as the follower writes blocks within the finality depth.
+ * With `positions`, also the positions' inputs drawn as in the history: activity rows (one per 5 fills)
+ * and plain transfers (one per 20) by makers of the last 2,000 blocks, the block's settlement transfers
+ * and fee rows.
  */
 export async function appendBlock(
   ch: ClickHouse,
   s: Shape,
-  o: { block: number; index: number; fills: number; updatedMs: number },
+  o: { block: number; index: number; fills: number; updatedMs: number; positions?: boolean },
 ): Promise<void> {
   const n0 = s.fills + o.index * o.fills;
   const s0 = Math.floor(s.fills / 4) + o.index * Math.ceil(o.fills / 4);
@@ -359,6 +513,7 @@ export async function appendBlock(
       `(SELECT ${n0} + number AS n, toUInt64(${o.block}) AS b, 2 * number AS li FROM numbers(${o.fills}))`,
       'maker',
       'pending',
+      o.positions,
     ),
   );
   await ch.command(
@@ -378,6 +533,25 @@ export async function appendBlock(
       'pending',
     ),
   );
+  if (o.positions) {
+    const recent = (salt: string, where: string, rows: number, log: number) =>
+      `SELECT *, toUInt64(${o.block}) AS nb, ${log} + rowNumberInAllBlocks() AS nli FROM (
+         SELECT * FROM alpha_fills WHERE role = 'maker' AND ${where}
+           AND block_number >= ${o.block - 2000} AND block_number < ${o.block}
+         ORDER BY cityHash64(tx_hash, '${salt}', ${o.block}) LIMIT ${rows})`;
+    await ch.command(
+      'bench.analytics.append.activity',
+      activitySql(s, recent('act', '1', Math.ceil(o.fills / 5), 3 * o.fills), 'pending'),
+    );
+    await ch.command(
+      'bench.analytics.append.transfers',
+      plainTransfersSql(recent('tr', `side = 'BUY'`, Math.ceil(o.fills / 20), 4 * o.fills), 'pending'),
+    );
+    const here = `block_number = ${o.block}`;
+    await ch.command('bench.analytics.append.settlement', settlementSql(here, 'pending'));
+    for (const sql of feeSql(here, 5 * o.fills, 'pending'))
+      await ch.command('bench.analytics.append.fees', sql);
+  }
   await ch.command('bench.analytics.append.block', blocksSql(`SELECT toUInt64(${o.block}) AS block_number`));
   await writeCheckpoints(ch, [{ pipeline: FOLLOW_PIPELINE, block: o.block }], o.updatedMs);
 }

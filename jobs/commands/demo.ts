@@ -9,14 +9,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runMarketData } from '../../analytics/market-data/run.ts';
+import { runPositions } from '../../analytics/positions/run.ts';
+import { runProfiles } from '../../analytics/profiles/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
 import { createLogger } from '../../core/logger.ts';
+import { withLease } from '../../ingest/chain/lease.ts';
 import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
 import type { WalletSet } from '../../sim/world/wallets.ts';
 import { alphaBookJob } from '../processors/alpha-book.ts';
 import { alphaFollowJob } from '../processors/alpha-follow.ts';
+import { alphaPositionsSettings, positionsDeps, withPositionsLease } from '../processors/alpha-positions.ts';
+import { ALPHA_PROFILES_LEASE } from '../processors/alpha-profiles.ts';
 import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
 import { buildCatalogUnderLease } from '../processors/analytics-catalog.ts';
 import { createBullConnection, createQueues } from '../queues.ts';
@@ -60,6 +65,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   env.ALPHA_POSITION_IDS ??= 'simplified';
   env.ALPHA_START_BLOCK ??= String(sim.historyHead + 1);
   env.ALPHA_FINALITY_DEPTH ??= '5';
+  // Profiles every 30 s (not 300) so that the demo's trading shows in them while one watches.
+  env.ALPHA_PROFILES_INTERVAL_S ??= '30';
   let runtime: Runtime;
   try {
     runtime = await openRuntime({ name: 'demo', env });
@@ -103,6 +110,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   await queues.enqueue(alphaBookJob, {});
   await reportBooks(runtime);
   await buildCatalogLists(runtime);
+  await computePositions(runtime);
 
   const { key } = await createKeyStore(deps.redis).create({ tier: 'pro', name: 'demo' });
   const examples = await exampleRequests(runtime, server.url, key);
@@ -260,6 +268,67 @@ async function buildCatalogLists(runtime: Runtime): Promise<void> {
   }
 }
 
+/**
+ * The positions of the backfilled history and the wallet profiles, computed now (the scheduled runs keep
+ * them current: ALPHA_POSITIONS_INTERVAL_S, ALPHA_PROFILES_INTERVAL_S): waits while a scheduled run holds
+ * a lease.
+ */
+async function computePositions(runtime: Runtime): Promise<void> {
+  const { deps } = runtime;
+  const t0 = performance.now();
+  const settings = alphaPositionsSettings(deps.config);
+  while (!(await withPositionsLease(deps, () => runPositions(positionsDeps(deps), settings)))) {
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const positionsMs = Math.round(performance.now() - t0);
+  const t1 = performance.now();
+  let profiled = 0;
+  for (;;) {
+    const run = await withLease(deps.redis, ALPHA_PROFILES_LEASE, 60_000, () =>
+      runProfiles(analyticsDeps(deps)),
+    );
+    if (run) {
+      profiled = run.wallets;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const [c] = await deps.clickhouse.query<{ positions: string; open: string; wallets: string }>(
+    'demo.positions',
+    `SELECT count() AS positions, countIf(shares > 0) AS open, uniqExact(wallet) AS wallets
+     FROM alpha_positions FINAL`,
+  );
+  line(
+    `  positions: ${Number(c?.positions ?? 0).toLocaleString('en-US')} positions ` +
+      `(${Number(c?.open ?? 0).toLocaleString('en-US')} open) of ${Number(c?.wallets ?? 0)} wallets in ${positionsMs} ms ` +
+      `(then every ALPHA_POSITIONS_INTERVAL_S); ${profiled} wallet profiles in ${Math.round(performance.now() - t1)} ms ` +
+      '(then every ALPHA_PROFILES_INTERVAL_S)',
+  );
+}
+
+/** Positions, P&L, top holders and profiles of the wallets with the most positions. */
+async function positionExamples(
+  ch: Runtime['deps']['clickhouse'],
+  curl: (path: string) => string,
+  token: string | undefined,
+): Promise<string[]> {
+  const wallets = await ch.query<{ wallet: string }>(
+    'demo.positions.wallets',
+    `SELECT wallet FROM alpha_positions FINAL WHERE shares > 0
+     GROUP BY wallet ORDER BY count() DESC, wallet LIMIT 3`,
+  );
+  const [w1, w2, w3] = wallets.map((r) => r.wallet);
+  if (!w1) return [];
+  const out = [
+    curl(`/v2/alpha/positions?wallet=${w1}&limit=5`),
+    curl(`/v2/alpha/wallet/positions/${w1}?sort_by=unrealized_pnl&limit=5`),
+    curl(`/v2/alpha/wallet/pnl/${w1}?granularity=day`),
+  ];
+  if (token) out.push(curl(`/v2/alpha/position/${token}/top-holders?limit=5&include_count=true`));
+  out.push(curl(`/v2/alpha/wallets/profiles?addresses=${[w1, w2, w3].filter(Boolean).join(',')}`));
+  return out;
+}
+
 async function exampleRequests(runtime: Runtime, base: string, key: string): Promise<string[]> {
   const ch = runtime.deps.clickhouse;
   const [top] = await ch.query<{ maker: string; token_id: string; tx_hash: string; condition_id: string }>(
@@ -304,6 +373,7 @@ async function exampleRequests(runtime: Runtime, base: string, key: string): Pro
     out.push(curl(`/v2/alpha/market-price/${market.token_id}`));
   }
   out.push(...(await catalogExamples(ch, curl)));
+  out.push(...(await positionExamples(ch, curl, market?.token_id)));
   return out;
 }
 

@@ -55,19 +55,37 @@ export type PositionRow = [
   lastAt: number,
 ];
 
-/** What the catalog and the prices say about a token. */
-export interface TokenInfo {
+/** A token's current price as `alpha_token_prices` holds it. */
+export interface TokenPrice {
   /** Current price (0–1), null when no rule gives one. */
   price: number | null;
   /** 'payout' once the condition resolved on chain; '' when the token has no price row. */
   source: string;
+}
+
+/** What the catalog says about a market. */
+export interface MarketInfo {
   slug: string;
   title: string;
   /** Outcome labels of the market in outcome order ([] when the catalog does not know the market). */
   labels: string[];
 }
 
-const NO_INFO: TokenInfo = { price: null, source: '', slug: '', title: '', labels: [] };
+export type TokenInfo = TokenPrice & MarketInfo;
+
+const NO_MARKET: MarketInfo = { slug: '', title: '', labels: [] };
+const NO_INFO: TokenInfo = { price: null, source: '', ...NO_MARKET };
+
+/** The catalog's market information by lowercase condition id (a bound array `info_conditions`). */
+const CATALOG_SQL = `
+  SELECT lower(condition_id) AS cid, any(slug) AS slug, any(title) AS title,
+         any(arrayMap(o -> JSONExtractString(o, 'label'), JSONExtractArrayRaw(doc, 'outcomes'))) AS labels
+  FROM alpha_market_list WHERE lower(condition_id) IN {info_conditions:Array(String)}
+  GROUP BY cid`;
+
+/** A token's price row (FINAL), joined on `token_id`; `tokens` is an SQL set of the tokens concerned. */
+export const pricesOf = (tokens: string) =>
+  `SELECT token_id, price, source FROM alpha_token_prices FINAL WHERE token_id IN ${tokens}`;
 
 const INFO_SQL = `
   SELECT t.token_id, tp.price, tp.source, m.slug, m.title, m.labels
@@ -75,15 +93,8 @@ const INFO_SQL = `
     SELECT pair.1 AS token_id, pair.2 AS condition_id
     FROM (SELECT arrayJoin(arrayZip({info_tokens:Array(String)}, {info_conditions:Array(String)})) AS pair)
   ) AS t
-  LEFT JOIN (
-    SELECT token_id, price, source FROM alpha_token_prices FINAL WHERE token_id IN {info_tokens:Array(String)}
-  ) AS tp ON tp.token_id = t.token_id
-  LEFT JOIN (
-    SELECT lower(condition_id) AS cid, any(slug) AS slug, any(title) AS title,
-           any(arrayMap(o -> JSONExtractString(o, 'label'), JSONExtractArrayRaw(doc, 'outcomes'))) AS labels
-    FROM alpha_market_list WHERE lower(condition_id) IN {info_conditions:Array(String)}
-    GROUP BY cid
-  ) AS m ON m.cid = t.condition_id`;
+  LEFT JOIN (${pricesOf('{info_tokens:Array(String)}')}) AS tp ON tp.token_id = t.token_id
+  LEFT JOIN (${CATALOG_SQL}) AS m ON m.cid = t.condition_id`;
 
 /**
  * The price and catalog information of each (token, condition) pair, in one statement (none when there
@@ -112,6 +123,25 @@ export async function tokenInfo(
 
 export const infoOf = (info: Map<string, TokenInfo>, tokenId: string): TokenInfo =>
   info.get(tokenId) ?? NO_INFO;
+
+/** The catalog's information of each condition, in one statement (none when there is none). */
+export async function catalogInfo(
+  ctx: RouteContext,
+  label: string,
+  conditionIds: Iterable<string>,
+): Promise<Map<string, MarketInfo>> {
+  const ids = [...new Set(conditionIds)];
+  const out = new Map<string, MarketInfo>();
+  if (ids.length === 0) return out;
+  const rows = await ctx.deps.clickhouse.read<[string, string, string, string[]]>(label, CATALOG_SQL, {
+    info_conditions: ids,
+  });
+  for (const [cid, slug, title, labels] of rows) out.set(cid, { slug, title, labels });
+  return out;
+}
+
+export const marketOf = (info: Map<string, MarketInfo>, conditionId: string): MarketInfo =>
+  info.get(conditionId) ?? NO_MARKET;
 
 // ---- derived numbers -------------------------------------------------------------------------------
 
@@ -151,7 +181,7 @@ export interface PositionFigures {
 
 export function positionFigures(
   r: { shares: string; avgPrice: string; realized: string; netFees: string },
-  info: TokenInfo,
+  info: TokenPrice,
 ): PositionFigures {
   const shares = BigInt(r.shares);
   const avgPrice = BigInt(r.avgPrice);
@@ -191,23 +221,27 @@ export function positionFigures(
 }
 
 /** The outcome label of `outcomeIndex`: the catalog's, else Yes (0) / No (1). */
-export function outcomeLabel(info: TokenInfo, outcomeIndex: number): string {
+export function outcomeLabel(info: MarketInfo, outcomeIndex: number): string {
   const label = info.labels[outcomeIndex];
   if (label !== undefined && label !== '') return label;
   return outcomeIndex === 1 ? 'No' : 'Yes';
 }
 
-/** One position row → the §13 Position resource, with its figures (for sorting and summaries). */
-export function toPosition(r: PositionRow, info: TokenInfo): { item: Position; f: PositionFigures } {
-  const [, tokenId, conditionId, outcomeIndex, shares, avgPrice, realized, bought, boughtUsd, netFees] = r;
-  const f = positionFigures({ shares, avgPrice, realized, netFees }, info);
-  const item: Position = {
+/** The figures of one position row at `price`. */
+export function figuresOf(r: PositionRow, price: TokenPrice): PositionFigures {
+  return positionFigures({ shares: r[4], avgPrice: r[5], realized: r[6], netFees: r[9] }, price);
+}
+
+/** One position row and its figures → the §13 Position resource. */
+export function positionItem(r: PositionRow, f: PositionFigures, market: MarketInfo): Position {
+  const [, tokenId, conditionId, outcomeIndex, , , , bought, boughtUsd] = r;
+  return {
     market: {
       condition_id: conditionId,
-      market_slug: info.slug,
-      title: info.title,
+      market_slug: market.slug,
+      title: market.title,
       side: outcomeIndex === 1 ? 'NO' : 'YES',
-      side_label: outcomeLabel(info, outcomeIndex),
+      side_label: outcomeLabel(market, outcomeIndex),
       token_id: tokenId,
       status: f.status,
     },
@@ -226,7 +260,6 @@ export function toPosition(r: PositionRow, info: TokenInfo): { item: Position; f
       realized_usd: units(f.realized),
     },
   };
-  return { item, f };
 }
 
 /** The (token, condition) pairs of position rows, for tokenInfo. */

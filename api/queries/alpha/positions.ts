@@ -19,13 +19,14 @@ import { createWhere } from '../list.ts';
 import { afterSortKey, type SortColumn } from '../sorted-page.ts';
 import {
   checkBounds,
+  figuresOf,
   infoOf,
   POSITION_COLUMNS,
   type PositionRow,
   pairsOf,
   parseWallet,
+  positionItem,
   tokenInfo,
-  toPosition,
 } from './position-rows.ts';
 
 const NAME = 'alpha.positions';
@@ -113,10 +114,10 @@ export async function listPositions(ctx: RouteContext, q: PositionsQuery): Promi
   const rows = cut.items.map((r) => r.slice(0, n) as PositionRow);
   const info = await tokenInfo(ctx, `api.${NAME}.info`, pairsOf(rows));
   const positions = rows.map((r): AllUsersPosition => {
-    const { item } = toPosition(r, infoOf(info, r[1]));
+    const i = infoOf(info, r[1]);
     return {
       user: r[0],
-      ...item,
+      ...positionItem(r, figuresOf(r, i), i),
       last_updated_at: Number(r[15]),
       last_updated_block: Number(r[14]),
     };

@@ -3,14 +3,14 @@
  * the requested sort, and the summary of every matching position (not only the page's).
  *
  * The sorts on computed values (value, unrealized P&L) need each position's current price, and the
- * summary needs every matching position: a wallet holds few positions, so both statements read all of
- * the wallet's matching rows (`alpha_positions` FINAL by its primary key prefix, then their prices and
- * market information, position-rows.ts) and the sort, the keyset page and the summary are done here,
- * on base-unit integers. The cursor carries the last row's (sort value, token id) and is bound, like
- * every cursor, to the digest of the wallet, filters and sort.
+ * summary needs every matching position: a wallet holds few positions (hundreds to a few thousand), so
+ * one statement reads all of the wallet's matching rows (`alpha_positions` FINAL by its primary key
+ * prefix) with their current prices, and the sort, the keyset page and the summary are done here, on
+ * base-unit integers; a second statement reads the catalog's slug, title and outcome labels of the
+ * page's markets only (position-rows.ts). The cursor carries the last row's (sort value, token id) and
+ * is bound, like every cursor, to the digest of the wallet, filters and sort.
  */
 import type {
-  Position,
   PositionsSummary,
   WalletPositionSort,
   WalletPositionsQuery,
@@ -22,21 +22,22 @@ import type { RouteContext } from '../../routes/context.ts';
 import { parseHash } from '../filters.ts';
 import { createWhere } from '../list.ts';
 import {
-  infoOf,
+  catalogInfo,
+  figuresOf,
+  marketOf,
   POSITION_COLUMNS,
   type PositionFigures,
   type PositionRow,
-  pairsOf,
   parseWallet,
-  tokenInfo,
-  toPosition,
+  positionItem,
+  pricesOf,
   units,
 } from './position-rows.ts';
 
 const NAME = 'alpha.wallet_positions';
 
 interface Matched {
-  item: Position;
+  row: PositionRow;
   f: PositionFigures;
   tokenId: string;
   /** Unix ms of the position's first change (entry_date). */
@@ -107,21 +108,27 @@ export async function walletPositions(
   if (conditionId !== undefined) {
     where.add({ sql: 'condition_id = {condition_id:String}', params: { condition_id: conditionId } });
   }
-  const rows = await ctx.deps.clickhouse.read<PositionRow>(
+  if (q.market_slug !== undefined) {
+    // The slug served is the catalog's (alpha_market_list): the filter matches the same value.
+    where.add({
+      sql: 'condition_id IN (SELECT lower(condition_id) FROM alpha_market_list WHERE slug = {market_slug:String})',
+      params: { market_slug: q.market_slug },
+    });
+  }
+  const rows = await ctx.deps.clickhouse.read<[...PositionRow, number | null, string]>(
     `api.${NAME}`,
-    `SELECT ${POSITION_COLUMNS.join(', ')} FROM alpha_positions FINAL ${where.sql()}`,
+    `SELECT p.*, tp.price, tp.source
+     FROM (SELECT ${POSITION_COLUMNS.join(', ')} FROM alpha_positions FINAL ${where.sql()}) AS p
+     LEFT JOIN (${pricesOf('(SELECT token_id FROM alpha_positions WHERE wallet = {wallet:String})')}) AS tp
+       ON tp.token_id = p.token_id`,
     where.params,
   );
-  const info = await tokenInfo(ctx, `api.${NAME}.info`, pairsOf(rows));
-
-  const matched: Matched[] = [];
-  for (const r of rows) {
-    const i = infoOf(info, r[1]);
-    // The slug served is the catalog's (alpha_market_list): the filter matches the same value.
-    if (q.market_slug !== undefined && i.slug !== q.market_slug) continue;
-    const { item, f } = toPosition(r, i);
-    matched.push({ item, f, tokenId: r[1], firstAtMs: BigInt(r[13]) });
-  }
+  const n = POSITION_COLUMNS.length;
+  const matched = rows.map((r): Matched => {
+    const row = r.slice(0, n) as PositionRow;
+    const f = figuresOf(row, { price: r[n] as number | null, source: r[n + 1] as string });
+    return { row, f, tokenId: row[1], firstAtMs: BigInt(row[13]) };
+  });
 
   const value = SORT_VALUE[sortBy];
   const dir = order === 'asc' ? 1 : -1;
@@ -140,9 +147,14 @@ export async function walletPositions(
     return ctx.cursors.encode(digest, key);
   });
 
+  const markets = await catalogInfo(
+    ctx,
+    `api.${NAME}.catalog`,
+    cut.items.map((m) => m.row[2]),
+  );
   return {
     wallet_address: wallet,
-    positions: cut.items.map((m) => m.item),
+    positions: cut.items.map((m) => positionItem(m.row, m.f, marketOf(markets, m.row[2]))),
     summary: summarize(matched.map((m) => m.f)),
     pagination: cut.pagination,
   };

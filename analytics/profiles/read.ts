@@ -113,7 +113,10 @@ export const emptyWalletSums = (): WalletSums => ({
   totalPositions: 0,
 });
 
-/** Every close of the wallets up to now (a change to 0 shares that removed some), in time order. */
+/**
+ * Every close of the wallets up to now (a change to 0 shares that removed some), in chain order; the
+ * closes of one event (a merge or redemption of both outcomes) by outcome index.
+ */
 export async function readCloses(
   ch: ClickHouse,
   wallets: readonly string[],
@@ -125,7 +128,7 @@ export async function readCloses(
        toUnixTimestamp64Milli(block_time) - toUnixTimestamp64Milli(opened_at)
      FROM alpha_position_changes FINAL
      WHERE wallet IN {wallets:Array(String)} AND shares = 0 AND delta_shares < 0 AND block_time <= ${at('now_ms')}
-     ORDER BY wallet, block_time, block_number, log_index, batch_index, token_id`,
+     ORDER BY wallet, block_time, block_number, log_index, batch_index, outcome_index, token_id`,
     { wallets, now_ms: now },
   );
   const out = new Map<string, Close[]>();

@@ -6,16 +6,14 @@
  * 1. the world's shape and build time;
  * 2. full recompute (`recomputePositions`): seconds, events/s, peak RSS, change rows and positions;
  * 3. incremental: K new blocks of F maker fills, `runPositions` timed after each (p50 / p99), and idle runs;
- * 4. one profiles run (`runProfiles`), when analytics/profiles/ is there;
+ * 4. one profiles run (`runProfiles`);
  * 5. the wallet positions and P&L routes at concurrency Q over a mix of busy and quiet wallets.
  * Where the time goes: every statement by label (bench/analytics/profile.ts). Last line: SUMMARY.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type PositionsDeps, recomputePositions, runPositions } from '../analytics/positions/run.ts';
+import { runProfiles } from '../analytics/profiles/run.ts';
 import { buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
 import type { ClickHouse } from '../core/clickhouse/index.ts';
@@ -96,21 +94,6 @@ async function shapeLines(ch: ClickHouse): Promise<string[]> {
     `  transfers: ${n(transfers![0])} plain (operator the sender), ${n(transfers![1])} settlement (operator the exchange); exchange events: ${list(exchange)}`,
     `  wallets: ${n(wallets![0])} makers, ${n(others![0])} transfer receivers that never trade; tokens traded ${n(wallets![1])}; blocks ${n(blocks![0])}`,
   ];
-}
-
-/** analytics/profiles/run.ts's `runProfiles` when that module is in the tree (helper code of issue 36). */
-async function profilesRunner(): Promise<
-  ((deps: PositionsDeps) => Promise<{ wallets: number; removed?: number }>) | string
-> {
-  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../analytics/profiles/run.ts');
-  if (!fs.existsSync(file)) return 'analytics/profiles/run.ts not present';
-  try {
-    const mod = (await import(file)) as { runProfiles?: unknown };
-    if (typeof mod.runProfiles !== 'function') return 'analytics/profiles/run.ts has no runProfiles';
-    return mod.runProfiles as (deps: PositionsDeps) => Promise<{ wallets: number }>;
-  } catch (err) {
-    return `analytics/profiles/run.ts failed to load: ${(err as Error).message}`;
-  }
 }
 
 export async function run(args: string[]) {
@@ -250,26 +233,19 @@ export async function run(args: string[]) {
 
     // 4. Profiles.
     record('');
-    let profilesS = Number.NaN;
-    let profilesProfile: LabelStats[] = [];
-    const runProfiles = await profilesRunner();
-    if (typeof runProfiles === 'string') {
-      record(`(4) profiles: n/a (${runProfiles})`);
-    } else {
-      profiler.start({ events: true });
-      const p0 = performance.now();
-      const { value: prof, peak: profPeak } = await withPeakMemory(() => runProfiles(deps));
-      profilesS = (performance.now() - p0) / 1000;
-      profilesProfile = profiler.stop();
-      record(
-        `(4) one profiles run (runProfiles): ${profilesS.toFixed(1)} s, ${n(prof.wallets)} wallets, peak RSS ${(profPeak.rss / MIB).toFixed(0)} MiB (${profPeak.method})`,
-      );
-    }
+    profiler.start({ events: true });
+    const p0 = performance.now();
+    const { value: prof, peak: profPeak } = await withPeakMemory(() => runProfiles(deps));
+    const profilesS = (performance.now() - p0) / 1000;
+    const profilesProfile = profiler.stop();
+    record(
+      `(4) one profiles run (runProfiles): ${profilesS.toFixed(1)} s, ${n(prof.wallets)} wallets, peak RSS ${(profPeak.rss / MIB).toFixed(0)} MiB (${(profPeak.before / MIB).toFixed(0)} MiB before it)`,
+    );
 
     // 5. API.
     record('');
     const timings: MixTiming[] = [];
-    const missing = new Set<string>();
+    const counters: { name: string; profile: LabelStats[]; requests: number }[] = [];
     const app = await buildApp({
       config,
       log,
@@ -297,20 +273,35 @@ export async function run(args: string[]) {
         },
       ];
       record(
-        `    ${'kind'.padEnd(22)} status  items    bytes  p50 ms  p99 ms  max ms   stmt ms  stmts   req/s  (items: the largest answer; per request: Σ wall ms of its statements, which overlap, and their count)`,
+        `    ${'kind'.padEnd(26)} status  items    bytes  p50 ms  p99 ms  max ms   stmt ms  stmts   req/s  (items: the largest answer; per request: Σ wall ms of its statements, which overlap, and their count)`,
       );
       for (const k of kinds) {
         if (await routeMissing(app, key, k.urls[0]!)) {
-          missing.add(k.name);
           record(`    ${k.name.padEnd(22)} n/a: route not present`);
           continue;
         }
+        // Sequential first (a request's own cost), then at the target concurrency (the figure), then every
+        // wallet once more with the engine's counters (where the time goes; its latency not reported).
+        const one = await timeMix(app, key, k, {
+          requests: Math.min(requests, 160),
+          concurrency: 1,
+          profiler,
+        });
         const t = await timeMix(app, key, k, { requests, concurrency, profiler });
+        const counted = await timeMix(app, key, k, {
+          requests: k.urls.length,
+          concurrency: 1,
+          profiler,
+          events: true,
+        });
         timings.push(t);
-        record(
-          `    ${t.name.padEnd(22)} ${timingCells(t)} ${statementCells(t)} ${t.rps.toFixed(0).padStart(7)}  ` +
-            `${t.others > 0 ? `${t.others} other statuses; ` : ''}items ${t.itemsMin}–${t.itemsMax}; ${t.labels.join(', ')}`,
-        );
+        counters.push({ name: k.name, profile: counted.profile, requests: counted.sent });
+        for (const x of [one, t]) {
+          record(
+            `    ${`${x.name}, c=${x.concurrency}`.padEnd(26)} ${timingCells(x)} ${statementCells(x)} ${x.rps.toFixed(0).padStart(7)}  ` +
+              `${x.others > 0 ? `${x.others} other statuses; ` : ''}items ${x.itemsMin}–${x.itemsMax}; ${x.labels.join(', ')}`,
+          );
+        }
       }
     } finally {
       await app.close();
@@ -331,12 +322,17 @@ export async function run(args: string[]) {
       ))
         record(l);
     }
-    if (profilesProfile.length > 0)
-      for (const l of formatProfile('profile (4) profiles run:', profilesProfile)) record(l);
+    for (const l of formatProfile('profile (4) profiles run:', profilesProfile)) record(l);
     for (const t of timings)
       for (const l of formatProfile(
         `profile (5) ${t.name}, ${t.sent} requests at concurrency ${t.concurrency}:`,
         t.profile,
+      ))
+        record(l);
+    for (const c of counters)
+      for (const l of formatProfile(
+        `profile (5) ${c.name}, each of the ${c.requests} wallets once at concurrency 1, with engine counters:`,
+        c.profile,
       ))
         record(l);
     record(
@@ -354,7 +350,7 @@ export async function run(args: string[]) {
       `peak_rss_mib=${(peak.rss / MIB).toFixed(0)}`,
       `incremental_block_p50_ms=${Number.isFinite(incP50) ? incP50.toFixed(0) : 'n/a'}`,
       `incremental_block_p99_ms=${Number.isFinite(incP99) ? incP99.toFixed(0) : 'n/a'}`,
-      `profiles_s=${Number.isFinite(profilesS) ? profilesS.toFixed(1) : 'n/a'}`,
+      `profiles_s=${profilesS.toFixed(1)}`,
       `wallet_positions_p99_ms=${p99Of('wallet positions')}`,
       `wallet_pnl_p99_ms=${p99Of('wallet pnl, day')}`,
     ];

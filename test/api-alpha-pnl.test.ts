@@ -129,10 +129,13 @@ function expectedSummary(cond?: string) {
   for (const [token, a] of last) {
     const p = PRICES[token];
     if (a.sharesAfter > 0n && p !== null && p !== undefined) {
-      unrealized += (Number(a.sharesAfter) / 1e6) * (p - Number(a.avgAfter) / 1e6);
+      // Base units, each position rounded to the base unit.
+      unrealized += Math.round(
+        Number(a.sharesAfter) * p - (Number(a.sharesAfter) * Number(a.avgAfter)) / 1e6,
+      );
     }
   }
-  return { realized, fees, unrealized };
+  return { realized, fees, unrealized: unrealized / 1e6 };
 }
 
 type Period = 'day' | 'week' | 'month' | 'year';
@@ -189,7 +192,7 @@ describe('GET /v2/alpha/wallet/pnl/{wallet}', () => {
     expect(e.realized).toBe(21);
     expect(body.wallet_address).toBe(W);
     expect(body.realized_pnl).toBe(e.realized);
-    expect(body.unrealized_pnl).toBeCloseTo(e.unrealized, 6);
+    expect(body.unrealized_pnl).toBe(e.unrealized);
     expect(body.fees_paid).toBe(e.fees);
     expect(body.fees_refunded).toBe(0);
     expect(body.total_pnl).toBeCloseTo(e.realized + e.unrealized - e.fees, 6);
@@ -266,7 +269,7 @@ describe('GET /v2/alpha/wallet/pnl/{wallet}', () => {
     expect(e.realized).toBe(1);
     expect(body.realized_pnl).toBe(e.realized);
     expect(body.fees_paid).toBe(e.fees);
-    expect(body.unrealized_pnl).toBeCloseTo(e.unrealized, 6);
+    expect(body.unrealized_pnl).toBe(e.unrealized);
     expect(body.total_pnl).toBeCloseTo(e.realized + e.unrealized - e.fees, 6);
     expect(body.pnl_over_time).toEqual(expectedSeries('month', { end, cond: CA }));
     expect(body.pnl_over_time.map((p) => p.pnl_to_date)).toEqual([10, 5, 1]);

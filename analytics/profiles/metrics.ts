@@ -96,12 +96,13 @@ export const PROFIT_FACTOR_CAP = 1000;
 export const usd = (v: number) => Math.round(v * 1e6) / 1e6;
 
 /**
- * The unrealized P&L of one holding, USD: shares × (price − avg entry price); a token without a price
- * counts at its avg entry price (0).
+ * The unrealized P&L of one holding in base units: shares × (price − avg entry price), rounded to the base
+ * unit (the rule of the position endpoints, api/queries/alpha/position-rows.ts); a token without a price
+ * counts at its avg entry price (0). Sums of holdings add these integers.
  */
-export function unrealizedUsd(shares: number | string, avgPrice: number | string, price: number | null) {
-  if (price === null) return 0;
-  return (Number(shares) / 1e6) * (price - Number(avgPrice) / 1e6);
+export function unrealizedBase(shares: string, avgPrice: string, price: number | null): number {
+  if (price === null || !Number.isFinite(price)) return 0;
+  return Math.round(Number(shares) * price - Number(BigInt(shares) * BigInt(avgPrice)) / 1e6);
 }
 
 /** Close statistics over a list of closes (in time order). */

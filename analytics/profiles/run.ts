@@ -10,7 +10,7 @@ import { PROFILE_WINDOWS, type ProfileWindowName } from '../../schemas/tables/al
 import { catalogNow } from '../catalog/read.ts';
 import { type AnalyticsDeps, nextVersion } from '../market-data/run.ts';
 import { currentPrices } from '../prices/current-price.ts';
-import { computeProfile, type Profile, unrealizedUsd, type WalletInputs } from './metrics.ts';
+import { computeProfile, type Profile, unrealizedBase, type WalletInputs } from './metrics.ts';
 import {
   emptyWalletSums,
   type Holding,
@@ -45,14 +45,14 @@ export function windowStarts(now: number): Record<ProfileWindowName, number | nu
   ) as Record<ProfileWindowName, number | null>;
 }
 
-/** Σ unrealized P&L per wallet of `holdings` at `prices` (a token without a price counts 0). */
+/** Σ unrealized P&L per wallet of `holdings` at `prices`, USD (a token without a price counts 0). */
 function unrealizedByWallet(holdings: readonly Holding[], prices: Map<string, number | null>) {
-  const out = new Map<string, number>();
+  const base = new Map<string, number>();
   for (const h of holdings) {
-    const u = unrealizedUsd(h.shares, h.avgPrice, prices.get(h.token) ?? null);
-    out.set(h.wallet, (out.get(h.wallet) ?? 0) + u);
+    const u = unrealizedBase(h.shares, h.avgPrice, prices.get(h.token) ?? null);
+    base.set(h.wallet, (base.get(h.wallet) ?? 0) + u);
   }
-  return out;
+  return new Map([...base].map(([w, u]) => [w, u / 1e6]));
 }
 
 /** The prices at a window's start, asked once per token and run (the cache spans the batches). */

@@ -10,7 +10,7 @@ export const MAX_PROFILE_ADDRESSES = 20;
 
 export const ProfilesQuery = Type.Object({
   addresses: Type.String({
-    maxLength: 4000,
+    maxLength: 20_000,
     description: `Comma-separated wallet addresses (0x + 40 hex, any case), at most ${MAX_PROFILE_ADDRESSES} distinct`,
   }),
 });

@@ -38,7 +38,10 @@ const EXIT = new Set(['sell', 'merge', 'redeem', 'convert_out']);
 
 type Price = (token: string) => number | null | undefined;
 
-/** Σ shares × (price − avg) over the holdings after the changes at or before `s` (no price: 0). */
+/**
+ * Σ shares × (price − avg) over the holdings after the changes at or before `s`, USD, each holding rounded
+ * to the base unit (no price: 0).
+ */
 export function unrealizedAt(changes: readonly ChangeFact[], s: number, price: Price): number {
   const last = new Map<string, ChangeFact>();
   for (const c of changes) if (c.time <= s) last.set(c.token, c);
@@ -46,10 +49,10 @@ export function unrealizedAt(changes: readonly ChangeFact[], s: number, price: P
   for (const [token, c] of last) {
     const p = price(token);
     if (c.sharesAfter > 0n && p !== null && p !== undefined) {
-      u += (Number(c.sharesAfter) / 1e6) * (p - Number(c.avgAfter) / 1e6);
+      u += Math.round(Number(c.sharesAfter) * p - (Number(c.sharesAfter) * Number(c.avgAfter)) / 1e6);
     }
   }
-  return u;
+  return u / 1e6;
 }
 
 /** The tokens held (shares > 0) after the changes at or before `s`. */

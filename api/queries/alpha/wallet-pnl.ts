@@ -7,7 +7,7 @@
  * The summary is the current state; the series counts the changes up to end_time, those before
  * start_time included (pnl_to_date is the realized P&L to that date, not since start_time).
  */
-import { unrealizedUsd, usd } from '../../../analytics/profiles/metrics.ts';
+import { unrealizedBase } from '../../../analytics/profiles/metrics.ts';
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
 import type { PnlQuery, PnlResponse } from '../../../schemas/api/alpha-pnl.ts';
 import { ApiError } from '../../errors.ts';
@@ -81,7 +81,7 @@ export async function alphaWalletPnl(ch: ClickHouse, rawWallet: string, q: PnlQu
   for (const [, shares, avg, r, f, price] of positions) {
     realized += Number(r);
     fees += Number(f);
-    if (Number(shares) > 0) unrealized += unrealizedUsd(shares, avg, price === null ? null : Number(price));
+    if (BigInt(shares) > 0n) unrealized += unrealizedBase(shares, avg, price === null ? null : Number(price));
   }
 
   const lastChange = days.length > 0 ? Math.floor(Number(days[days.length - 1]![3]) / 1000) : 0;
@@ -94,19 +94,17 @@ export async function alphaWalletPnl(ch: ClickHouse, rawWallet: string, q: PnlQu
       ? total(rows, end)
       : cumulative(rows, { period: q.granularity, start: q.start_time, end });
 
-  const realizedUsd = realized / 1e6;
-  const feesUsd = fees / 1e6;
-  const unrealizedRounded = usd(unrealized);
+  // Base-unit integers summed, divided once: total_pnl is exact to the base unit.
   return {
     granularity: q.granularity,
     start_time: start,
     end_time: end,
     wallet_address: wallet,
-    realized_pnl: realizedUsd,
-    unrealized_pnl: unrealizedRounded,
-    fees_paid: feesUsd,
+    realized_pnl: realized / 1e6,
+    unrealized_pnl: unrealized / 1e6,
+    fees_paid: fees / 1e6,
     fees_refunded: 0,
-    total_pnl: usd(realizedUsd + unrealizedRounded - feesUsd),
+    total_pnl: (realized + unrealized - fees) / 1e6,
     pnl_over_time: points.map(({ timestamp, sums }) => ({ timestamp, pnl_to_date: sums[0]! / 1e6 })),
   };
 }

@@ -7,6 +7,7 @@
  * served), ranks across pages and the 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDataVersions } from '../core/data-version.ts';
 import type {
   AllUsersPosition,
   Position,
@@ -842,5 +843,33 @@ describe('OpenAPI', () => {
       (x: { name: string }) => x.name === 'limit',
     );
     expect(limit.schema).toMatchObject({ minimum: 1, maximum: 500, default: 100 });
+  });
+});
+
+describe('response cache', () => {
+  it('keeps the answers until the positions job bumps analytics:alpha-positions', async () => {
+    const C = addr(0xcace);
+    const urls = [
+      `/v2/alpha/wallet/positions/${C}`,
+      `/v2/alpha/positions?wallet=${C}`,
+      `/v2/alpha/position/1001/top-holders?limit=1`,
+    ];
+    const shares = async () => {
+      const [w, all, top] = await Promise.all(urls.map((u) => get(u)));
+      return [w.positions[0]?.position.shares, all.positions[0]?.position.shares, top.entries[0]?.user];
+    };
+    const ch = t.deps.clickhouse;
+    await ch.insert('test.cache.v1', 'alpha_positions', [
+      positionRow(pos(C, '1001', { shares: 1_000_000, avg: 500_000, lastBlock: 160 }), 1),
+    ]);
+    const top = (await get('/v2/alpha/position/1001/top-holders?limit=1')).entries[0].user;
+    expect(await shares()).toEqual([1, 1, top]);
+    // A write without a bump is not seen: the answers are cached under the same data versions.
+    await ch.insert('test.cache.v2', 'alpha_positions', [
+      positionRow(pos(C, '1001', { shares: 900_000_000, avg: 500_000, lastBlock: 161 }), 2),
+    ]);
+    expect(await shares()).toEqual([1, 1, top]);
+    await createDataVersions({ redis: t.deps.redis }).bump('analytics:alpha-positions');
+    expect(await shares()).toEqual([900, 900, C]);
   });
 });

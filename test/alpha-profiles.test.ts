@@ -8,7 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES_SOURCE, runProfiles } from '../analytics/profiles/run.ts';
 import { createDataVersions } from '../core/data-version.ts';
-import { alphaProfilesJob, PROFILES_SCHEDULES } from '../jobs/processors/alpha-profiles.ts';
+import {
+  ALPHA_PROFILES_LEASE,
+  alphaProfilesJob,
+  PROFILES_SCHEDULES,
+} from '../jobs/processors/alpha-profiles.ts';
 import { ALL_JOBS } from '../jobs/registry.ts';
 import { SCHEDULES } from '../jobs/schedules.ts';
 import type { WalletProfile } from '../schemas/api/alpha-profiles.ts';
@@ -277,6 +281,21 @@ describe('wallet profiles', () => {
     expect((await profiles(W1)).map((p) => p.user)).toEqual([W1]);
     const [after] = await createDataVersions({ redis: t.deps.redis }).read([PROFILES_SOURCE]);
     expect(after).not.toBe(before);
+  });
+
+  it('the job runs a profiles run under its lease; with the lease taken it completes without one', async () => {
+    const ctx = {
+      deps: t.deps,
+      log: t.deps.log,
+      job: {} as never,
+      signal: new AbortController().signal,
+      enqueue: async () => undefined,
+    };
+    const done = await alphaProfilesJob.process(ctx);
+    expect(done).toMatchObject({ computedAt: NOW * 1000, wallets: 3 });
+    await t.deps.redis.set(ALPHA_PROFILES_LEASE, 'someone-else', 'PX', 60_000);
+    expect(await alphaProfilesJob.process(ctx)).toEqual({ ran: false });
+    await t.deps.redis.del(ALPHA_PROFILES_LEASE);
   });
 
   it('the job alpha.profiles runs on queue analytics every ALPHA_PROFILES_INTERVAL_S, registered and scheduled', () => {

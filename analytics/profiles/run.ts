@@ -94,14 +94,19 @@ export async function profileBatch(
   const active = new Map<string, number>();
   for (const h of holdings) active.set(h.wallet, (active.get(h.wallet) ?? 0) + 1);
 
+  const bounded = ['one_day', 'seven_day', 'thirty_day'] as const;
+  const heldAt = await readHoldingsAt(
+    ch,
+    wallets,
+    bounded.map((w) => starts[w]!),
+  );
   const atStart = {} as Record<Bounded, Map<string, number>>;
-  for (const w of ['one_day', 'seven_day', 'thirty_day'] as const) {
-    const start = starts[w]!;
-    const held = await readHoldingsAt(ch, wallets, start);
+  for (const [i, w] of bounded.entries()) {
+    const held = heldAt[i]!;
     const prices = await pricesAt(
       ch,
       held.map((h) => h.token),
-      start,
+      starts[w]!,
       priceCache[w],
     );
     atStart[w] = unrealizedByWallet(held, prices);

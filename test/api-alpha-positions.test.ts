@@ -187,10 +187,13 @@ beforeAll(async () => {
   const superseded = pos(W, '1001', { shares: 99_000_000, avg: 900_000, lastBlock: 999 });
   const gone = pos(W, '1002', { shares: 1_000_000, avg: 1, lastBlock: 150 });
   const goneWorld = { ...gone, wallet: addr(0xdead) };
+  // Held before, closed now: filters on shares apply to the newest version only.
+  const wasOpen = pos(W, '2002', { shares: 5_000_000, avg: 200_000, lastBlock: 140 });
   await ch.insert('test.positions.v1', 'alpha_positions', [
     positionRow(superseded, 1),
     positionRow(gone, 1),
     positionRow(goneWorld, 1),
+    positionRow(wasOpen, 1),
   ]);
   await ch.insert(
     'test.positions.v2',
@@ -400,6 +403,8 @@ describe('GET /v2/alpha/positions', () => {
     await match(`wallet=${W}&token_id=1001`, (p) => p.wallet === W && p.token === '1001');
     // The superseded version's block (999) is not the current one.
     expect((await get('/v2/alpha/positions?min_block=999')).positions).toEqual([]);
+    // W's 2002 was last updated at block 140 in its older version only.
+    expect((await get('/v2/alpha/positions?min_block=140&max_block=149')).positions).toEqual([]);
     expect((await get(`/v2/alpha/positions?wallet=${addr(0xdead)}`)).positions).toEqual([]);
   });
 
@@ -733,6 +738,9 @@ describe('GET /v2/alpha/position/{token_id}/top-holders', () => {
   it('answers the market, the default page and include_count', async () => {
     const body = await get('/v2/alpha/position/1002/top-holders');
     const want = holders('1002');
+    // W held 2002 in an older version only.
+    const closed = await all<TopHolderEntry>('/v2/alpha/position/2002/top-holders?limit=100', 'entries');
+    expect(closed.items.map((e) => e.user)).not.toContain(W);
     expect(body).toEqual({
       condition_id: C1,
       title: 'Will Trump win in 2028?',

@@ -68,7 +68,7 @@ export async function topHolders(
     : '';
   const tokens = await ctx.deps.clickhouse.read<[string, number, string?]>(
     `api.${NAME}.token`,
-    `SELECT any(condition_id), any(outcome_index)${count} FROM alpha_tokens
+    `SELECT max(condition_id), max(outcome_index)${count} FROM alpha_tokens
      WHERE token_id = {token:String} HAVING count() > 0`,
     { token: tokenId },
   );

@@ -51,7 +51,10 @@ const SUMMARY_SQL = (byCondition: boolean) => `
 
 type DayRow = [day: number, realized: string, first: string, last: string];
 
-/** Realized P&L per UTC day (and the day's first and last change, Unix ms) up to end (ms, inclusive). */
+/**
+ * Realized P&L per UTC day (and the day's first and last change, Unix ms) up to end (ms, inclusive). FINAL
+ * within each month's partition: a change row's duplicate has the same block, so the same partition.
+ */
 const DAYS_SQL = (byCondition: boolean, bounded: boolean) => `
   SELECT toUnixTimestamp(toStartOfDay(block_time)) AS day, sum(delta_realized_pnl),
     toUnixTimestamp64Milli(min(block_time)), toUnixTimestamp64Milli(max(block_time))
@@ -59,7 +62,8 @@ const DAYS_SQL = (byCondition: boolean, bounded: boolean) => `
   WHERE wallet = {wallet:String}${byCondition ? ' AND condition_id = {condition_id:String}' : ''}${
     bounded ? " AND block_time <= fromUnixTimestamp64Milli({end_ms:Int64}, 'UTC')" : ''
   }
-  GROUP BY day ORDER BY day`;
+  GROUP BY day ORDER BY day
+  SETTINGS do_not_merge_across_partitions_select_final = 1`;
 
 export async function alphaWalletPnl(ch: ClickHouse, rawWallet: string, q: PnlQuery): Promise<PnlResponse> {
   const wallet = walletOf(rawWallet);

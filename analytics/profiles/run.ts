@@ -81,10 +81,16 @@ export async function profileBatch(
   },
 ): Promise<Profile[]> {
   const starts = windowStarts(now);
-  const [sums, closes, holdings] = await Promise.all([
+  const bounded = ['one_day', 'seven_day', 'thirty_day'] as const;
+  const [sums, closes, holdings, heldAt] = await Promise.all([
     readWindowSums(ch, wallets, now, starts),
     readCloses(ch, wallets, now),
     readHoldingsNow(ch, wallets),
+    readHoldingsAt(
+      ch,
+      wallets,
+      bounded.map((w) => starts[w]!),
+    ),
   ]);
   const nowPrices = await readTokenPrices(
     ch,
@@ -94,12 +100,6 @@ export async function profileBatch(
   const active = new Map<string, number>();
   for (const h of holdings) active.set(h.wallet, (active.get(h.wallet) ?? 0) + 1);
 
-  const bounded = ['one_day', 'seven_day', 'thirty_day'] as const;
-  const heldAt = await readHoldingsAt(
-    ch,
-    wallets,
-    bounded.map((w) => starts[w]!),
-  );
   const atStart = {} as Record<Bounded, Map<string, number>>;
   for (const [i, w] of bounded.entries()) {
     const held = heldAt[i]!;

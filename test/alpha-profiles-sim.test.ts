@@ -7,13 +7,9 @@
  * at a window's start `currentPrices` at the start, the one price function.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPositions } from '../analytics/positions/run.ts';
 import { currentPrices } from '../analytics/prices/current-price.ts';
 import { type ProfilesRun, runProfiles } from '../analytics/profiles/run.ts';
 import { alphaWalletProfiles } from '../api/queries/alpha/profiles.ts';
-import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
-import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
-import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
 import type { WalletProfile } from '../schemas/api/alpha-profiles.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -26,6 +22,7 @@ import {
   profileDifferences,
   WINDOWS,
 } from './support/profiles-truth.ts';
+import { ingestSimHistory } from './support/sim-history.ts';
 
 let deps: TestDeps;
 let sim: Sim;
@@ -55,20 +52,7 @@ const fact = (c: TruthChange): ChangeFact => ({
 beforeAll(async () => {
   deps = await createTestDeps('alpha_profiles_sim');
   sim = await startSim({ seed: 'profiles-sim-small', size: 'small', replicas: false });
-  const chain = alphaChainSettings(deps.config, {
-    rpcUrls: [sim.rpcUrl],
-    positionIds: 'simplified',
-    finalityDepth: 0,
-  });
-  const head = sim.historyHead;
-  const ingestor = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, chain);
-  await ingestor.referencePass(0, head);
-  await ingestor.ingestRange({ from: 0, to: head }, { head });
-  await runPositions(deps, {
-    ...alphaPositionsSettings(deps.config),
-    chainId: chain.chainId,
-    finalityDepth: 0,
-  });
+  await ingestSimHistory(deps, sim, { positions: true });
   run = await runProfiles({ clickhouse: deps.clickhouse, log: deps.log });
   nowS = Math.floor(run.computedAt / 1000);
 

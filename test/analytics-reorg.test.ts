@@ -19,6 +19,7 @@ import { type AlphaChainIngestor, createAlphaChain } from '../ingest/venues/alph
 import { type AlphaChainSettings, alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { truncateAlphaTables } from './support/sim-history.ts';
 
 /** Every derived table of the market data, with its key (the order of a dump). */
 const DERIVED = {
@@ -78,15 +79,7 @@ describe('alpha market analytics under reorgs and late backfills', () => {
     for (const t of DERIVED_TABLES) expect(actual[t], `${what}: ${t}`).toEqual(expected[t]);
   }
 
-  /** Empties every alpha table: chain tables, checkpoints, derived tables. */
-  async function reset(): Promise<void> {
-    const tables = await deps.clickhouse.query<{ name: string }>(
-      'test.tables',
-      `SELECT name FROM system.tables WHERE database = currentDatabase() AND startsWith(name, 'alpha_')
-         AND engine LIKE '%MergeTree'`,
-    );
-    for (const { name } of tables) await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${name}`);
-  }
+  const reset = () => truncateAlphaTables(deps.clickhouse);
 
   /** The derived tables of a clean start: the final chain backfilled whole, then one recomputation. */
   async function cleanRecompute(): Promise<Dump> {

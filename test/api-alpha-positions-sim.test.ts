@@ -7,14 +7,11 @@
  * holders of the most held tokens in rank order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPositions } from '../analytics/positions/run.ts';
-import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
-import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
-import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
 import type { AllUsersPosition, Position, TopHolderEntry } from '../schemas/api/alpha-positions.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
 import { type PositionsTruth, positionsTruth, type TruthChange } from './support/positions-truth.ts';
+import { ingestSimHistory } from './support/sim-history.ts';
 
 let t: ApiTestContext;
 let key: string;
@@ -50,20 +47,7 @@ beforeAll(async () => {
   key = await t.key('enterprise', 100_000);
   const deps = t.deps;
   sim = await startSim({ seed: 'api-positions-sim', size: 'small', replicas: false });
-  const chain = alphaChainSettings(deps.config, {
-    rpcUrls: [sim.rpcUrl],
-    positionIds: 'simplified',
-    finalityDepth: 0,
-  });
-  const head = sim.historyHead;
-  const ingestor = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, chain);
-  await ingestor.referencePass(0, head);
-  await ingestor.ingestRange({ from: 0, to: head }, { head });
-  await runPositions(deps, {
-    ...alphaPositionsSettings(deps.config),
-    chainId: chain.chainId,
-    finalityDepth: 0,
-  });
+  await ingestSimHistory(deps, sim, { positions: true });
 
   truth = positionsTruth(sim.exportLedger(), sim.catalog);
   for (const c of truth.changes) lastChange.set(`${c.wallet}|${c.tokenId}`, c);

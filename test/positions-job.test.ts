@@ -25,6 +25,7 @@ import { type AlphaChainSettings, alphaChainSettings } from '../ingest/venues/al
 import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { truncateAlphaTables } from './support/sim-history.ts';
 
 interface Dump {
   positions: Record<string, unknown>[];
@@ -77,14 +78,7 @@ describe('alpha positions under reorgs, reruns, crashes and late backfills', () 
     expect(actual.changes, `${what}: changes`).toEqual(expected.changes);
   }
 
-  async function reset(): Promise<void> {
-    const tables = await deps.clickhouse.query<{ name: string }>(
-      'test.tables',
-      `SELECT name FROM system.tables WHERE database = currentDatabase() AND startsWith(name, 'alpha_')
-         AND engine LIKE '%MergeTree'`,
-    );
-    for (const { name } of tables) await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${name}`);
-  }
+  const reset = () => truncateAlphaTables(deps.clickhouse);
 
   /** The positions of a clean start: the final chain backfilled whole, then one recomputation. */
   async function cleanRecompute(): Promise<Dump> {

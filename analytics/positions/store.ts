@@ -8,7 +8,7 @@ import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { ByteWriter } from '../../core/clickhouse/row-binary.ts';
 import { insertColumns, rowBinaryEncoder } from '../../core/clickhouse/table.ts';
 import { ALPHA_POSITION_CHANGES, ALPHA_POSITIONS } from '../../schemas/tables/alpha-positions.ts';
-import type { PositionChange, PositionState } from './accounting.ts';
+import { emptyPosition, type PositionChange, type PositionState } from './accounting.ts';
 
 export const POSITIONS_PIPELINE = 'positions';
 
@@ -156,7 +156,7 @@ export async function writePositions(
 ) {
   const rows = [
     ...states.map((s) => ({ s, deleted: 0 as const })),
-    ...deleted.map((k) => ({ s: { ...DELETED, wallet: k.wallet, tokenId: k.tokenId }, deleted: 1 as const })),
+    ...deleted.map((k) => ({ s: emptyPosition(k.wallet, k.tokenId, '', -1), deleted: 1 as const })),
   ];
   for (let i = 0; i < rows.length; i += WRITE_ROWS) {
     const w = new ByteWriter();
@@ -198,31 +198,6 @@ export async function writePositions(
     );
   }
 }
-
-const DELETED: PositionState = {
-  wallet: '',
-  tokenId: '',
-  conditionId: '',
-  outcomeIndex: -1,
-  shares: 0n,
-  avgPrice: 0n,
-  realizedPnl: 0n,
-  totalBought: 0n,
-  totalBoughtUsd: 0n,
-  netFees: 0n,
-  fills: 0,
-  firstFillAt: null,
-  lastFillAt: null,
-  openedAt: 0,
-  openRealizedPnl: 0n,
-  firstBlock: 0,
-  firstAt: 0,
-  lastBlock: 0,
-  lastLogIndex: 0,
-  lastBatchIndex: 0,
-  lastBlockHash: '',
-  lastAt: 0,
-};
 
 export interface PositionsCheckpoint {
   number: number;

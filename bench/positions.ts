@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- positions [--fills N] [--days D] [--conditions C] [--blocks K] [--block-fills F]
- * [--requests R] [--concurrency Q]`: venue alpha's positions (docs/positions.md "Benchmark") on the
+ * [--requests R] [--concurrency Q] [--batch-rows B]`: venue alpha's positions (docs/positions.md "Benchmark") on the
  * synthetic chain of bench/analytics/data.ts with its `positions` option (activity, resolutions, plain and
  * settlement transfers, V1 fees and refunds drawn from the maker fills):
  * 1. the world's shape and build time;
@@ -12,7 +12,12 @@
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { type PositionsDeps, recomputePositions, runPositions } from '../analytics/positions/run.ts';
+import {
+  DEFAULT_BATCH_ROWS,
+  type PositionsDeps,
+  recomputePositions,
+  runPositions,
+} from '../analytics/positions/run.ts';
 import { runProfiles } from '../analytics/profiles/run.ts';
 import { buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
@@ -107,6 +112,8 @@ export async function run(args: string[]) {
       'block-fills': { type: 'string', default: '300' },
       requests: { type: 'string', default: '400' },
       concurrency: { type: 'string', default: '16' },
+      /** The job's rows per chain table per batch (PositionsSettings.batchRows); default the job's. */
+      'batch-rows': { type: 'string' },
     },
   });
   const shape: Shape = {
@@ -129,10 +136,13 @@ export async function run(args: string[]) {
   const world = await openBenchWorld('positions');
   const { log, config, clickhouse, redis } = world;
   try {
-    const settings = alphaPositionsSettings(config);
+    const batchRows = values['batch-rows'] === undefined ? undefined : Number(values['batch-rows']);
+    if (batchRows !== undefined && (!Number.isInteger(batchRows) || batchRows < 1))
+      throw new Error('--batch-rows must be a positive integer');
+    const settings = { ...alphaPositionsSettings(config), ...(batchRows === undefined ? {} : { batchRows }) };
     record(
       `positions benchmark: ${n(shape.fills)} maker fills over ${shape.days} days, ${n(shape.conditions)} conditions; ` +
-        `embedded chDB, ${os.cpus().length} cores, load average at start ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
+        `batch rows ${n(batchRows ?? DEFAULT_BATCH_ROWS)}; embedded chDB, ${os.cpus().length} cores, load average at start ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
     );
 
     // 1. The world.

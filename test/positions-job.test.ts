@@ -4,7 +4,8 @@
  * - the live follower follows the sim chain while the sim injects reorgs of depth 1, 3 and 10, with a
  *   positions run between ticks; at the end the change rows and positions equal a clean recompute of the
  *   final chain, and every non-protocol holder's shares equal the chain's ERC-1155 balance;
- * - a rerun changes nothing (an idle incremental run, then a recomputation);
+ * - a rerun changes nothing (an idle incremental run, then a recomputation, directly and through the stage
+ *   tables);
  * - a run interrupted between its writes and its checkpoint: the next run gives the same rows, none twice;
  * - two backfill ranges landed in reverse order (the upper one first, its positions computed, then the
  *   lower one with the rewind its job enqueues) equal one backfill.
@@ -173,6 +174,9 @@ describe('alpha positions under reorgs, reruns, crashes and late backfills', () 
     expectEqual(await dump(), before, 'idle run');
     expect((await recomputePositions(deps, settings)).mode).toBe('full');
     expectEqual(await dump(), before, 'recompute');
+    // The same through the stage tables (a long run's path).
+    expect((await recomputePositions(deps, { ...settings, stageMinBlocks: 0 })).mode).toBe('full');
+    expectEqual(await dump(), before, 'recompute through the stage tables');
     await expectBalances('recomputed');
   }, 60_000);
 

@@ -80,7 +80,7 @@ export interface EventBatch {
 
 type Head = [block: string, hash: string, time: string, tx: string, log: number];
 
-const HEAD = 'block_number, block_hash, toUnixTimestamp64Milli(block_time), tx_hash, log_index';
+const HEAD = 'block_number, block_hash, toUnixTimestamp64Milli(block_time) AS time_ms, tx_hash, log_index';
 const RANGE = 'chain_id = {chain:UInt32} AND block_number >= {first:UInt64} AND block_number <= {to:UInt64}';
 
 const refOf = (h: readonly unknown[], batchIndex = 0): EventRef => ({
@@ -94,7 +94,12 @@ const refOf = (h: readonly unknown[], batchIndex = 0): EventRef => ({
 
 interface Source<R extends unknown[]> {
   label: string;
-  sql: string;
+  /** The chain table, the SELECT list (aliased as the stage table's columns), the source's own filter. */
+  table: string;
+  select: string;
+  where: string;
+  /** Chain order within the source. */
+  order: string;
   /** The row's block number. */
   block(r: R): number;
   /** The row's identity within its block (rows read twice count once). */
@@ -105,10 +110,11 @@ interface Source<R extends unknown[]> {
 type FillRow = [...Head, string, string, string, string, number, string, string, string, string, string];
 const fills: Source<FillRow> = {
   label: 'fills',
-  sql: `SELECT ${HEAD}, maker, toString(side), token_id, condition_id, outcome_index, shares, usd, fee,
-      toString(fee_asset), order_hash
-    FROM alpha_fills WHERE ${RANGE} AND maker NOT IN {protocol:Array(String)}
-    ORDER BY block_number, log_index LIMIT {limit:UInt64}`,
+  table: 'alpha_fills',
+  select: `${HEAD}, maker, toString(side) AS side, token_id, condition_id, outcome_index, shares, usd, fee,
+      toString(fee_asset) AS fee_asset, order_hash`,
+  where: 'maker NOT IN {protocol:Array(String)}',
+  order: 'block_number, log_index',
   block: (r) => Number(r[0]),
   key: (r) => `${r[3]}|${r[4]}`,
   events: (r) => [
@@ -142,10 +148,11 @@ type ActivityRow = [
 ];
 const activity: Source<ActivityRow> = {
   label: 'activity',
-  sql: `SELECT ${HEAD}, toString(type), wallet, contract, condition_id, neg_risk_market_id, index_set, amounts,
-      amount
-    FROM alpha_activity WHERE ${RANGE} AND wallet NOT IN {protocol:Array(String)}
-    ORDER BY block_number, log_index LIMIT {limit:UInt64}`,
+  table: 'alpha_activity',
+  select: `${HEAD}, toString(type) AS type, wallet, contract, condition_id, neg_risk_market_id, index_set,
+      amounts, amount`,
+  where: 'wallet NOT IN {protocol:Array(String)}',
+  order: 'block_number, log_index',
   block: (r) => Number(r[0]),
   key: (r) => `${r[3]}|${r[4]}`,
   events: (r) => [
@@ -167,11 +174,11 @@ const activity: Source<ActivityRow> = {
 type TransferRow = [...Head, number, string, string, string, string];
 const transfers: Source<TransferRow> = {
   label: 'transfers',
-  sql: `SELECT ${HEAD}, batch_index, from_address, to_address, token_id, amount
-    FROM alpha_token_transfers WHERE ${RANGE} AND from_address != to_address
-      AND from_address NOT IN {protocol:Array(String)} AND to_address NOT IN {protocol:Array(String)}
-      AND operator NOT IN {protocol:Array(String)}
-    ORDER BY block_number, log_index, batch_index LIMIT {limit:UInt64}`,
+  table: 'alpha_token_transfers',
+  select: `${HEAD}, batch_index, from_address, to_address, token_id, amount`,
+  where: `from_address != to_address AND from_address NOT IN {protocol:Array(String)}
+      AND to_address NOT IN {protocol:Array(String)} AND operator NOT IN {protocol:Array(String)}`,
+  order: 'block_number, log_index, batch_index',
   block: (r) => Number(r[0]),
   key: (r) => `${r[3]}|${r[4]}|${r[5]}`,
   events: (r) => [
@@ -182,11 +189,11 @@ const transfers: Source<TransferRow> = {
 type FeeRow = [...Head, string, string, string, string, string];
 const fees: Source<FeeRow> = {
   label: 'fees',
-  sql: `SELECT ${HEAD}, kind, account, token_id, amount, order_hash
-    FROM alpha_exchange_events
-    WHERE ${RANGE} AND account NOT IN {protocol:Array(String)}
-      AND (kind = 'fee_refunded' OR (kind = 'fee_charged' AND token_id NOT IN ('', '0')))
-    ORDER BY block_number, log_index LIMIT {limit:UInt64}`,
+  table: 'alpha_exchange_events',
+  select: `${HEAD}, toString(kind) AS kind, account, token_id, amount, order_hash`,
+  where: `account NOT IN {protocol:Array(String)}
+      AND (kind = 'fee_refunded' OR (kind = 'fee_charged' AND token_id NOT IN ('', '0')))`,
+  order: 'block_number, log_index',
   block: (r) => Number(r[0]),
   key: (r) => `${r[3]}|${r[4]}`,
   events: (r) => {
@@ -203,17 +210,58 @@ const SOURCES = [fills, activity, transfers, fees] as Source<unknown[]>[];
 const order = (a: ChainEvent, b: ChainEvent) =>
   a.ref.block - b.ref.block || a.ref.logIndex - b.ref.logIndex || a.ref.batchIndex - b.ref.batchIndex;
 
+const stageOf = (s: Source<unknown[]>) => `alpha_positions_stage_${s.label}`;
+
+/** A source's rows of a block range in chain order, from its chain table or its stage table. */
+function sourceSql(s: Source<unknown[]>, staged: boolean): string {
+  return staged
+    ? `SELECT * FROM ${stageOf(s)} WHERE block_number >= {first:UInt64} AND block_number <= {to:UInt64}
+       ORDER BY ${s.order} LIMIT {limit:UInt64}`
+    : `SELECT ${s.select} FROM ${s.table} WHERE ${RANGE} AND ${s.where} ORDER BY ${s.order} LIMIT {limit:UInt64}`;
+}
+
+/**
+ * Copies the rows of blocks (from, to] that the positions read into the stage tables (migration 033),
+ * sorted by block: the chain tables are sorted by wallet or token, so a read of a block range scans them
+ * whole; a long range (a recomputation, a catch-up) copies its rows once and reads its batches from the
+ * stage tables by their primary key.
+ */
+export async function stageEvents(
+  ch: ClickHouse,
+  q: { chainId: number; from: number; to: number; protocol: readonly string[] },
+): Promise<void> {
+  const params = { chain: q.chainId, first: q.from + 1, to: q.to, protocol: q.protocol };
+  for (const s of SOURCES) {
+    await ch.command(`analytics.positions.stage.clear.${s.label}`, `TRUNCATE TABLE ${stageOf(s)}`);
+    await ch.command(
+      `analytics.positions.stage.${s.label}`,
+      `INSERT INTO ${stageOf(s)} SELECT ${s.select} FROM ${s.table} WHERE ${RANGE} AND ${s.where}`,
+      params,
+    );
+  }
+}
+
 /**
  * The events of blocks (from, to] (from −1: from the first block), at most about `limit` rows per table:
- * the batch may end below `to` (`EventBatch.to`), always on a whole block.
+ * the batch may end below `to` (`EventBatch.to`), always on a whole block. `staged`: read from the stage
+ * tables `stageEvents` filled for a range that holds (from, to].
  */
 export async function readEvents(
   ch: ClickHouse,
-  q: { chainId: number; from: number; to: number; limit: number; protocol: readonly string[] },
+  q: {
+    chainId: number;
+    from: number;
+    to: number;
+    limit: number;
+    protocol: readonly string[];
+    staged?: boolean;
+  },
 ): Promise<EventBatch> {
   const params = { chain: q.chainId, first: q.from + 1, to: q.to, limit: q.limit, protocol: q.protocol };
   const results = await Promise.all(
-    SOURCES.map((s) => ch.read<unknown[]>(`analytics.positions.${s.label}`, s.sql, params)),
+    SOURCES.map((s) =>
+      ch.read<unknown[]>(`analytics.positions.${s.label}`, sourceSql(s, q.staged ?? false), params),
+    ),
   );
   // A table that returned its whole limit may have more rows in its last block: end before it.
   let end = q.to;

@@ -10,6 +10,8 @@
  *   the change rows above its block and restores each position they touched from its last remaining
  *   change (store.ts), then the run goes on from there.
  * - `recomputePositions`: everything again from the first block (`pmdata recompute positions`).
+ * - A run over more than STAGE_MIN_BLOCKS blocks copies the range's rows to the stage tables first and
+ *   reads its batches from them (events.ts `stageEvents`).
  * Each run that wrote refreshes the current prices (`alpha_token_prices`) of the tokens it touched, and
  * of every token with a position at most every PRICE_REFRESH_MS (book midpoints age out): the one
  * current-price function (analytics/prices/) at the analytics' "now" (the newest block's time).
@@ -25,7 +27,7 @@ import { nextVersion } from '../market-data/run.ts';
 import { currentPrices } from '../prices/current-price.ts';
 import type { PositionState } from './accounting.ts';
 import { type ApplyStats, applyEvents, emptyStats, touchedKeys } from './apply.ts';
-import { readEvents } from './events.ts';
+import { readEvents, stageEvents } from './events.ts';
 import { createReference } from './reference.ts';
 import {
   loadPositions,
@@ -43,6 +45,8 @@ export const POSITIONS_SOURCE = 'analytics:alpha-positions';
 export const DEFAULT_BATCH_ROWS = 50_000;
 export const MAX_CACHED = 1_000_000;
 export const PRICE_REFRESH_MS = 60_000;
+/** A run over more blocks than this copies its rows to the stage tables first (events.ts). */
+export const STAGE_MIN_BLOCKS = 2_000;
 
 export interface PositionsSettings {
   chainId: number;
@@ -52,6 +56,8 @@ export interface PositionsSettings {
   /** Lowercase NegRiskAdapter address: its redemptions carry per-outcome amounts. */
   negRiskAdapter: string;
   batchRows?: number;
+  /** Runs over more blocks than this stage their rows first (default STAGE_MIN_BLOCKS). */
+  stageMinBlocks?: number;
 }
 
 export interface PositionsDeps {
@@ -144,6 +150,10 @@ export async function runPositions(
   let batches = 0;
   let positions = 0;
   const limit = s.batchRows ?? DEFAULT_BATCH_ROWS;
+  const staged = progress !== null && progress.number - at > (s.stageMinBlocks ?? STAGE_MIN_BLOCKS);
+  if (staged) {
+    await stageEvents(ch, { chainId: s.chainId, from: at, to: progress.number, protocol: s.protocol });
+  }
 
   while (progress && at < progress.number) {
     const batch = await readEvents(ch, {
@@ -152,6 +162,7 @@ export async function runPositions(
       to: progress.number,
       limit,
       protocol: s.protocol,
+      staged,
     });
     await ref.load(batch.events, batch.to);
     const keys = touchedKeys(batch.events, ref);

@@ -27,6 +27,7 @@ import { nextVersion } from '../market-data/run.ts';
 import { currentPrices } from '../prices/current-price.ts';
 import type { PositionState } from './accounting.ts';
 import { type ApplyStats, applyEvents, emptyStats, touchedKeys } from './apply.ts';
+import { createPositionCache, type PositionCache } from './cache.ts';
 import { readEvents, stageEvents } from './events.ts';
 import { createReference } from './reference.ts';
 import {
@@ -81,6 +82,20 @@ export interface PositionsRun {
 }
 
 let lastFullPriceRefresh = 0;
+
+/**
+ * The positions a run of this process left in memory, valid for the next run only while the checkpoint
+ * it ended at (block number and hash, in the same database) is still the checkpoint: the state of every
+ * position at a canonical block is a function of the chain, so whoever moved the checkpoint there, the
+ * states are the same. Anything else (a rewind, another process's run, a failed run) starts afresh.
+ */
+let carried: {
+  database: string;
+  chainId: number;
+  checkpoint: PositionsCheckpoint;
+  states: PositionCache;
+  complete: boolean;
+} | null = null;
 
 /** Rewinds to the highest block with rows at or below `to` (none: empties everything); the new checkpoint. */
 async function rewind(
@@ -137,14 +152,24 @@ export async function runPositions(
   }
   // Rows above the checkpoint are an interrupted run's: remove them before going on.
   if (await hasRowsAbove(ch, s.chainId, cp?.number ?? null)) {
-    cp = cp ? await rewind(deps, s, cp.number) : (await resetPositions(ch, s.chainId), null);
+    if (cp) cp = await rewind(deps, s, cp.number);
+    else await resetPositions(ch, s.chainId);
   }
 
   const progress = await chainProgress(ch, s.chainId);
   const ref = createReference(ch, s.chainId);
-  const cache = new Map<string, PositionState>();
+  const reuse =
+    carried !== null &&
+    cp !== null &&
+    mode === 'incremental' &&
+    carried.database === ch.database &&
+    carried.chainId === s.chainId &&
+    carried.checkpoint.number === cp.number &&
+    carried.checkpoint.hash === cp.hash;
+  const cache = reuse && carried ? carried.states : createPositionCache();
   // Starting from nothing, every position is in the map: no reads of alpha_positions until it overflows.
-  let complete = cp === null;
+  let complete = reuse && carried ? carried.complete : cp === null;
+  carried = null;
   const touchedTokens = new Set<string>();
   let at = cp?.number ?? -1;
   let batches = 0;
@@ -166,22 +191,20 @@ export async function runPositions(
     });
     await ref.load(batch.events, batch.to);
     const keys = touchedKeys(batch.events, ref);
+    cache.nextBatch();
     if (!complete) {
-      const missing = keys.filter((k) => !cache.has(`${k.wallet}|${k.tokenId}`));
+      const missing = keys.filter((k) => !cache.has(k.wallet, k.tokenId));
       const loaded = await loadPositions(ch, s.chainId, missing);
-      for (const [k, state] of loaded) cache.set(k, state);
+      for (const state of loaded.values()) cache.set(state);
     }
-    const book = {
-      get: (wallet: string, tokenId: string) => cache.get(`${wallet}|${tokenId}`),
-      set: (p: PositionState) => void cache.set(`${p.wallet}|${p.tokenId}`, p),
-    };
-    const changes = applyEvents(batch.events, book, ref, stats, s.negRiskAdapter);
-    const dirty = new Map<string, PositionState>();
+    const changes = applyEvents(batch.events, cache, ref, stats, s.negRiskAdapter);
+    const dirty = new Set<PositionState>();
     for (const c of changes) {
-      const k = `${c.state.wallet}|${c.state.tokenId}`;
-      dirty.set(k, cache.get(k) as PositionState);
+      dirty.add(cache.get(c.state.wallet, c.state.tokenId) as PositionState);
       touchedTokens.add(c.state.tokenId);
     }
+    // The states kept share their strings (the change rows keep their own until written).
+    for (const p of dirty) cache.adopt(p);
     await writeChanges(ch, s.chainId, changes);
     await writePositions(ch, s.chainId, nextVersion(), [...dirty.values()]);
     positions += dirty.size;
@@ -198,6 +221,7 @@ export async function runPositions(
     }
   }
 
+  if (cp) carried = { database: ch.database, chainId: s.chainId, checkpoint: cp, states: cache, complete };
   let prices = 0;
   const full = mode !== 'incremental' || Date.now() - lastFullPriceRefresh >= PRICE_REFRESH_MS;
   if (full || touchedTokens.size > 0) {

@@ -217,7 +217,10 @@ function sourceSql(s: Source<unknown[]>, staged: boolean): string {
   return staged
     ? `SELECT * FROM ${stageOf(s)} WHERE block_number >= {first:UInt64} AND block_number <= {to:UInt64}
        ORDER BY ${s.order} LIMIT {limit:UInt64}`
-    : `SELECT ${s.select} FROM ${s.table} WHERE ${RANGE} AND ${s.where} ORDER BY ${s.order} LIMIT {limit:UInt64}`;
+    : // The block range first, alone: the engine reads the block numbers of the whole table (its parts are
+      // sorted by wallet or token) and the other columns only of the granules that hold the range.
+      `SELECT ${s.select} FROM ${s.table} PREWHERE block_number >= {first:UInt64} AND block_number <= {to:UInt64}
+       WHERE chain_id = {chain:UInt32} AND ${s.where} ORDER BY ${s.order} LIMIT {limit:UInt64}`;
 }
 
 /**
@@ -257,6 +260,24 @@ export async function readEvents(
     staged?: boolean;
   },
 ): Promise<EventBatch> {
+  if (q.staged && q.limit !== Number.MAX_SAFE_INTEGER) {
+    // The stage tables are sorted by block: find where each table's `limit`-th row lies (its block
+    // numbers alone), end the batch on the whole block before the first of those, then read it whole.
+    const marks = await Promise.all(
+      SOURCES.map((s) =>
+        ch.read<[string]>(
+          `analytics.positions.stage_mark.${s.label}`,
+          `SELECT block_number FROM ${stageOf(s)} WHERE block_number >= {first:UInt64} AND block_number <= {to:UInt64}
+           ORDER BY block_number LIMIT 1 OFFSET {limit:UInt64}`,
+          { first: q.from + 1, to: q.to, limit: q.limit },
+        ),
+      ),
+    );
+    const blocks = marks.flatMap((m) => (m[0] ? [Number(m[0][0])] : []));
+    const first = blocks.length === 0 ? q.to + 1 : Math.min(...blocks);
+    const end = Math.min(q.to, first - 1 > q.from ? first - 1 : first);
+    return readEvents(ch, { ...q, to: end, limit: Number.MAX_SAFE_INTEGER });
+  }
   const params = { chain: q.chainId, first: q.from + 1, to: q.to, limit: q.limit, protocol: q.protocol };
   const results = await Promise.all(
     SOURCES.map((s) =>

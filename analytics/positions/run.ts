@@ -16,7 +16,9 @@
  * of every token with a position at most every PRICE_REFRESH_MS (book midpoints age out): the one
  * current-price function (analytics/prices/) at the analytics' "now" (the newest block's time).
  * Memory: the positions a run touched stay in a map of at most MAX_CACHED states; above it the map is
- * dropped and states are read again per batch (a fresh recomputation reads none while the map holds all).
+ * dropped and states are read again per batch (a fresh recomputation reads none while the map holds all),
+ * and the map is kept for the process's next run (see `carried`). A recomputation merges
+ * alpha_positions into one part at its end (OPTIMIZE FINAL).
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { DataVersions } from '../../core/data-version.ts';
@@ -44,7 +46,7 @@ import {
 export const POSITIONS_SOURCE = 'analytics:alpha-positions';
 /** Rows per chain table per batch. */
 export const DEFAULT_BATCH_ROWS = 50_000;
-export const MAX_CACHED = 1_000_000;
+export const MAX_CACHED = 2_000_000;
 export const PRICE_REFRESH_MS = 60_000;
 /** A run over more blocks than this copies its rows to the stage tables first (events.ts). */
 export const STAGE_MIN_BLOCKS = 2_000;
@@ -222,10 +224,15 @@ export async function runPositions(
   }
 
   if (cp) carried = { database: ch.database, chainId: s.chainId, checkpoint: cp, states: cache, complete };
+  if (mode === 'full' && batches > 1) {
+    // A recomputation wrote the positions in as many parts as batches: merged into one, the reads of
+    // alpha_positions FINAL (the API's, the next runs' loads) read each position once, not once per part.
+    await ch.command('analytics.positions.optimize', 'OPTIMIZE TABLE alpha_positions FINAL');
+  }
   let prices = 0;
   const full = mode !== 'incremental' || Date.now() - lastFullPriceRefresh >= PRICE_REFRESH_MS;
   if (full || touchedTokens.size > 0) {
-    prices = await refreshPrices(ch, full ? null : [...touchedTokens]);
+    prices = await refreshPrices(ch, full ? null : [...touchedTokens], full ? 0 : (from ?? -1) + 1);
     if (full) lastFullPriceRefresh = Date.now();
   }
   if (batches > 0 || mode !== 'incremental') {
@@ -255,7 +262,12 @@ export function recomputePositions(deps: PositionsDeps, s: PositionsSettings): P
  * Writes the current price of `tokens` (null: every token with a position, and their complements so a
  * fill on either side shows) into alpha_token_prices at the analytics' "now". Returns how many.
  */
-export async function refreshPrices(ch: ClickHouse, tokens: readonly string[] | null): Promise<number> {
+export async function refreshPrices(
+  ch: ClickHouse,
+  tokens: readonly string[] | null,
+  /** The run's first block: the tokens it touched traded since (currentPrices reads the fills from there). */
+  sinceBlock = 0,
+): Promise<number> {
   const rows = await ch.read<[string, string]>(
     'analytics.positions.price_tokens',
     tokens === null
@@ -271,6 +283,7 @@ export async function refreshPrices(ch: ClickHouse, tokens: readonly string[] | 
     ch,
     rows.map(([t]) => t),
     now,
+    { sinceBlock },
   );
   const version = nextVersion();
   const at = new Date(now).toISOString().replace('T', ' ').replace('Z', '');

@@ -195,6 +195,17 @@ describe('current price', () => {
     });
   });
 
+  it('gives the same prices when told the tokens traded since a block (those that did not are read in full)', async () => {
+    const asked = ['a0', 'b1', 'c0', 'c1', 'd0', 'f0', 'g0', 'h0', 'k0', 'k1', 'm0', 'x0', 'zz'];
+    const full = await currentPrices(deps.clickhouse, asked, NOW);
+    for (const since of [0, 15, 25, 31, 10_000]) {
+      expect(
+        Object.fromEntries(await currentPrices(deps.clickhouse, asked, NOW, { sinceBlock: since })),
+        `since ${since}`,
+      ).toEqual(Object.fromEntries(full));
+    }
+  });
+
   it('prices as of an earlier now: before the resolution and the later fills', async () => {
     const earlier = NOW - 45 * MIN; // block times are NOW − 60 min + block s: blocks ≤ 900 only
     const prices = await currentPrices(deps.clickhouse, ['a0', 'c0', 'c1'], earlier);

@@ -9,7 +9,9 @@
  *    complement (1 − usd ÷ shares), whichever is newer by (block, log index);
  * 4. else null.
  * A batch costs at most three statements per CHUNK tokens (one per rule, each asked only about the tokens
- * the rules before it left without a price), never one per token.
+ * the rules before it left without a price), never one per token. `sinceBlock` (a caller that knows the
+ * tokens traded since that block, as the positions job does for the tokens a run touched) bounds the fills
+ * read; a token none of whose pair traded since is read again in full (a fourth statement).
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 
@@ -57,6 +59,7 @@ const FILLS_SQL = `
   SELECT token_id, max(tuple(block_number, log_index, usd, shares))
   FROM alpha_fills
   WHERE token_id IN {tokens:Array(String)} AND role = 'maker' AND shares > 0 AND block_time <= ${at('now_ms')}
+    AND block_number >= {since:UInt64}
   GROUP BY token_id`;
 
 /** numerator ÷ Σ numerators at `index`, or null when the payout does not give one. */
@@ -75,6 +78,22 @@ interface Fill {
   shares: bigint;
 }
 
+/** The newest maker fill of each token at or before now (and at or after block `since`). */
+async function newestFills(
+  ch: ClickHouse,
+  tokens: string[],
+  now: number,
+  since: number,
+): Promise<Map<string, Fill>> {
+  const rows = await ch.read<FillRow>('analytics.prices.fills', FILLS_SQL, { tokens, now_ms: now, since });
+  return new Map<string, Fill>(
+    rows.map(([token, [block, logIndex, usd, shares]]) => [
+      token,
+      { block: BigInt(block), logIndex, usd: BigInt(usd), shares: BigInt(shares) },
+    ]),
+  );
+}
+
 const newer = (a: Fill, b: Fill) => a.block > b.block || (a.block === b.block && a.logIndex > b.logIndex);
 
 /** The current price of each token (every token asked for is a key; null when no rule gives one). */
@@ -82,11 +101,12 @@ export async function currentPrices(
   ch: ClickHouse,
   tokenIds: readonly string[],
   now: number,
+  o: { sinceBlock?: number } = {},
 ): Promise<Map<string, CurrentPrice | null>> {
   const tokens = [...new Set(tokenIds)];
   const out = new Map<string, CurrentPrice | null>(tokens.map((t) => [t, null]));
   for (let i = 0; i < tokens.length; i += CHUNK) {
-    await priceChunk(ch, tokens.slice(i, i + CHUNK), now, out);
+    await priceChunk(ch, tokens.slice(i, i + CHUNK), now, out, o.sinceBlock ?? 0);
   }
   return out;
 }
@@ -96,6 +116,7 @@ async function priceChunk(
   tokens: string[],
   now: number,
   out: Map<string, CurrentPrice | null>,
+  sinceBlock: number,
 ): Promise<void> {
   const complements = new Map<string, string>();
   const known = await ch.read<TokenRow>('analytics.prices.tokens', TOKENS_SQL, { tokens, now_ms: now });
@@ -116,14 +137,14 @@ async function priceChunk(
 
   open = open.filter((t) => out.get(t) === null);
   if (open.length === 0) return;
-  const asked = [...new Set([...open, ...open.flatMap((t) => complements.get(t) ?? [])])];
-  const rows = await ch.read<FillRow>('analytics.prices.fills', FILLS_SQL, { tokens: asked, now_ms: now });
-  const fills = new Map<string, Fill>(
-    rows.map(([token, [block, logIndex, usd, shares]]) => [
-      token,
-      { block: BigInt(block), logIndex, usd: BigInt(usd), shares: BigInt(shares) },
-    ]),
-  );
+  const pair = (t: string) => [t, ...(complements.has(t) ? [complements.get(t) as string] : [])];
+  const asked = [...new Set(open.flatMap(pair))];
+  const fills = await newestFills(ch, asked, now, sinceBlock);
+  if (sinceBlock > 0) {
+    // Tokens whose pair has no fill since that block: their newest fill is older, read it in full.
+    const older = [...new Set(open.filter((t) => pair(t).every((x) => !fills.has(x))).flatMap(pair))];
+    if (older.length > 0) for (const [t, f] of await newestFills(ch, older, now, 0)) fills.set(t, f);
+  }
   for (const token of open) {
     const own = fills.get(token);
     const complement = complements.get(token);

@@ -95,16 +95,6 @@ export const PROFIT_FACTOR_CAP = 1000;
 /** USD rounded to the base unit (6 decimals): no float noise in served sums. */
 export const usd = (v: number) => Math.round(v * 1e6) / 1e6;
 
-/**
- * The unrealized P&L of one holding in base units: shares × (price − avg entry price), rounded to the base
- * unit (the rule of the position endpoints, api/queries/alpha/position-rows.ts); a token without a price
- * counts at its avg entry price (0). Sums of holdings add these integers.
- */
-export function unrealizedBase(shares: string, avgPrice: string, price: number | null): number {
-  if (price === null || !Number.isFinite(price)) return 0;
-  return Math.round(Number(shares) * price - Number(BigInt(shares) * BigInt(avgPrice)) / 1e6);
-}
-
 /** Close statistics over a list of closes (in time order). */
 export function closeStats(closes: readonly Close[]) {
   let wins = 0;

@@ -5,12 +5,14 @@
  * before but without a position now are marked deleted. Wallets go in bounded batches (each a
  * primary-key range of the positions tables): SQL sums the windows, TypeScript walks the closes.
  */
+
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import { unrealizedBase } from '../../core/unrealized.ts';
 import { PROFILE_WINDOWS, type ProfileWindowName } from '../../schemas/tables/alpha-profiles.ts';
 import { catalogNow } from '../catalog/read.ts';
 import { type AnalyticsDeps, nextVersion } from '../market-data/run.ts';
 import { currentPrices } from '../prices/current-price.ts';
-import { computeProfile, type Profile, unrealizedBase, type WalletInputs } from './metrics.ts';
+import { computeProfile, type Profile, type WalletInputs } from './metrics.ts';
 import {
   emptyWalletSums,
   type Holding,

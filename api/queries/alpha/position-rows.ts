@@ -11,6 +11,8 @@
  *   side: outcome index 1 → NO, else YES; side_label: the catalog's outcome label, else Yes / No;
  *   status: payout price > 0 → resolved_win, payout price 0 → resolved_loss, else open.
  */
+
+import { unrealizedBase } from '../../../core/unrealized.ts';
 import type { Position } from '../../../schemas/api/alpha-positions.ts';
 import { ApiError } from '../../errors.ts';
 import type { RouteContext } from '../../routes/context.ts';
@@ -198,7 +200,7 @@ export function positionFigures(
     price = info.price;
     const s = Number(shares);
     value = BigInt(Math.round(s * price));
-    unrealized = BigInt(Math.round(s * price - Number(shares * avgPrice) / 1e6));
+    unrealized = BigInt(unrealizedBase(shares, avgPrice, price));
   }
   const status =
     info.source === 'payout' && info.price !== null

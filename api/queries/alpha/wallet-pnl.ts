@@ -7,8 +7,8 @@
  * The summary is the current state; the series counts the changes up to end_time, those before
  * start_time included (pnl_to_date is the realized P&L to that date, not since start_time).
  */
-import { unrealizedBase } from '../../../analytics/profiles/metrics.ts';
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { unrealizedBase } from '../../../core/unrealized.ts';
 import type { PnlQuery, PnlResponse } from '../../../schemas/api/alpha-pnl.ts';
 import { ApiError } from '../../errors.ts';
 import { checkTimeRange, parseHash } from '../filters.ts';

@@ -17,7 +17,7 @@ import {
   timingCells,
 } from './analytics/api.ts';
 import { appendBlock, busiest, generate, type Shape, timeOfBlock } from './analytics/data.ts';
-import { createProfiler, formatProfile, type LabelStats, settleMerges } from './analytics/profile.ts';
+import { addUp, createProfiler, formatProfile, type LabelStats, settleMerges } from './analytics/profile.ts';
 import { openBenchWorld } from './support/world.ts';
 
 const DERIVED_TABLES = [
@@ -43,22 +43,6 @@ const SOURCE_TABLES = [
 const n = (v: number | string) => Number(v).toLocaleString('en-US');
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-
-/** Per-label figures of several runs added up. */
-function addUp(runs: LabelStats[][]): LabelStats[] {
-  const out = new Map<string, LabelStats>();
-  for (const run of runs) {
-    for (const r of run) {
-      const s = out.get(r.label) ?? { label: r.label, calls: 0, totalMs: 0, maxMs: 0, shared: false };
-      s.calls += r.calls;
-      s.totalMs += r.totalMs;
-      s.maxMs = Math.max(s.maxMs, r.maxMs);
-      s.shared ||= r.shared;
-      out.set(r.label, s);
-    }
-  }
-  return [...out.values()].sort((a, b) => b.totalMs - a.totalMs);
-}
 
 export async function run(args: string[]) {
   const { values } = parseArgs({

@@ -26,7 +26,7 @@ import { createDataVersions } from '../core/data-version.ts';
 import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
 import { routeMissing, statementCells, timingCells } from './analytics/api.ts';
 import { appendBlock, generate, type Shape } from './analytics/data.ts';
-import { createProfiler, formatProfile, type LabelStats, settleMerges } from './analytics/profile.ts';
+import { addUp, createProfiler, formatProfile, type LabelStats, settleMerges } from './analytics/profile.ts';
 import { type MixTiming, timeMix } from './positions/api.ts';
 import { withPeakMemory } from './positions/memory.ts';
 import { openBenchWorld } from './support/world.ts';
@@ -35,22 +35,6 @@ const n = (v: number | string) => Number(v).toLocaleString('en-US');
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 const MIB = 1024 * 1024;
-
-/** Per-label figures of several runs added up. */
-function addUp(runs: LabelStats[][]): LabelStats[] {
-  const out = new Map<string, LabelStats>();
-  for (const run of runs) {
-    for (const r of run) {
-      const s = out.get(r.label) ?? { label: r.label, calls: 0, totalMs: 0, maxMs: 0, shared: false };
-      s.calls += r.calls;
-      s.totalMs += r.totalMs;
-      s.maxMs = Math.max(s.maxMs, r.maxMs);
-      s.shared ||= r.shared;
-      out.set(r.label, s);
-    }
-  }
-  return [...out.values()].sort((a, b) => b.totalMs - a.totalMs);
-}
 
 async function count(ch: ClickHouse, sql: string): Promise<[string, string][]> {
   return ch.read<[string, string]>('bench.positions.count', sql);

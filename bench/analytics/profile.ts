@@ -155,3 +155,19 @@ export async function settleMerges(ch: ClickHouse, maxS: number): Promise<{ s: n
   }
   return { s: (performance.now() - t0) / 1000, running };
 }
+
+/** Per-label figures of several runs added up. */
+export function addUp(runs: LabelStats[][]): LabelStats[] {
+  const out = new Map<string, LabelStats>();
+  for (const run of runs) {
+    for (const r of run) {
+      const s = out.get(r.label) ?? { label: r.label, calls: 0, totalMs: 0, maxMs: 0, shared: false };
+      s.calls += r.calls;
+      s.totalMs += r.totalMs;
+      s.maxMs = Math.max(s.maxMs, r.maxMs);
+      s.shared ||= r.shared;
+      out.set(r.label, s);
+    }
+  }
+  return [...out.values()].sort((a, b) => b.totalMs - a.totalMs);
+}

@@ -6,6 +6,7 @@
 
 import { analyticsConfig } from '../analytics/config.ts';
 import type { ConfigSection } from '../core/config.ts';
+import { venuesConfig } from '../ingest/rest/config.ts';
 import { alphaConfig } from '../ingest/venues/alpha/config.ts';
 
-export const CONFIG_SECTIONS: readonly ConfigSection[] = [alphaConfig, analyticsConfig];
+export const CONFIG_SECTIONS: readonly ConfigSection[] = [alphaConfig, venuesConfig, analyticsConfig];

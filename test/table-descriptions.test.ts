@@ -21,6 +21,7 @@ import { ALPHA_CATALOG_LIST_TABLES } from '../schemas/tables/alpha-catalog-lists
 import { ALPHA_CHAIN_TABLES } from '../schemas/tables/alpha-chain.ts';
 import { ALPHA_POSITION_TABLES } from '../schemas/tables/alpha-positions.ts';
 import { ALPHA_PROFILE_TABLES } from '../schemas/tables/alpha-profiles.ts';
+import { VENUE_TABLES } from '../schemas/tables/venues.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
 let deps: TestDeps;
@@ -38,6 +39,7 @@ describe('table descriptions', () => {
     ...Object.values(ALPHA_CATALOG_TABLES),
     ...Object.values(ALPHA_CATALOG_LIST_TABLES),
     ...Object.values(ALPHA_POSITION_TABLES),
+    ...Object.values(VENUE_TABLES),
     ...Object.values(ALPHA_PROFILE_TABLES),
   ]) {
     it(`${table.name} equals DESCRIBE TABLE of the migrated database`, async () => {

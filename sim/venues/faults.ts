@@ -25,7 +25,9 @@ export type FaultKind =
   /** A paged endpoint returns the previous page's records again (the cursor still advances). */
   | 'duplicate_page'
   /** A paged endpoint starts half a page early, overlapping the previous page. */
-  | 'overlap_page';
+  | 'overlap_page'
+  /** A paged endpoint starts half a page late: the records in between are skipped (the cursor advances as usual). */
+  | 'skip_page';
 
 export interface Fault {
   kind: FaultKind;
@@ -46,6 +48,7 @@ export interface FaultRates {
   rateMalformed?: number;
   rateDuplicatePage?: number;
   rateOverlapPage?: number;
+  rateSkipPage?: number;
   /** Only requests whose path starts with this. */
   path?: string;
   retryAfterS?: number;
@@ -69,7 +72,7 @@ export interface FaultController {
 }
 
 function emptyCounts(): Record<FaultKind, number> {
-  return { rate_limit: 0, server_error: 0, hang: 0, malformed: 0, duplicate_page: 0, overlap_page: 0 };
+  return { rate_limit: 0, server_error: 0, hang: 0, malformed: 0, duplicate_page: 0, overlap_page: 0, skip_page: 0 };
 }
 
 export function createFaultController(seed: string): FaultController {
@@ -124,6 +127,7 @@ export function createFaultController(seed: string): FaultController {
         [r.rateMalformed, 'malformed'],
         [r.rateDuplicatePage, 'duplicate_page'],
         [r.rateOverlapPage, 'overlap_page'],
+        [r.rateSkipPage, 'skip_page'],
       ];
       let acc = 0;
       for (const [p, kind] of table) {

@@ -232,7 +232,9 @@ export async function startReplicaServer(options: ReplicaServerOptions): Promise
       return;
     }
     const pageFault =
-      fault && (fault.kind === 'duplicate_page' || fault.kind === 'overlap_page') ? fault : null;
+      fault && (fault.kind === 'duplicate_page' || fault.kind === 'overlap_page' || fault.kind === 'skip_page')
+        ? fault
+        : null;
     const ctx: RequestContext = {
       method: req.method ?? 'GET',
       path,

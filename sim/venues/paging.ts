@@ -1,6 +1,7 @@
 /**
  * Paging helpers shared by the replicas, including the paging faults: 'duplicate_page' serves the
- * previous page's records again and 'overlap_page' starts half a page early. In both cases the position
+ * previous page's records again, 'overlap_page' starts half a page early and 'skip_page' half a page late
+ * (the records in between are never served on this read). In every case the position
  * the client moves to next (offset or cursor) is the one it would get without the fault, as real
  * upstreams with these bugs do.
  */
@@ -23,6 +24,7 @@ export function offsetPage<T>(
   let start = offset;
   if (fault?.kind === 'duplicate_page') start = Math.max(0, offset - limit);
   else if (fault?.kind === 'overlap_page') start = Math.max(0, offset - Math.max(1, Math.floor(limit / 2)));
+  else if (fault?.kind === 'skip_page') start = offset + Math.max(1, Math.floor(limit / 2));
   const items = all.slice(start, start + limit);
   const next = offset + limit;
   return { items, nextOffset: next < all.length ? next : null };

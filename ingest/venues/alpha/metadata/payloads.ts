@@ -6,7 +6,7 @@
  * documented type when present. `id` is required everywhere.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { recordChecker } from '../../../rest/records.ts';
 
 const Str = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 const Num = Type.Optional(Type.Union([Type.Number(), Type.Null()]));
@@ -240,24 +240,8 @@ function checker<S extends TSchema>(
   fallback?: (r: Record<string, unknown>) => string | null,
   extra?: (value: Static<S>) => string | null,
 ): Checker<Static<S>> {
-  const compiled = TypeCompiler.Compile(schema);
-  return {
-    kind,
-    check(raw) {
-      let reason: string | null = null;
-      if (compiled.Check(raw)) {
-        reason = extra?.(raw as Static<S>) ?? null;
-        if (reason === null) return { ok: true, value: raw as Static<S> };
-      } else {
-        const first = compiled.Errors(raw).First();
-        reason = first ? `${first.path || '/'}: ${first.message}` : 'invalid record';
-      }
-      return {
-        ok: false,
-        invalid: { kind, recordId: recordIdOf(raw, fallback), reason, payload: JSON.stringify(raw) ?? '' },
-      };
-    },
-  };
+  const c = recordChecker(kind, schema, (r) => recordIdOf(r, fallback), extra);
+  return { kind, check: (raw) => c.check(raw) as ReturnType<Checker<Static<S>>['check']> };
 }
 
 export const CHECKERS = {

@@ -14,9 +14,8 @@
  * - After a sync that wrote or deleted rows, the data source `venue:alpha` is bumped (core/data-version.ts).
  * Jobs and the CLI call `syncAlphaCatalog`; this module schedules nothing.
  */
-import { createHash } from 'node:crypto';
 import type { ClickHouse } from '../../../../core/clickhouse/index.ts';
-import { insertColumns, type TableDescription } from '../../../../core/clickhouse/table.ts';
+import type { TableDescription } from '../../../../core/clickhouse/table.ts';
 import type { Config } from '../../../../core/config.ts';
 import { createDataVersions } from '../../../../core/data-version.ts';
 import type { Deps } from '../../../../core/deps.ts';
@@ -28,6 +27,7 @@ import {
   ALPHA_TAGS,
 } from '../../../../schemas/tables/alpha-catalog.ts';
 import { createHttpClient } from '../../../http/client.ts';
+import { quarantineRecords, writeChanged as writeChangedRows } from '../../../rest/store.ts';
 import { alphaConfig } from '../config.ts';
 import { type AlphaMetadataClient, createAlphaMetadataClient, type ReadResult } from './client.ts';
 import {
@@ -93,79 +93,18 @@ export function createAlphaMetadataClientFromConfig(config: Config): AlphaMetada
   });
 }
 
-/** `YYYY-MM-DD HH:MM:SS.mmm` (UTC) from Unix ms: how JSONEachRow reads a DateTime64(3). */
-function chTime(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
-}
-
-/** SHA-256 of a row's values in the table's column order, version columns left out. */
-function contentHash(t: TableDescription, row: Record<string, unknown>): string {
-  const values: unknown[] = [];
-  for (const name of Object.keys(t.columns)) {
-    if (name !== 'content_hash' && name !== 'observed_at') values.push(row[name]);
-  }
-  return createHash('sha256').update(JSON.stringify(values)).digest('hex');
-}
-
-const HASH_CHUNK = 5_000;
-
-/**
- * Inserts the rows of `t` whose content differs from the stored row of the same id (or that have none),
- * stamped `observedAt`; returns how many it wrote. Rows repeating an id: the last one counts.
- */
-export async function writeChanged(
+/** Rows of `t` new or changed since the stored ones (ingest/rest/store.ts), keyed by `id`. */
+function writeChanged(
   ch: ClickHouse,
   t: TableDescription,
   rows: readonly Record<string, unknown>[],
   observedAt: number,
 ): Promise<number> {
-  const byId = new Map<string, Record<string, unknown>>();
-  for (const r of rows) byId.set(r.id as string, r);
-  const ids = [...byId.keys()];
-  const stored = new Map<string, string>();
-  for (let i = 0; i < ids.length; i += HASH_CHUNK) {
-    const found = await ch.query<{ id: string; content_hash: string }>(
-      `alpha-catalog.hashes.${t.name}`,
-      `SELECT id, content_hash FROM ${t.name} FINAL WHERE id IN {ids:Array(String)}`,
-      { ids: ids.slice(i, i + HASH_CHUNK) },
-    );
-    for (const f of found) stored.set(f.id, f.content_hash);
-  }
-  const times = new Set(
-    Object.entries(t.columns)
-      .filter(([, k]) => k.ch.includes('DateTime64'))
-      .map(([n]) => n),
-  );
-  const columns = insertColumns(t);
-  const out: Record<string, unknown>[] = [];
-  for (const [id, r] of byId) {
-    const hash = contentHash(t, r);
-    if (stored.get(id) === hash) continue;
-    const row: Record<string, unknown> = {};
-    for (const name of columns) {
-      const v = name === 'content_hash' ? hash : name === 'observed_at' ? observedAt : r[name];
-      row[name] = times.has(name) && typeof v === 'number' ? chTime(v) : v;
-    }
-    out.push(row);
-  }
-  if (out.length > 0) await ch.insert(`alpha-catalog.write.${t.name}`, t.name, out);
-  return out.length;
+  return writeChangedRows(ch, t, rows, observedAt, { key: 'id', label: `alpha-catalog.${t.name}` });
 }
 
-async function quarantine(ch: ClickHouse, invalid: readonly InvalidRecord[]): Promise<void> {
-  if (invalid.length === 0) return;
-  await ch.insert(
-    'alpha-catalog.quarantine',
-    'quarantine',
-    invalid.map((r) => ({
-      source: QUARANTINE_SOURCE,
-      kind: r.kind,
-      record_id: r.recordId,
-      reason: r.reason,
-      payload: r.payload,
-    })),
-  );
-}
+const quarantine = (ch: ClickHouse, invalid: readonly InvalidRecord[]) =>
+  quarantineRecords(ch, QUARANTINE_SOURCE, invalid);
 
 /**
  * Markets by condition id (e.g. conditions prepared on chain that the catalog does not hold yet), from

@@ -1,0 +1,28 @@
+/**
+ * What every REST venue shares (schemas/clickhouse/034_venue_common.sql): the ingestors' checkpoints and
+ * the canonical ids of every venue's outcomes. Checked against `DESCRIBE TABLE` by
+ * test/table-descriptions.test.ts.
+ */
+import { c, defineTable } from '../../core/clickhouse/table.ts';
+
+export const VENUE_CHECKPOINTS = defineTable('venue_checkpoints', {
+  venue: c.lowText(),
+  stream: c.lowText(),
+  value: c.text,
+  updated_at: c.time,
+});
+
+export const CANONICAL_OUTCOMES = defineTable('canonical_outcomes', {
+  venue: c.lowText(),
+  /** The venue's market key (alpha: market id; beta: ticker; gamma: slug; delta, epsilon: market id). */
+  market: c.text,
+  outcome_index: c.u8(),
+  /** '' where the venue has no token (beta). */
+  token_id: c.text,
+  /** The canonical key the id was first derived from. */
+  key: c.text,
+  id: c.hex(),
+  assigned_at: c.time,
+});
+
+export const VENUE_TABLES = { VENUE_CHECKPOINTS, CANONICAL_OUTCOMES } as const;

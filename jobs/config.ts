@@ -8,5 +8,17 @@ import { analyticsConfig } from '../analytics/config.ts';
 import type { ConfigSection } from '../core/config.ts';
 import { venuesConfig } from '../ingest/rest/config.ts';
 import { alphaConfig } from '../ingest/venues/alpha/config.ts';
+import { betaConfig } from '../ingest/venues/beta/config.ts';
+import { deltaConfig } from '../ingest/venues/delta/config.ts';
+import { epsilonConfig } from '../ingest/venues/epsilon/config.ts';
+import { gammaConfig } from '../ingest/venues/gamma/config.ts';
 
-export const CONFIG_SECTIONS: readonly ConfigSection[] = [alphaConfig, venuesConfig, analyticsConfig];
+export const CONFIG_SECTIONS: readonly ConfigSection[] = [
+  alphaConfig,
+  venuesConfig,
+  betaConfig,
+  gammaConfig,
+  deltaConfig,
+  epsilonConfig,
+  analyticsConfig,
+];

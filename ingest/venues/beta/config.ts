@@ -1,0 +1,23 @@
+/**
+ * Venue beta's settings (docs/configuration.md): its upstream's base URL and how often its trades are
+ * polled. What every REST venue shares (poll interval, HTTP timeout, reconciliation) is
+ * ingest/rest/config.ts. Read with `betaConfig.of(config)`.
+ */
+import { defineConfigSection, integer, url } from '../../../core/config.ts';
+
+export const betaConfig = defineConfigSection('beta', {
+  /** Base URL of venue beta's REST API (schemas/upstream/beta-api.yaml); the demo points it at the sim's replica. */
+  apiUrl: {
+    env: 'BETA_API_URL',
+    default: 'https://external-api.kalshi.com/trade-api/v2',
+    form: 'http(s) URL',
+    parse: url('http:', 'https:'),
+  },
+  /** Seconds between two polls of beta's trades (newest first, down to the newest stored trade). */
+  tradesPollS: {
+    env: 'BETA_TRADES_POLL_S',
+    default: '10',
+    form: 'an integer 1..86400 (seconds)',
+    parse: integer(1, 86_400),
+  },
+});

@@ -86,6 +86,9 @@ const RULES: [pattern: string, access: Access][] = [
   ['/v2/alpha/wallet/pnl/*', FREE],
   ['/v2/alpha/uma/**', FREE],
   ['/v2/alpha/builders/**', FREE],
+  // Counted (SPEC's endpoint table; issue 37 item 3).
+  ['/v2/beta/trades', METERED],
+  ['/v2/markets/search', METERED],
 ];
 
 function matches(pattern: string, url: string): boolean {

@@ -20,6 +20,8 @@ import { alphaTagsRoutes } from './v2/alpha/tags.ts';
 import { alphaTradesRoutes } from './v2/alpha/trades.ts';
 import { alphaVolumeChartRoutes } from './v2/alpha/volume-chart.ts';
 import { alphaWalletPnlRoutes } from './v2/alpha/wallet-pnl.ts';
+import { betaTradesRoutes } from './v2/beta/trades.ts';
+import { marketsSearchRoutes } from './v2/markets-search.ts';
 
 export type { RouteContext, RoutePlugin } from './context.ts';
 
@@ -40,4 +42,6 @@ export const DATA_ROUTES: RoutePlugin[] = [
   alphaPositionsRoutes,
   alphaWalletPnlRoutes,
   alphaProfilesRoutes,
+  betaTradesRoutes,
+  marketsSearchRoutes,
 ];

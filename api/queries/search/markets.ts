@@ -1,0 +1,179 @@
+/**
+ * `GET /v2/markets/search` (interface-shapes §20): the markets of the requested venues whose title holds
+ * every query word as a word prefix (the words match of the catalog search, catalog-search.ts), each
+ * venue's own results by relevance, then volume, then key, at most `limit` per venue; the answer takes
+ * them round-robin (one of each venue in turn, venues in alphabetical order) up to `limit` in all.
+ *
+ * One read per venue, all run at once; a venue without alpha's list gets its first outcome's canonical id
+ * from `canonical_outcomes` by primary key (venue, market) in a second read. A venue whose reads fail is
+ * logged and left out of `markets` (still listed in `venues_searched`): the others answer.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  type MarketsSearchQuery,
+  type MarketsSearchResponse,
+  SEARCH_VENUES,
+  type SearchMarket,
+  type SearchVenue,
+} from '../../../schemas/api/markets-search.ts';
+import { ValidationFailure } from '../../errors.ts';
+import type { RouteContext } from '../../routes/context.ts';
+import { parseSearch, relevanceExpr, searchWhere } from '../alpha/catalog-search.ts';
+import { VENUE_SEARCHES, type VenueSearch } from './venues.ts';
+
+/** `venue`: a comma list of venue codes (any case, order and duplicates irrelevant); else a 422. */
+export function parseVenues(raw: string | undefined): SearchVenue[] {
+  if (raw === undefined) return [...SEARCH_VENUES];
+  const items = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter((s) => s !== ''),
+    ),
+  ];
+  const bad = items.filter((v) => !(SEARCH_VENUES as readonly string[]).includes(v));
+  if (items.length === 0 || bad.length > 0) {
+    throw new ValidationFailure([
+      {
+        loc: ['query', 'venue'],
+        msg: `Input should be a comma-separated list of ${SEARCH_VENUES.map((v) => `'${v}'`).join(', ')}`,
+        type: 'enum',
+      },
+    ]);
+  }
+  return SEARCH_VENUES.filter((v) => items.includes(v));
+}
+
+const STATUSES = { open: ['open'], closed: ['closed', 'resolved'] } as const;
+
+type FoundRow = [
+  key: string,
+  title: string,
+  status: string,
+  price: number | null,
+  volume: number,
+  marketSlug: string | null,
+  marketId: string | null,
+  conditionId: string | null,
+  canonicalId: string | null,
+  endMs: string | null,
+];
+
+const orNull = (expr: string | null) => expr ?? 'NULL';
+
+/** The first `limit` matches of one venue in its order. */
+function venueSql(v: VenueSearch, match: string): string {
+  const columns = [
+    `${v.key} AS market_key`,
+    'title',
+    'status',
+    v.price,
+    v.volume,
+    orNull(v.marketSlug),
+    orNull(v.marketId),
+    orNull(v.conditionId),
+    orNull(v.canonicalId),
+    v.endTime === null ? 'NULL' : `toUnixTimestamp64Milli(${v.endTime})`,
+  ];
+  return `SELECT ${columns.join(', ')} FROM ${v.from}
+    WHERE (${match}) AND status IN {statuses:Array(String)}
+    ORDER BY ${relevanceExpr('words')} DESC, ${v.volume} DESC, market_key ASC
+    LIMIT {limit:UInt32}`;
+}
+
+/** The canonical id of the first outcome of each market read, by (venue, market). */
+async function canonicalIds(
+  ctx: RouteContext,
+  venue: SearchVenue,
+  keys: string[],
+): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await ctx.deps.clickhouse.read<[string, string]>(
+    `api.markets.search.${venue}.canonical`,
+    `SELECT market, id FROM canonical_outcomes FINAL
+     WHERE venue = {venue:String} AND market IN {markets:Array(String)} AND outcome_index = 0`,
+    { venue, markets: keys },
+  );
+  return new Map(rows);
+}
+
+function toSearchMarket(venue: SearchVenue, r: FoundRow, canonical: string | undefined): SearchMarket {
+  const [, title, status, price, volume, marketSlug, marketId, conditionId, listCanonical, endMs] = r;
+  const row: SearchMarket = { venue, title, status: status === 'open' ? 'open' : 'closed' };
+  if (price !== null) row.price = Number(price);
+  if (volume !== null) row.volume = Number(volume);
+  if (marketSlug) row.market_slug = marketSlug;
+  if (marketId) row.market_id = marketId;
+  if (conditionId) row.condition_id = conditionId;
+  const canonicalId = listCanonical || canonical;
+  if (canonicalId) row.canonical_id = canonicalId;
+  if (endMs !== null) row.end_time = new Date(Number(endMs)).toISOString();
+  return row;
+}
+
+async function searchVenue(
+  ctx: RouteContext,
+  venue: SearchVenue,
+  words: string[],
+  status: 'open' | 'closed',
+  limit: number,
+): Promise<SearchMarket[]> {
+  const v = VENUE_SEARCHES[venue];
+  const match = searchWhere(words);
+  const rows = await ctx.deps.clickhouse.read<FoundRow>(
+    `api.markets.search.${venue}`,
+    venueSql(v, match.sql),
+    {
+      ...match.params,
+      statuses: STATUSES[status],
+      limit,
+    },
+  );
+  const canonical =
+    v.canonicalId === null
+      ? await canonicalIds(
+          ctx,
+          venue,
+          rows.map((r) => String(r[0])),
+        )
+      : new Map();
+  return rows.map((r) => toSearchMarket(venue, r, canonical.get(String(r[0]))));
+}
+
+/** Round-robin: the first of each list in turn, then the second of each, ..., up to `limit`. */
+export function interleave<T>(lists: readonly T[][], limit: number): T[] {
+  const out: T[] = [];
+  for (let i = 0; out.length < limit; i++) {
+    let any = false;
+    for (const list of lists) {
+      if (i >= list.length) continue;
+      any = true;
+      out.push(list[i]!);
+      if (out.length === limit) break;
+    }
+    if (!any) break;
+  }
+  return out;
+}
+
+export async function marketsSearch(
+  ctx: RouteContext,
+  q: MarketsSearchQuery,
+  log: FastifyBaseLogger,
+): Promise<MarketsSearchResponse> {
+  const words = parseSearch(q.q, 'q')!;
+  const venues = parseVenues(q.venue);
+  const status = q.status ?? 'open';
+  const limit = q.limit ?? 20;
+  const results = await Promise.all(
+    venues.map((venue) =>
+      searchVenue(ctx, venue, words, status, limit).catch((err: unknown) => {
+        log.error({ err, venue }, 'Failed to search a venue; answered without it');
+        return [] as SearchMarket[];
+      }),
+    ),
+  );
+  const markets = interleave(results, limit);
+  return { query: q.q, count: markets.length, venues_searched: venues, markets };
+}

@@ -1,0 +1,28 @@
+/** `GET /v2/markets/search`: the schema here; SQL and mapping in api/queries/search/markets.ts. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { keyedErrorResponses } from '../../../schemas/api/common.ts';
+import { MarketsSearchQuery, MarketsSearchResponse } from '../../../schemas/api/markets-search.ts';
+import { marketsSearch } from '../../queries/search/markets.ts';
+import type { RouteContext } from '../context.ts';
+
+export async function marketsSearchRoutes(scope: FastifyInstance, ctx: RouteContext) {
+  scope.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/v2/markets/search',
+    {
+      schema: {
+        summary: 'Cross-venue market search',
+        description:
+          'Markets of the five venues (or those named in venue) whose title holds every word of q as a word ' +
+          "prefix, in any order. Each venue's results are ranked by relevance (2 per query word found " +
+          'whole, 1 more when the title begins with the query), then volume; the answer interleaves them ' +
+          'round-robin across venues up to limit. Fields without a value are omitted. A venue that cannot ' +
+          'be read is left out and the others answer. Counted toward the monthly quota.',
+        tags: ['markets'],
+        querystring: MarketsSearchQuery,
+        response: { 200: MarketsSearchResponse, ...keyedErrorResponses },
+      },
+    },
+    async (request) => marketsSearch(ctx, request.query, request.log),
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * `GET /v2/markets/search` (interface-shapes §20): the cross-venue text search. One definition for
+ * validation, OpenAPI and types.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { StringEnum } from './common.ts';
+
+/** The venues searched, in the order results are interleaved (and `venues_searched` lists them). */
+export const SEARCH_VENUES = ['alpha', 'beta', 'delta', 'epsilon', 'gamma'] as const;
+export type SearchVenue = (typeof SEARCH_VENUES)[number];
+
+export const MarketsSearchQuery = Type.Object({
+  q: Type.String({
+    minLength: 3,
+    maxLength: 200,
+    description:
+      'Search words: a market matches when every word begins a word of its title, in any order (3 to 200 characters)',
+  }),
+  status: Type.Optional(
+    StringEnum(['open', 'closed'], {
+      default: 'open',
+      description: 'open (default) or closed (closed and resolved markets)',
+    }),
+  ),
+  venue: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'Comma-separated venue codes to search (alpha, beta, gamma, delta, epsilon; order and duplicates ' +
+        'irrelevant; default all five); an unknown code is a 422',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+      description: 'Total results, 1 to 100 (default 20)',
+    }),
+  ),
+});
+export type MarketsSearchQuery = Static<typeof MarketsSearchQuery>;
+
+export const SearchMarket = Type.Object(
+  {
+    venue: Type.String({ description: 'Venue code' }),
+    title: Type.String(),
+    status: Type.Union([Type.Literal('open'), Type.Literal('closed')], {
+      description: 'open, or closed (no longer trading, resolved or not)',
+    }),
+    price: Type.Optional(Type.Number({ description: 'Current YES (first outcome) price, 0–1' })),
+    volume: Type.Optional(Type.Number({ description: 'Lifetime traded volume, USD' })),
+    market_slug: Type.Optional(Type.String({ description: 'Market slug (alpha, gamma, epsilon)' })),
+    market_id: Type.Optional(Type.String({ description: 'Market id (beta: ticker; delta: market id)' })),
+    condition_id: Type.Optional(Type.String({ description: 'Condition id (alpha only)' })),
+    canonical_id: Type.Optional(Type.String({ description: 'Canonical id of the YES (first) outcome' })),
+    end_time: Type.Optional(
+      Type.String({ description: 'When trading ends, ISO 8601; omitted where the venue has none' }),
+    ),
+  },
+  { description: 'A market found; fields without a value are omitted' },
+);
+export type SearchMarket = Static<typeof SearchMarket>;
+
+export const MarketsSearchResponse = Type.Object(
+  {
+    query: Type.String({ description: 'The q parameter as given' }),
+    count: Type.Integer({ description: 'Markets in this response' }),
+    venues_searched: Type.Array(Type.String(), { description: 'The venues searched, sorted alphabetically' }),
+    markets: Type.Array(SearchMarket, {
+      description:
+        "Interleaved round-robin across venues (one of each venue's in turn, venues in alphabetical order); " +
+        "each venue's own results by relevance, then volume",
+    }),
+  },
+  { description: 'Markets of the venues searched whose title holds every word of q' },
+);
+export type MarketsSearchResponse = Static<typeof MarketsSearchResponse>;

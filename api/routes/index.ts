@@ -20,7 +20,11 @@ import { alphaTagsRoutes } from './v2/alpha/tags.ts';
 import { alphaTradesRoutes } from './v2/alpha/trades.ts';
 import { alphaVolumeChartRoutes } from './v2/alpha/volume-chart.ts';
 import { alphaWalletPnlRoutes } from './v2/alpha/wallet-pnl.ts';
+import { betaMarketsRoutes } from './v2/beta/markets.ts';
 import { betaTradesRoutes } from './v2/beta/trades.ts';
+import { deltaMarketsRoutes } from './v2/delta/markets.ts';
+import { epsilonMarketsRoutes } from './v2/epsilon/markets.ts';
+import { gammaMarketsRoutes } from './v2/gamma/markets.ts';
 import { marketsSearchRoutes } from './v2/markets-search.ts';
 
 export type { RouteContext, RoutePlugin } from './context.ts';
@@ -42,6 +46,10 @@ export const DATA_ROUTES: RoutePlugin[] = [
   alphaPositionsRoutes,
   alphaWalletPnlRoutes,
   alphaProfilesRoutes,
+  betaMarketsRoutes,
+  gammaMarketsRoutes,
+  deltaMarketsRoutes,
+  epsilonMarketsRoutes,
   betaTradesRoutes,
   marketsSearchRoutes,
 ];

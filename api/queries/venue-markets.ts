@@ -1,0 +1,230 @@
+/**
+ * The four venue market lists (`GET /v2/{beta,gamma,delta,epsilon}/markets`, interface-shapes §18): each
+ * venue declares its table, key, columns, filters and sorts (api/queries/<venue>/markets.ts); this module
+ * parses the shared parameters, builds the conditions (values bound, never spliced), and reads one page in
+ * ONE statement: the page of `<venue>_markets FINAL` (filters, the cursor's key, the sort, `limit + 1`
+ * rows) joined with the canonical ids of those rows' outcomes (`canonical_outcomes`, by venue and
+ * market). The page is the join's build side, so the engine filters its scan of `canonical_outcomes` by
+ * the page's keys (a join runtime filter) instead of reading the venue's ids whole; each page row
+ * arrives once per outcome id (none: once, id ''), ordered by the sort then outcome index, and is folded
+ * back into one row here.
+ *
+ * Cursors are sortedPage's (api/queries/sorted-page.ts): the last row's sort key, bound to the digest of
+ * the normalized filters and sort.
+ */
+import { ApiError } from '../errors.ts';
+import { filtersDigest, paginate, rejectOffset } from '../pagination.ts';
+import type { RouteContext } from '../routes/context.ts';
+import { parseSearch, searchWhere } from './alpha/catalog-search.ts';
+import type { Condition } from './filters.ts';
+import { createWhere, type PageInfo, type Where } from './list.ts';
+import { afterSortKey, type SortColumn } from './sorted-page.ts';
+
+export type VenueCode = 'beta' | 'gamma' | 'delta' | 'epsilon';
+
+/** The table a venue's canonical ids are read from (schemas/tables/venues.ts). */
+export const CANONICAL_TABLE = 'canonical_outcomes';
+
+/**
+ * A filter of a venue list, declared: `param` names the query parameter (and its bound value),
+ * `kind` the condition:
+ * - `in`: `column IN {param:Array(type)}` (lists: each item matches the column);
+ * - `has`: `hasAny(column, {param:Array(String)})` (lists against an Array(String) column);
+ * - `min` / `max`: `column >= {param:Float64}` / `column <= {param:Float64}` (bounds, inclusive);
+ * - `eq`: `column = {param:String}` (an enum the schema checked).
+ */
+export type VenueFilter =
+  | { param: string; kind: 'in'; column: string; type?: 'String' | 'UInt64' }
+  | { param: string; kind: 'has'; column: string }
+  | { param: string; kind: 'min' | 'max'; column: string }
+  | { param: string; kind: 'eq'; column: string };
+
+export interface VenueMarketsSpec<Sort extends string> {
+  venue: VenueCode;
+  table: string;
+  /** The market key column (ORDER BY of the table) and its type: ties of every sort, `canonical_outcomes.market`. */
+  key: { column: string; type: 'String' | 'UInt64' };
+  /** SELECT expressions of a row, in the order the mapper reads them. */
+  columns: readonly string[];
+  filters: readonly VenueFilter[];
+  /** The sort keys of each sort value (the key column last, so the order is total). */
+  sorts: Record<Sort, SortColumn[]>;
+  defaultSort: Sort;
+}
+
+/** A page row: its columns (in `columns` order) and the canonical id of each outcome index ('' unknown). */
+export interface VenueRow {
+  values: unknown[];
+  canonicalIds: string[];
+}
+
+const distinct = <T extends string | number>(items: readonly T[]): T[] =>
+  [...new Set(items)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+type Query = Readonly<Record<string, unknown>>;
+
+/** The normalized filters of a request (lists deduplicated and sorted, search as its words). */
+export function normalizeFilters(
+  spec: VenueMarketsSpec<string>,
+  q: Query,
+): Record<string, string | number | (string | number)[] | undefined> {
+  const out: Record<string, string | number | (string | number)[] | undefined> = {
+    status: q.status as string | undefined,
+    search: parseSearch(q.search as string | undefined, 'search'),
+    canonical_id: q.canonical_id === undefined ? undefined : distinct(q.canonical_id as string[]),
+  };
+  for (const f of spec.filters) {
+    const v = q[f.param];
+    if (v === undefined) continue;
+    out[f.param] = Array.isArray(v) ? distinct(v as (string | number)[]) : (v as string | number);
+  }
+  return out;
+}
+
+/** The conditions of normalized filters on `spec.table`. */
+export function venueWhere(spec: VenueMarketsSpec<string>, f: ReturnType<typeof normalizeFilters>): Where {
+  const where = createWhere();
+  if (f.status === 'closed') where.add({ sql: "status IN ('closed', 'resolved')", params: {} });
+  else if (f.status === 'open') where.add({ sql: "status = 'open'", params: {} });
+  for (const d of spec.filters) {
+    const v = f[d.param];
+    if (v !== undefined) where.add(condition(d, v));
+  }
+  if (f.search) where.add(searchWhere(f.search as string[], 'words'));
+  if (f.canonical_id) where.add(canonicalWhere(spec, f.canonical_id as string[]));
+  return where;
+}
+
+function condition(d: VenueFilter, v: unknown): Condition {
+  const params = { [d.param]: v };
+  switch (d.kind) {
+    case 'in':
+      return { sql: `${d.column} IN {${d.param}:Array(${d.type ?? 'String'})}`, params };
+    case 'has':
+      return { sql: `hasAny(${d.column}, {${d.param}:Array(String)})`, params };
+    case 'min':
+      return { sql: `${d.column} >= {${d.param}:Float64}`, params };
+    case 'max':
+      return { sql: `${d.column} <= {${d.param}:Float64}`, params };
+    case 'eq':
+      return { sql: `${d.column} = {${d.param}:String}`, params };
+  }
+}
+
+/**
+ * Markets any of whose outcomes has one of `ids`: their keys from `canonical_outcomes` (the venue's
+ * rows; the id's bloom filter), compared with the table's key column (its primary key). An id never
+ * changes once assigned, so unmerged duplicates of a row carry the same id: no FINAL needed.
+ */
+function canonicalWhere(spec: VenueMarketsSpec<string>, ids: string[]): Condition {
+  const market = spec.key.type === 'UInt64' ? 'toUInt64OrZero(market)' : 'market';
+  return {
+    sql: `${spec.key.column} IN (SELECT ${market} FROM ${CANONICAL_TABLE}
+      WHERE venue = {canonical_venue:String} AND id IN {canonical_id:Array(String)})`,
+    params: { canonical_venue: spec.venue, canonical_id: ids },
+  };
+}
+
+/** The cursor form of a key value read back (64-bit integers arrive as strings). */
+const keyValue = (type: SortColumn['type'], v: unknown): string | number =>
+  type === 'Float64' ? Number(v) : String(v);
+
+/** The SQL of one page with its outcomes' canonical ids (see the header). */
+export function pageSql(spec: VenueMarketsSpec<string>, keys: readonly SortColumn[], where: Where): string {
+  const cols = spec.columns.map((c, i) => `${c} AS c${i}`);
+  const sortCols = keys.map((k, i) => `${k.expr} AS k${i}`);
+  const keyText = spec.key.type === 'String' ? spec.key.column : `toString(${spec.key.column})`;
+  const inner = `SELECT ${[...cols, ...sortCols, `${keyText} AS market_key`].join(', ')}
+      FROM ${spec.table} FINAL ${where.sql()}
+      ORDER BY ${keys.map((k) => `(${k.expr}) ${k.dir === 'desc' ? 'DESC' : 'ASC'}`).join(', ')}
+      LIMIT {page_rows:UInt32}`;
+  const outer = [
+    ...spec.columns.map((_, i) => `p.c${i}`),
+    ...keys.map((_, i) => `p.k${i}`),
+    'p.market_key',
+    'o.outcome_index',
+    'o.id',
+  ];
+  return `SELECT ${outer.join(', ')}
+    FROM (SELECT market, outcome_index, id FROM ${CANONICAL_TABLE} WHERE venue = {canonical_venue:String}) AS o
+    RIGHT JOIN (${inner}) AS p ON o.market = p.market_key
+    ORDER BY ${keys.map((k, i) => `p.k${i} ${k.dir === 'desc' ? 'DESC' : 'ASC'}`).join(', ')}, o.outcome_index
+    SETTINGS enable_join_runtime_filters = 1`;
+}
+
+/**
+ * One page of a venue list: `offset` ≠ 0 → 400; `search` without a letter or digit → 400; the digest;
+ * the cursor (400 when forged or for other filters or sort); the one read; the rows folded by market.
+ */
+export async function venueMarketsPage<Sort extends string>(
+  ctx: RouteContext,
+  spec: VenueMarketsSpec<Sort>,
+  q: Query,
+  check?: (filters: ReturnType<typeof normalizeFilters>) => void,
+): Promise<{ rows: VenueRow[]; pagination: PageInfo }> {
+  rejectOffset(q.offset as number | undefined);
+  const filters = normalizeFilters(spec as VenueMarketsSpec<string>, q);
+  check?.(filters);
+  const sort = (q.sort as Sort | undefined) ?? spec.defaultSort;
+  const keys = spec.sorts[sort];
+  if (keys === undefined) throw new ApiError(400, `Unknown sort: ${String(sort)}`);
+  const digest = filtersDigest(`${spec.venue}.markets`, { ...filters, sort });
+  const where = venueWhere(spec as VenueMarketsSpec<string>, filters);
+  const token = q.pagination_key as string | undefined;
+  if (token !== undefined) where.add(afterSortKey(keys, ctx.cursors.decode(token, digest)));
+  const limit = (q.limit as number | undefined) ?? 20;
+  const raw = await ctx.deps.clickhouse.read<unknown[]>(
+    `api.${spec.venue}.markets`,
+    pageSql(spec as VenueMarketsSpec<string>, keys, where),
+    { ...where.params, canonical_venue: spec.venue, page_rows: limit + 1 },
+  );
+  const n = spec.columns.length;
+  const folded: { values: unknown[]; sortKey: unknown[]; canonicalIds: string[] }[] = [];
+  let lastKey: unknown;
+  for (const r of raw) {
+    const market = r[n + keys.length];
+    let row = folded[folded.length - 1];
+    if (row === undefined || market !== lastKey) {
+      row = { values: r.slice(0, n), sortKey: r.slice(n, n + keys.length), canonicalIds: [] };
+      folded.push(row);
+      lastKey = market;
+    }
+    const index = Number(r[n + keys.length + 1]);
+    const id = String(r[n + keys.length + 2] ?? '');
+    if (id !== '' && !row.canonicalIds[index]) row.canonicalIds[index] = id;
+  }
+  const cut = paginate(folded, limit, (last) =>
+    ctx.cursors.encode(
+      digest,
+      keys.map((k, i) => keyValue(k.type, last.sortKey[i])),
+    ),
+  );
+  return {
+    rows: cut.items.map((r) => ({
+      values: r.values,
+      canonicalIds: Array.from(r.canonicalIds, (x) => x ?? ''),
+    })),
+    pagination: cut.pagination,
+  };
+}
+
+// ---- row value helpers for the mappers ---------------------------------------------------------------
+
+/** Unix ms (as read: a number, a decimal string or null) → ISO 8601, or null. */
+export function isoFromMs(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  const ms = Number(v);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+}
+
+/** A nullable number as read (Float64 may arrive as a number; 64-bit integers as strings). */
+export function numOrNull(v: unknown): number | null {
+  if (v === null || v === undefined) return null;
+  const x = Number(v);
+  return Number.isFinite(x) ? x : null;
+}
+
+export const num = (v: unknown): number => numOrNull(v) ?? 0;
+
+/** A time column read as its Unix ms (null stays null). */
+export const msOf = (column: string) => `toUnixTimestamp64Milli(${column})`;

@@ -5,7 +5,8 @@
  *   maximum 25, `sortBy=newest`), each entry checked (payloads.ts: a single market, or a group whose
  *   nested markets are checked one by one), entries deduplicated by slug across pages. The last page is
  *   the one reaching `totalMarketsCount` (returned as `total`, so a caller can see records were skipped).
- * - `activeSlugs()`: `/markets/active/slugs`, one unpaged answer naming every active entry.
+ * - `activeSlugs()`: `/markets/active/slugs`, one unpaged answer naming every active entry (read again,
+ *   up to `rereads` times, while a record in it fails its schema).
  * - `entry(slug)`: `/markets/{slug}`, one market or group; null when the upstream answers 404.
  *
  * Duplicate and overlapping pages: a page holding an entry already read on an earlier page, or a record
@@ -156,16 +157,25 @@ export function createGammaClient(options: GammaClientOptions): GammaClient {
     },
 
     async activeSlugs() {
-      const body = await http.getJson('/markets/active/slugs');
-      if (!Array.isArray(body)) throw new RetryableError('Expected a list from /markets/active/slugs');
-      const slugs: ActiveSlugPayload[] = [];
-      const invalid: InvalidRecord[] = [];
-      for (const raw of body) {
-        const r = CHECKERS.active_slug.check(raw);
-        if (r.ok) slugs.push(r.value);
-        else invalid.push(r.invalid);
+      const held = new Map<string, ActiveSlugPayload>();
+      const invalid = new Map<string, InvalidRecord>();
+      let requests = 0;
+      for (let attempt = 0; attempt <= rereads; attempt++) {
+        requests++;
+        const body = await http.getJson('/markets/active/slugs');
+        if (!Array.isArray(body)) throw new RetryableError('Expected a list from /markets/active/slugs');
+        let failed = 0;
+        for (const raw of body) {
+          const r = CHECKERS.active_slug.check(raw);
+          if (r.ok) held.set(r.value.slug, r.value);
+          else {
+            failed++;
+            invalid.set(invalidKey(r.invalid), r.invalid);
+          }
+        }
+        if (failed === 0) break;
       }
-      return { slugs, invalid, requests: 1, rereads: 0 };
+      return { slugs: [...held.values()], invalid: [...invalid.values()], requests, rereads: requests - 1 };
     },
 
     async entry(slug) {

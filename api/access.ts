@@ -25,6 +25,48 @@ export const PLANS: Record<Tier, Plan> = {
   enterprise: { label: 'Enterprise', ratePerSecond: 'custom', monthlyQuota: null, overageUsdPer100k: null },
 };
 
+/**
+ * SPEC "Streaming limits" (and the per-key connection limits of the streaming service): null = no access
+ * (Free). Enterprise's are the key's own (`stream_*` fields of its record), else these defaults.
+ */
+export interface StreamLimits {
+  /** Open connections per key, counted across stream processes. */
+  connections: number;
+  subscriptionsPerConnection: number;
+  itemsPerSubscription: number;
+  totalItems: number;
+  /** Wildcard (`["*"]`) subscriptions per channel on one connection; 0 = not allowed. */
+  wildcardsPerChannel: number;
+}
+
+export const STREAM_LIMITS: Record<Tier, StreamLimits | null> = {
+  free: null,
+  dev: {
+    connections: 5,
+    subscriptionsPerConnection: 10,
+    itemsPerSubscription: 10,
+    totalItems: 100,
+    wildcardsPerChannel: 0,
+  },
+  pro: {
+    connections: 25,
+    subscriptionsPerConnection: 100,
+    itemsPerSubscription: 500,
+    totalItems: 50_000,
+    wildcardsPerChannel: 2,
+  },
+  enterprise: {
+    connections: 100,
+    subscriptionsPerConnection: 1_000,
+    itemsPerSubscription: 5_000,
+    totalItems: 500_000,
+    wildcardsPerChannel: 20,
+  },
+};
+
+/** Pending trades on the stream (`filters.status` pending or all) need this tier or higher. */
+export const STREAM_PENDING_MIN_TIER: Tier = 'dev';
+
 /** Enterprise keys created without an explicit rate get this many requests per second. */
 export const DEFAULT_ENTERPRISE_RATE = 500;
 

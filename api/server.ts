@@ -2,11 +2,14 @@
  * The runner: builds the app, listens on HOST:PORT with socket timeouts, and closes gracefully
  * (stops accepting, lets in-flight requests finish within SHUTDOWN_TIMEOUT_MS, then drops the rest).
  */
+import type { Server } from 'node:http';
 import type { Deps } from '../core/deps.ts';
 import { type AppOptions, buildApp } from './app.ts';
 
 export interface RunningServer {
   url: string;
+  /** The HTTP server (the streaming service attaches its WebSocket upgrades to it under `up`). */
+  httpServer: Server;
   close(): Promise<void>;
 }
 
@@ -25,6 +28,7 @@ export async function startServer(deps: Deps & AppOptions): Promise<RunningServe
   let closing: Promise<void> | undefined;
   return {
     url,
+    httpServer: app.server,
     close() {
       closing ??= (async () => {
         const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);

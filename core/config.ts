@@ -220,6 +220,55 @@ export const VARIABLES = {
     form: 'an integer 1..86400 (seconds)',
     parse: integer(1, 86_400),
   },
+  // The streaming service (api/stream/, docs/streaming.md).
+  streamPort: {
+    env: 'STREAM_PORT',
+    default: '8090',
+    form: 'an integer 0..65535 (the `pmdata stream` role; `up` serves the stream on PORT)',
+    parse: integer(0, 65535),
+  },
+  streamMaxConnections: {
+    env: 'STREAM_MAX_CONNECTIONS',
+    default: '10000',
+    form: 'an integer 1..1000000 (connections per stream process)',
+    parse: integer(1, 1_000_000),
+  },
+  streamDropBytes: {
+    env: 'STREAM_DROP_BYTES',
+    default: String(1024 * 1024),
+    form: 'an integer 1024..1073741824 (bytes)',
+    parse: integer(1024, 1024 ** 3),
+  },
+  streamTerminateBytes: {
+    env: 'STREAM_TERMINATE_BYTES',
+    default: String(4 * 1024 * 1024),
+    form: 'an integer 1024..1073741824 (bytes)',
+    parse: integer(1024, 1024 ** 3),
+  },
+  streamPingIntervalMs: {
+    env: 'STREAM_PING_INTERVAL_MS',
+    default: '30000',
+    form: 'an integer 10..600000 (milliseconds)',
+    parse: integer(10, 600_000),
+  },
+  streamPongTimeoutMs: {
+    env: 'STREAM_PONG_TIMEOUT_MS',
+    default: '60000',
+    form: 'an integer 10..600000 (milliseconds)',
+    parse: integer(10, 600_000),
+  },
+  streamIdleTimeoutMs: {
+    env: 'STREAM_IDLE_TIMEOUT_MS',
+    default: '120000',
+    form: 'an integer 10..3600000 (milliseconds)',
+    parse: integer(10, 3_600_000),
+  },
+  streamKeyCheckMs: {
+    env: 'STREAM_KEY_CHECK_MS',
+    default: '30000',
+    form: 'an integer 10..60000 (milliseconds)',
+    parse: integer(10, 60_000),
+  },
 } satisfies Record<string, VariableSpec<unknown>>;
 
 /** Declarations of variables, by the key their values get in the loaded config. */

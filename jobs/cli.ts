@@ -1,6 +1,7 @@
 /**
  * The `pmdata` command line: the dispatcher. Each command has `--help` and lives in jobs/commands/:
- *   up, api, worker, scheduler, migrate   the process roles (commands/roles.ts)
+ *   up, api, worker, scheduler, stream,   the process roles (commands/roles.ts)
+ *   migrate
  *   backfill, follow                      alpha's chain ingestion (commands/backfill.ts, follow.ts)
  *   analytics                             recompute market analytics (commands/analytics.ts)
  *   recompute positions                   rebuild alpha's positions (commands/recompute.ts)
@@ -78,6 +79,13 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'pmdata api',
     async run() {
       return (await import('./commands/roles.ts')).runApiRole();
+    },
+  },
+  stream: {
+    summary: 'Run the streaming service role (WebSocket /v1/<key> on STREAM_PORT)',
+    usage: 'pmdata stream',
+    async run() {
+      return (await import('./commands/roles.ts')).runStreamRole();
     },
   },
   worker: {

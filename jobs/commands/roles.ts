@@ -1,6 +1,6 @@
 /**
  * The process roles: `up` (everything in one process, the embedded default), and the cluster mode's
- * `api`, `worker` and `scheduler`; `migrate` applies the ClickHouse migrations and exits. Each runs
+ * `api`, `worker`, `scheduler` and `stream`; `migrate` applies the ClickHouse migrations and exits. Each runs
  * until SIGINT/SIGTERM and closes in order (jobs/runtime.ts).
  */
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
@@ -36,18 +36,29 @@ async function startApi(runtime: Runtime) {
   return server;
 }
 
-/** `pmdata up`: migrate, Redis, workers, schedulers and the API in one process. */
+/** The streaming service: on the API's server under `up`, else on its own (STREAM_PORT). */
+async function startStream(runtime: Runtime, server?: import('node:http').Server) {
+  const { startStream } = await import('../../api/stream/run.ts');
+  const stream = await startStream(runtime.deps, { server });
+  // Registered after the API: closes first (connections get 1012 before the server stops).
+  runtime.onClose(() => stream.close());
+  return stream;
+}
+
+/** `pmdata up`: migrate, Redis, workers, schedulers, the API and the stream in one process. */
 export async function runUp(): Promise<number> {
   const runtime = await openRuntime({ name: 'up' });
   const { config } = runtime.deps;
   await startWorkers(runtime);
   await startScheduler(runtime);
   const server = await startApi(runtime);
+  const stream = await startStream(runtime, server.httpServer);
   printLines([
     `pmdata is up (${config.embedded ? 'embedded ClickHouse (chDB)' : config.clickhouseUrl}, data in ${config.dataDir})`,
     `  API      ${server.url}`,
     `  health   ${server.url}/health`,
     `  docs     ${server.url}/docs`,
+    `  stream   ${stream.url}/v1/<API key>`,
     `  redis    ${config.redisUrl}${runtime.redisServer ? ' (started by pmdata)' : ''}`,
     'Press Ctrl+C to stop.',
   ]);
@@ -60,6 +71,15 @@ export async function runApiRole(): Promise<number> {
   const runtime = await openRuntime({ name: 'api' });
   const server = await startApi(runtime);
   printLines([`API listening on ${server.url}`]);
+  await closeOnSignals(runtime);
+  return 0;
+}
+
+/** `pmdata stream`: the streaming service role on STREAM_PORT (run several behind a load balancer). */
+export async function runStreamRole(): Promise<number> {
+  const runtime = await openRuntime({ name: 'stream' });
+  const stream = await startStream(runtime);
+  printLines([`Stream listening on ${stream.url}/v1/<API key>`]);
   await closeOnSignals(runtime);
   return 0;
 }

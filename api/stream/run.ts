@@ -1,0 +1,74 @@
+/**
+ * Starting the streaming service: on an existing HTTP server (the API's, under `pmdata up`) or on its own
+ * (`pmdata stream`, STREAM_PORT, with `GET /health`). Either way it closes before the server does.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Deps } from '../../core/deps.ts';
+import { createAlphaMarketSlugs } from '../queries/alpha/market-slugs.ts';
+import { type StreamSettings, streamSettings } from './config.ts';
+import { createStreamService, type StreamService } from './service.ts';
+
+export interface RunningStream {
+  service: StreamService;
+  /** ws:// URL clients connect to (followed by /v1/<key>). */
+  url: string;
+  close(): Promise<void>;
+}
+
+function wsUrl(server: Server, host: string): string {
+  const a = server.address() as AddressInfo;
+  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `ws://${h}:${a.port}`;
+}
+
+/** The service on `server` (already listening), or on a server of its own on STREAM_PORT. */
+export async function startStream(
+  deps: Deps,
+  opts: { server?: Server; settings?: StreamSettings } = {},
+): Promise<RunningStream> {
+  const { config, log } = deps;
+  const settings = opts.settings ?? streamSettings(config);
+  const markets = createAlphaMarketSlugs(deps);
+  const service = createStreamService({
+    redis: deps.redis,
+    redisUrl: config.redisUrl,
+    log,
+    settings,
+    markets,
+  });
+  let own: Server | undefined;
+  let server = opts.server;
+  if (!server) {
+    own = createServer((req, res) => {
+      const ok = req.url === '/health';
+      res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          ok
+            ? { status: 'ok', ...service.stats() }
+            : { error: 'Not Found', message: 'The stream is served over WebSocket at /v1/<API key>' },
+        ),
+      );
+    });
+    await new Promise<void>((resolve, reject) => {
+      own!.once('error', reject);
+      own!.listen(settings.port, config.host, () => resolve());
+    });
+    server = own;
+  }
+  service.attach(server);
+  await service.ready();
+  const url = wsUrl(server, config.host);
+  log.info({ url: `${url}/v1/<key>` }, 'Started stream');
+  return {
+    service,
+    url,
+    async close() {
+      await service.close();
+      markets.close();
+      if (own) await new Promise<void>((resolve) => own!.close(() => resolve()));
+      log.info('Stopped stream');
+    },
+  };
+}

@@ -1,0 +1,309 @@
+/**
+ * The streaming service (docs/streaming.md): WebSocket connections at `/v1/<API key>` on any HTTP server
+ * (the API's under `pmdata up`, its own under `pmdata stream`). The handshake answers HTTP errors before
+ * upgrading: 401 unknown or revoked key, 403 Free, 429 the key's connection limit (counted in Redis
+ * across processes), 503 this process's STREAM_MAX_CONNECTIONS or shutting down.
+ *
+ * Scale-out: the process subscribes once to the follower's Redis channels and `pmdata:crypto:prices`,
+ * and fans each message out through the in-memory index (index-by-value.ts) to its own connections.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { Logger } from '../../core/logger.ts';
+import { createRedis, type Redis } from '../../core/redis.ts';
+import { STREAM_LIMITS, type StreamLimits, type Tier } from '../access.ts';
+import { hashKey, KEY_PREFIX } from '../keys/store.ts';
+import type { MarketSlugResolver } from '../markets.ts';
+import type { StreamSettings } from './config.ts';
+import { CLOSE, type Connection, createConnection, type Subscription } from './connection.ts';
+import { type ConnectionCounts, createConnectionCounts } from './counts.ts';
+import { chainEvent, type FollowerMessage, priceEvent, type StreamEvent } from './events.ts';
+import { createSubscriptionIndex } from './index-by-value.ts';
+
+/** The largest client frame; a bigger one closes the connection with 1009. */
+export const MAX_FRAME_BYTES = 64 * 1024;
+
+export const CHAIN_CHANNELS = ['trades', 'activity', 'lifecycle', 'collateral', 'oracle'] as const;
+
+export interface StreamServiceOptions {
+  /** Key store and connection counts (may carry a key prefix). */
+  redis: Redis;
+  /** Where to subscribe (a connection of its own is opened). */
+  redisUrl: string;
+  log: Logger;
+  settings: StreamSettings;
+  /** Market slugs for the `market_slug` field and filter. */
+  markets: MarketSlugResolver;
+  /** Channel prefix of the publications (default `pmdata:`). */
+  prefix?: string;
+}
+
+export interface StreamStats {
+  connections: number;
+  subscriptions: number;
+  messages: number;
+  deliveries: number;
+  dropped: number;
+}
+
+export interface StreamService {
+  /** Serves upgrades at /v1/<key> on `server` (other upgrade paths get 404). */
+  attach(server: Server): void;
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Resolves once the Redis subscription is in place. */
+  ready(): Promise<void>;
+  stats(): StreamStats;
+  /** Closes every connection with 1012 and stops. */
+  close(): Promise<void>;
+  /** Observes each message after its fan-out (benchmarks). */
+  onDispatch?: (e: StreamEvent, deliveries: number) => void;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+  503: 'Service Unavailable',
+};
+
+function refuse(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ error: STATUS_TEXT[status], message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Enterprise limits: the key's own `stream_*` fields, else the defaults of api/access.ts. */
+function limitsOf(tier: Tier, h: Record<string, string>): StreamLimits | null {
+  const base = STREAM_LIMITS[tier];
+  if (!base || tier !== 'enterprise') return base;
+  const n = (f: string, d: number) => (h[f] && /^\d+$/.test(h[f]) ? Number(h[f]) : d);
+  return {
+    connections: n('stream_connections', base.connections),
+    subscriptionsPerConnection: n('stream_subscriptions', base.subscriptionsPerConnection),
+    itemsPerSubscription: n('stream_items_per_subscription', base.itemsPerSubscription),
+    totalItems: n('stream_total_items', base.totalItems),
+    wildcardsPerChannel: n('stream_wildcards_per_channel', base.wildcardsPerChannel),
+  };
+}
+
+export function createStreamService(o: StreamServiceOptions): StreamService {
+  const { redis, log, settings } = o;
+  const prefix = o.prefix ?? 'pmdata:';
+  const processId = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const counts: ConnectionCounts = createConnectionCounts(redis, processId);
+  const index = createSubscriptionIndex<Subscription>();
+  const connections = new Set<Connection>();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+  let closing = false;
+  let handshakes = 0;
+  const stats = { messages: 0, deliveries: 0 };
+
+  // One Redis subscription per process.
+  const sub = createRedis(o.redisUrl, { maxRetriesPerRequest: null });
+  const channelOf = new Map<string, string>();
+  for (const c of CHAIN_CHANNELS) channelOf.set(`${prefix}alpha:${c}`, c);
+  channelOf.set(`${prefix}crypto:prices`, 'crypto_prices');
+  let lost = false;
+  sub.on('error', (err) => log.warn({ err: err.message }, 'Stream Redis subscription error'));
+  sub.on('close', () => {
+    if (!closing) lost = true;
+  });
+  sub.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    log.warn('Restored the stream Redis subscription: sending gap messages');
+    for (const c of connections) c.resubscribed();
+  });
+  const subscribed = sub.subscribe(...channelOf.keys());
+
+  /** Known slugs by condition; a condition without one is asked again (the catalog may learn it). */
+  const slugCache = new Map<string, string>();
+  /** Messages are handled in arrival order; a slug lookup (in-process maps) is the only wait. */
+  let queue: Promise<void> = Promise.resolve();
+  sub.on('message', (redisChannel: string, text: string) => {
+    const channel = channelOf.get(redisChannel);
+    if (!channel) return;
+    queue = queue
+      .then(() => handle(channel, text))
+      .catch((err) => log.error({ err }, 'Failed to fan out a stream message'));
+  });
+
+  async function slugOf(m: FollowerMessage): Promise<string | null> {
+    if (m.channel !== 'trades' && m.channel !== 'activity') return null;
+    const c = m.data?.condition_id;
+    if (typeof c !== 'string' || c === '') return null;
+    const known = slugCache.get(c);
+    if (known !== undefined) return known;
+    const slug = (await o.markets.slugs([c])).get(c) ?? null;
+    if (slug !== null) {
+      if (slugCache.size >= 100_000) slugCache.clear();
+      slugCache.set(c, slug);
+    }
+    return slug;
+  }
+
+  async function handle(channel: string, text: string): Promise<void> {
+    const m = JSON.parse(text) as Record<string, unknown>;
+    let event: StreamEvent | null;
+    if (channel === 'crypto_prices') event = priceEvent(m);
+    else {
+      const fm = m as unknown as FollowerMessage;
+      const slug = await slugOf(fm);
+      event = chainEvent(fm, () => slug);
+    }
+    stats.messages++;
+    if (!event) return;
+    const matched = index.match(event);
+    for (const s of matched) s.conn.deliver(s, event);
+    stats.deliveries += matched.length;
+    service.onDispatch?.(event, matched.length);
+  }
+
+  // Ping, pong and idle rules, for every connection, on one timer.
+  const sweepMs = Math.max(
+    5,
+    Math.min(
+      1000,
+      Math.floor(Math.min(settings.pingIntervalMs, settings.pongTimeoutMs, settings.idleTimeoutMs) / 4),
+    ),
+  );
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const c of connections) c.sweep(now);
+  }, sweepMs);
+  sweeper.unref();
+
+  // Revoked keys: their connections close with 4003 at the next check.
+  const keyChecker = setInterval(() => {
+    void checkKeys().catch((err) => log.warn({ err: err.message }, 'Failed to check stream keys'));
+  }, settings.keyCheckMs);
+  keyChecker.unref();
+  async function checkKeys(): Promise<void> {
+    const byHash = new Map<string, Connection[]>();
+    for (const c of connections) {
+      const list = byHash.get(c.who.keyHash);
+      if (list) list.push(c);
+      else byHash.set(c.who.keyHash, [c]);
+    }
+    if (byHash.size === 0) return;
+    const hashes = [...byHash.keys()];
+    const pipeline = redis.pipeline();
+    for (const h of hashes) pipeline.hget(`apikey:${h}`, 'status');
+    const results = (await pipeline.exec()) ?? [];
+    hashes.forEach((h, i) => {
+      const [err, status] = results[i] ?? [];
+      if (err || status === 'active') return;
+      for (const c of byHash.get(h)!) c.close(CLOSE.revoked, 'API key revoked');
+    });
+  }
+
+  async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const path = (req.url ?? '').split('?')[0]!;
+    const match = /^\/v1\/([^/]+)\/?$/.exec(path);
+    if (!match) return refuse(socket, 404, 'The stream is served at /v1/<API key>');
+    if (closing) return refuse(socket, 503, 'The stream service is restarting: reconnect shortly');
+    let key: string;
+    try {
+      key = decodeURIComponent(match[1]!);
+    } catch {
+      return refuse(socket, 401, 'Invalid API key');
+    }
+    if (!key.startsWith(KEY_PREFIX) || key.length > 200) return refuse(socket, 401, 'Invalid API key');
+    const keyHash = hashKey(key);
+    const h = await redis.hgetall(`apikey:${keyHash}`);
+    if (!h.id || h.status !== 'active') return refuse(socket, 401, 'Invalid or revoked API key');
+    const tier = h.tier as Tier;
+    const limits = limitsOf(tier, h);
+    if (!limits) return refuse(socket, 403, 'The stream needs the Dev plan or higher');
+    if (connections.size + handshakes >= settings.maxConnections) {
+      return refuse(socket, 503, 'This stream server is at capacity: retry with backoff');
+    }
+    handshakes++;
+    let acquired = false;
+    try {
+      acquired = await counts.acquire(h.id, limits.connections);
+    } finally {
+      handshakes--;
+    }
+    if (!acquired) {
+      return refuse(
+        socket,
+        429,
+        `Your plan allows ${limits.connections} stream connections per key: close one first`,
+      );
+    }
+    if (closing || socket.destroyed) {
+      await counts.release(h.id);
+      return closing ? refuse(socket, 503, 'The stream service is restarting: reconnect shortly') : undefined;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const conn = createConnection(
+        ws,
+        { keyId: h.id!, keyHash, tier, limits },
+        {
+          settings,
+          index,
+          onClosed(c) {
+            if (!connections.delete(c)) return;
+            void counts.release(c.who.keyId).catch(() => {});
+          },
+        },
+      );
+      connections.add(conn);
+    });
+  }
+
+  const service: StreamService = {
+    attach(server) {
+      server.on('upgrade', (req, socket, head) => service.handleUpgrade(req, socket, head));
+    },
+    handleUpgrade(req, socket, head) {
+      socket.on('error', () => {});
+      upgrade(req, socket, head).catch((err) => {
+        log.error({ err }, 'Failed a stream handshake');
+        if (!socket.destroyed) refuse(socket, 503, 'The stream service could not check the key: retry');
+      });
+    },
+    async ready() {
+      await subscribed;
+    },
+    stats() {
+      let dropped = 0;
+      for (const c of connections) dropped += c.dropped();
+      return { connections: connections.size, subscriptions: index.size(), ...stats, dropped };
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      clearInterval(sweeper);
+      clearInterval(keyChecker);
+      const open = [...connections];
+      const gone = open.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, 2000);
+            t.unref();
+            const check = setInterval(() => {
+              if (!connections.has(c)) {
+                clearInterval(check);
+                clearTimeout(t);
+                resolve();
+              }
+            }, 10);
+            check.unref();
+          }),
+      );
+      for (const c of open) c.close(CLOSE.restart, 'Server restarting: reconnect');
+      await Promise.all(gone);
+      await queue;
+      sub.disconnect();
+      wss.close();
+      await counts.close().catch(() => {});
+    },
+  };
+  return service;
+}

@@ -1,0 +1,131 @@
+/**
+ * The venue market lists over what the ingestors stored from a small sim world's replicas: per venue, a
+ * sync (the venue's own ingestor against its replica), then every market of the world's truth served
+ * once across pages of `GET /v2/<venue>/markets` with its title, status, prices and volume, in the
+ * default sort's order, and the status filter selecting the truth's open / closed-or-resolved markets.
+ * The truth is computed from the world (test/support/<venue>-truth.ts), not from the tables.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpClient } from '../ingest/http/client.ts';
+import { createGammaClient } from '../ingest/venues/gamma/client.ts';
+import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { type Replicas, startReplicas } from '../sim/venues/index.ts';
+import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
+import { createWorldState, type WorldState } from '../sim/world/state.ts';
+import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
+import { activeEvents, gammaTruth } from './support/gamma-truth.ts';
+
+const START = Date.UTC(2026, 3, 1);
+const HOUR = 3_600_000;
+
+let catalog: Catalog;
+let state: WorldState;
+let replicas: Replicas;
+let t: ApiTestContext;
+let key: string;
+
+type Item = Record<string, unknown>;
+
+async function all(url: string): Promise<Item[]> {
+  const out: Item[] = [];
+  let cursor: string | null = null;
+  for (let n = 0; n < 200; n++) {
+    const sep = url.includes('?') ? '&' : '?';
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${url}${sep}limit=7${cursor ? `&pagination_key=${encodeURIComponent(cursor)}` : ''}`,
+      headers: { 'x-api-key': key },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const p = res.json() as { markets: Item[]; pagination: { has_more: boolean; pagination_key: string } };
+    out.push(...p.markets);
+    if (!p.pagination.has_more) return out;
+    cursor = p.pagination.pagination_key;
+  }
+  throw new Error('too many pages');
+}
+
+const near = (a: unknown, b: number | null) =>
+  b === null ? a === null : typeof a === 'number' && Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
+
+/** Served in descending `value`, ties by `key` ascending. */
+function expectOrdered(items: Item[], value: (m: Item) => number, key: (m: Item) => string) {
+  for (let i = 1; i < items.length; i++) {
+    const [a, b] = [items[i - 1]!, items[i]!];
+    const ok = value(a) > value(b) || (value(a) === value(b) && key(a) < key(b));
+    expect(ok, `${key(a)} (${value(a)}) before ${key(b)} (${value(b)})`).toBe(true);
+  }
+}
+
+beforeAll(async () => {
+  catalog = generateCatalog({ seed: 'api-venue-markets', size: 'small', startTime: START });
+  state = createWorldState(catalog, { alpha: 'self' });
+  replicas = await startReplicas({ catalog, state });
+  t = await createApiTestContext('api_venue_markets_sim');
+  key = await t.key('enterprise', 100_000);
+}, 120_000);
+
+afterAll(async () => {
+  await replicas?.close();
+  await t?.close();
+});
+
+describe('GET /v2/gamma/markets over the gamma replica', () => {
+  it('serves every market of the truth once, by volume, with its title, status, prices, volume and OI', async () => {
+    const at = START + 3 * HOUR;
+    state.tick(at);
+    const events = activeEvents(catalog, state);
+    const http = createHttpClient({
+      baseUrl: replicas.urls.gamma,
+      timeoutMs: 5_000,
+      baseDelayMs: 20,
+      maxDelayMs: 100,
+    });
+    await syncGamma({ ...t.deps, client: createGammaClient({ http }), now: () => at }, { mode: 'poll' });
+    const truth = gammaTruth(catalog, state, events).markets;
+    expect(truth.size).toBeGreaterThan(10);
+
+    const served = await all('/v2/gamma/markets');
+    const slugs = served.map((m) => String(m.market_slug));
+    expect(new Set(slugs).size).toBe(slugs.length);
+    expect([...slugs].sort()).toEqual([...truth.keys()].sort());
+    expectOrdered(
+      served,
+      (m) => m.total_volume_usd as number,
+      (m) => String(m.market_slug),
+    );
+    for (const m of served) {
+      const x = truth.get(String(m.market_slug))!;
+      expect(m.title).toBe(x.title);
+      expect(m.status).toBe(x.status);
+      expect(m.trade_type).toBe(x.trade_type);
+      expect(m.condition_id).toBe(x.condition_id);
+      expect(near(m.total_volume_usd, x.volume_usd), `${x.slug} volume`).toBe(true);
+      expect(near(m.open_interest_usd, x.open_interest_usd), `${x.slug} open interest`).toBe(true);
+      const outcomes = m.outcomes as { label: string; token_id: string; price: number | null }[];
+      expect(outcomes.map((o) => o.label)).toEqual(x.outcomes);
+      expect(outcomes.map((o) => o.token_id)).toEqual(x.token_ids);
+      outcomes.forEach((o, i) => {
+        expect(Math.abs((o.price ?? -1) - x.prices[i]!), `${x.slug} price ${i}`).toBeLessThanOrEqual(
+          0.0000501,
+        );
+      });
+    }
+
+    const open = await all('/v2/gamma/markets?status=open');
+    expect(open.map((m) => String(m.market_slug)).sort()).toEqual(
+      [...truth.values()]
+        .filter((x) => x.status === 'open')
+        .map((x) => x.slug)
+        .sort(),
+    );
+    const clob = await all('/v2/gamma/markets?trade_type=clob&sort=created');
+    expect(clob.map((m) => String(m.market_slug)).sort()).toEqual(
+      [...truth.values()]
+        .filter((x) => x.trade_type === 'clob')
+        .map((x) => x.slug)
+        .sort(),
+    );
+    expect(clob.every((m) => m.open_interest_usd === null)).toBe(true);
+  });
+});

@@ -153,18 +153,20 @@ export function pageSql(spec: VenueMarketsSpec<string>, keys: readonly SortColum
 }
 
 /**
- * One page of a venue list: `offset` ≠ 0 → 400; `search` without a letter or digit → 400; the digest;
+ * One page of a venue list: `offset` ≠ 0 → 400; the venue's own rules (`check`); `search` without a
+ * letter or digit → 400; the digest;
  * the cursor (400 when forged or for other filters or sort); the one read; the rows folded by market.
  */
 export async function venueMarketsPage<Sort extends string>(
   ctx: RouteContext,
   spec: VenueMarketsSpec<Sort>,
   q: Query,
-  check?: (filters: ReturnType<typeof normalizeFilters>) => void,
+  /** The venue's own 400 rules, checked after `offset` and before `search` and the cursor. */
+  check?: () => void,
 ): Promise<{ rows: VenueRow[]; pagination: PageInfo }> {
   rejectOffset(q.offset as number | undefined);
+  check?.();
   const filters = normalizeFilters(spec as VenueMarketsSpec<string>, q);
-  check?.(filters);
   const sort = (q.sort as Sort | undefined) ?? spec.defaultSort;
   const keys = spec.sorts[sort];
   if (keys === undefined) throw new ApiError(400, `Unknown sort: ${String(sort)}`);

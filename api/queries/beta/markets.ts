@@ -149,9 +149,10 @@ export async function listBetaMarkets(
   ctx: RouteContext,
   q: BetaMarketsQuery,
 ): Promise<{ markets: BetaMarket[]; pagination: PageInfo }> {
-  if (q.min_price !== undefined && q.max_price !== undefined && q.min_price > q.max_price) {
-    throw new ApiError(400, `min_price (${q.min_price}) is above max_price (${q.max_price})`);
-  }
-  const { rows, pagination } = await venueMarketsPage(ctx, BETA_MARKETS, q);
+  const { rows, pagination } = await venueMarketsPage(ctx, BETA_MARKETS, q, () => {
+    if (q.min_price !== undefined && q.max_price !== undefined && q.min_price > q.max_price) {
+      throw new ApiError(400, `min_price (${q.min_price}) is above max_price (${q.max_price})`);
+    }
+  });
   return { markets: rows.map((r) => toBetaMarket(r.values, r.canonicalIds)), pagination };
 }

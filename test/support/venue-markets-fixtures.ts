@@ -189,6 +189,11 @@ export function commonFilters(f: Pick<VenueFixture, 'rows' | 'ids' | 'keyOf'>): 
       pred: (r) => q.every((w) => (r.words as string[]).some((x) => x.startsWith(w))),
     },
     {
+      name: 'search (one word, any case, punctuation ignored)',
+      query: { search: `${words[0]!.slice(0, 3).toUpperCase()}!` },
+      pred: (r) => (r.words as string[]).some((x) => x.startsWith(words[0]!.slice(0, 3))),
+    },
+    {
       name: 'canonical_id shared by two markets',
       query: { canonical_id: sharedIds[1]! },
       pred: (_r, ids) => ids.includes(sharedIds[1]!),

@@ -107,3 +107,148 @@ export const questionOutcomeId = (o: QuestionOutcome): string => canonicalId(que
 
 /** The canonical id of a sports outcome. */
 export const sportsOutcomeId = (o: SportsOutcome): string => canonicalId(sportsOutcomeKey(o));
+
+// ---------------------------------------------------------------------------------------------------
+// Keys from what a venue serves (one rule for all five venues; ingest/canonical/ maps each venue's
+// stored rows to `ServedMarket`, analytics/catalog/canonical.ts maps alpha's catalog rows the same way).
+
+/** The fields of one stored market that its outcomes' keys are derived from (every venue serves them). */
+export interface ServedMarket {
+  /** The market's own question/title as served. */
+  title: string;
+  /** Outcome labels in index order. */
+  outcomes: readonly string[];
+  /** When trading ends / the question resolves (Unix ms); null: no key. */
+  endTime: number | null;
+  /** The parent event's title ('' when none). */
+  eventTitle: string;
+  /** The market's label as one alternative of a mutually exclusive multi-market event; null otherwise. */
+  groupLabel: string | null;
+}
+
+const isYesNo = (outcomes: readonly string[]) =>
+  outcomes.length === 2 &&
+  normalizeText(outcomes[0] ?? '') === 'yes' &&
+  normalizeText(outcomes[1] ?? '') === 'no';
+
+const MATCHUP_SEPARATORS = [/\s+vs\.?\s+/i, /\s+v\.?\s+/i, /\s+at\s+/i, /\s+@\s+/];
+
+/**
+ * The two sides of a game named "A vs. B", "A vs B", "A v B", "A at B" or "A @ B" (a trailing "?" or
+ * date in parentheses ignored), or the two sides inside "Will X win the A vs B game …?"; null otherwise.
+ */
+export function matchupTeams(text: string): [string, string] | null {
+  const inner = /\bthe\s+(.+?)\s+(?:vs\.?|at|@)\s+(.+?)\s+(?:game|match)\b/i.exec(text);
+  if (inner) return [inner[1]!.trim(), inner[2]!.trim()];
+  const plain = text
+    .replace(/\s*\([^)]*\)\s*$/, '')
+    .replace(/\?\s*$/, '')
+    .trim();
+  for (const sep of MATCHUP_SEPARATORS) {
+    const parts = plain.split(sep);
+    if (parts.length === 2 && parts[0]!.trim() !== '' && parts[1]!.trim() !== '') {
+      return [parts[0]!.trim(), parts[1]!.trim()];
+    }
+  }
+  return null;
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => {
+  const x = a.map(normalizeText).sort();
+  const y = b.map(normalizeText).sort();
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+};
+
+/**
+ * The league part of sports keys. Delta serves no tags, labels or series for a game listed as a group
+ * and beta's markets none either, so no league is served by every venue: the key carries none (two
+ * teams' full names and the day identify a game), and `sportsOutcomeKey` keeps the field for callers
+ * with a league of their own.
+ */
+export const SERVED_LEAGUE = '';
+
+/**
+ * The canonical key of each outcome of `m` (null where it has none: no end time), given the labels of
+ * every alternative of its event (`alternatives`, this market's included; empty when it is none):
+ * - an alternative (a Yes/No market with a group label in an event of ≥ 2 alternatives): its Yes is the
+ *   label, its No "not <label>", or the other alternative when the event has exactly two; a game when
+ *   the event title names two teams and every alternative is one of them or "Draw" (sports key), else
+ *   keyed by the event title (question key);
+ * - a two-outcome market titled "A vs. B" whose outcomes are A and B: a game, side = the outcome;
+ * - anything else: the title, the end day and the outcome label.
+ * A game's day is the UTC day of the market's end time (the only time every venue serves for it).
+ */
+export function servedOutcomeKeys(m: ServedMarket, alternatives: readonly string[]): (string | null)[] {
+  if (m.endTime === null || !Number.isFinite(m.endTime)) return m.outcomes.map(() => null);
+  const date = m.endTime;
+  const label = m.groupLabel?.trim() ?? '';
+  if (label !== '' && isYesNo(m.outcomes) && alternatives.length >= 2) {
+    const own = normalizeText(label);
+    const others = alternatives.filter((a) => normalizeText(a) !== own);
+    const no = alternatives.length === 2 && others.length === 1 ? others[0]! : `not ${label}`;
+    const sides = [label, no];
+    const teams = matchupTeams(m.eventTitle) ?? matchupTeams(m.title);
+    if (teams !== null) {
+      const allowed = new Set([...teams.map(normalizeText), 'draw']);
+      if (alternatives.every((a) => allowed.has(normalizeText(a)))) {
+        return sides.map((side) => sportsOutcomeKey({ league: SERVED_LEAGUE, teams, date, side }));
+      }
+    }
+    const question = m.eventTitle.trim() !== '' ? m.eventTitle : m.title;
+    return sides.map((outcome) => questionOutcomeKey({ question, resolutionDate: date, outcome }));
+  }
+  if (m.outcomes.length === 2 && !isYesNo(m.outcomes)) {
+    const teams = matchupTeams(m.title);
+    if (teams !== null && sameSet(teams, m.outcomes)) {
+      return m.outcomes.map((side) => sportsOutcomeKey({ league: SERVED_LEAGUE, teams, date, side }));
+    }
+  }
+  return m.outcomes.map((outcome) =>
+    questionOutcomeKey({ question: m.title, resolutionDate: date, outcome }),
+  );
+}
+
+/**
+ * Keys of many markets of one venue: `eventOf` names a market's event ('' when none); the alternatives
+ * of an event are the group labels of its markets. Returns the keys in `markets` order.
+ */
+export function servedKeys<T>(
+  markets: readonly T[],
+  served: (m: T) => ServedMarket,
+  eventOf: (m: T) => string,
+): (string | null)[][] {
+  const rows = markets.map((m) => ({ m: served(m), event: eventOf(m) }));
+  const labels = new Map<string, string[]>();
+  for (const r of rows) {
+    const label = r.m.groupLabel?.trim() ?? '';
+    if (r.event === '' || label === '') continue;
+    const list = labels.get(r.event) ?? [];
+    if (!list.some((l) => normalizeText(l) === normalizeText(label))) list.push(label);
+    labels.set(r.event, list);
+  }
+  return rows.map((r) => servedOutcomeKeys(r.m, r.event === '' ? [] : (labels.get(r.event) ?? [])));
+}
+
+/** The fields of an alpha catalog market (alpha_markets, its event's title) its keys come from. */
+export interface AlphaServedFields {
+  question: string;
+  outcomes: readonly string[];
+  end_date: number | null;
+  group_item_title: string;
+  neg_risk: boolean;
+}
+
+/**
+ * Alpha's market as served: a group item title counts as an alternative's label only in a neg-risk
+ * (mutually exclusive) event; alpha's team ids and game start are not used (the other venues serve
+ * neither), so alpha keys a game like every venue does.
+ */
+export function alphaServedMarket(m: AlphaServedFields, eventTitle: string): ServedMarket {
+  return {
+    title: m.question,
+    outcomes: m.outcomes,
+    endTime: m.end_date,
+    eventTitle,
+    groupLabel: m.neg_risk && m.group_item_title.trim() !== '' ? m.group_item_title : null,
+  };
+}

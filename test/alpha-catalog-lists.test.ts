@@ -505,45 +505,34 @@ describe('alpha catalog lists', () => {
 
   it('gives every outcome a canonical id of the documented form, one per outcome, stable across re-syncs', async () => {
     const rows = await marketRows();
-    const seriesSlug = new Map(sim.catalog.venues.alpha.series.map((s) => [s.key, s.slug]));
     const eventOf = new Map(sim.catalog.venues.alpha.events.map((e) => [e.key, e]));
-    // Keys of the world's outcomes: games by league (the event's series), teams, day and side, the rest
-    // by question, end day and label; of markets sharing a key the first created keeps it.
+    // Keys of the world's outcomes by the cross-venue rule (core/canonical-id.ts): games by the two
+    // teams' names, the end day and the side; an alternative of a neg-risk event by the event title and
+    // its label ("not <label>" for its No); the rest by question, end day and label.
     const keyOf = (m: CatalogMarket, i: number): string => {
       const event = eventOf.get(m.eventKey)!;
-      const league = event.seriesKey === null ? undefined : seriesSlug.get(event.seriesKey);
-      if (m.sports && league !== undefined) {
+      const label = m.groupItemTitle;
+      const side = label === null ? m.outcomes[i]! : i === 0 ? label : `not ${label}`;
+      if (m.sports) {
         const s = m.sports;
-        const side =
-          m.groupItemTitle === null
-            ? [s.homeTeam.abbreviation, s.awayTeam.abbreviation][i]!
-            : i === 0
-              ? m.groupItemTitle
-              : `not ${m.groupItemTitle}`;
         return sportsOutcomeKey({
-          league,
-          teams: [s.homeTeam.abbreviation, s.awayTeam.abbreviation],
-          date: s.gameStartTime,
+          league: '',
+          teams: [s.homeTeam.name, s.awayTeam.name],
+          date: m.endTime,
           side,
         });
       }
-      return questionOutcomeKey({ question: m.question, resolutionDate: m.endTime, outcome: m.outcomes[i]! });
+      const question = label === null ? m.question : event.title;
+      return questionOutcomeKey({ question, resolutionDate: m.endTime, outcome: side });
     };
     const expected = new Map<string, string[]>();
-    const taken = new Set<string>();
     let sports = 0;
-    let shared = 0;
-    for (const m of [...sim.catalog.venues.alpha.markets].sort(
-      (a, b) => a.createdAt - b.createdAt || Number(a.id) - Number(b.id),
-    )) {
+    for (const m of sim.catalog.venues.alpha.markets) {
       const keys = m.outcomes.map((_, i) => keyOf(m, i));
       if (keys[0]!.startsWith('sports|')) sports++;
-      const clash = keys.some((k) => taken.has(k));
-      if (clash) shared++;
-      for (const k of keys) taken.add(k);
       expected.set(
         m.id,
-        keys.map((k) => canonicalId(clash ? `${k}|${m.alpha!.conditionId}` : k)),
+        keys.map((k) => canonicalId(k)),
       );
     }
     const all: string[] = [];
@@ -555,9 +544,7 @@ describe('alpha catalog lists', () => {
       expect(ids, m.id).toEqual(expected.get(m.id));
       all.push(...ids);
     }
-    console.log(
-      `canonical ids: ${all.length} outcomes, ${sports} sports markets, ${shared} markets sharing a key`,
-    );
+    console.log(`canonical ids: ${all.length} outcomes, ${sports} sports markets`);
     expect(sports).toBeGreaterThan(0);
     expect(new Set(all).size).toBe(all.length);
 

@@ -16,6 +16,7 @@ import {
   ALPHA_TAG_LIST,
 } from '../../schemas/tables/alpha-catalog-lists.ts';
 import { currentPrices } from '../prices/current-price.ts';
+import { readAssignedIds } from './canonical.ts';
 import {
   catalogNow,
   readBookLiquidity,
@@ -59,11 +60,12 @@ export async function buildAlphaCatalogLists(
   const started = Date.now();
   const ch = deps.clickhouse;
   const now = opts.now ?? (await catalogNow(ch));
-  const [sources, resolutions, totals, rolling] = await Promise.all([
+  const [sources, resolutions, totals, rolling, canonical] = await Promise.all([
     readCatalog(ch),
     readResolutions(ch, now),
     readTotals(ch),
     readRolling(ch),
+    readAssignedIds(ch),
   ]);
   const firstTokens = sources.markets.flatMap((m) => m.clob_token_ids.slice(0, 1));
   const liquidity = await readBookLiquidity(ch, firstTokens);
@@ -71,7 +73,7 @@ export async function buildAlphaCatalogLists(
   const tokens = sources.markets.flatMap((m) => m.clob_token_ids.slice(0, m.outcomes.length));
   const prices = await currentPrices(ch, tokens, now);
   const priced = Date.now();
-  const lists = catalogLists(sources, { resolutions, totals, rolling, prices, liquidity });
+  const lists = catalogLists(sources, { resolutions, totals, rolling, prices, liquidity, canonical });
   const rowsDone = Date.now();
   await replaceTable(ch, ALPHA_MARKET_LIST, lists.markets);
   await replaceTable(ch, ALPHA_EVENT_LIST, lists.events);

@@ -22,7 +22,7 @@ import type {
 } from '../../schemas/tables/alpha-catalog-lists.ts';
 import { MAX_NESTED_MARKETS } from '../../schemas/tables/alpha-catalog-lists.ts';
 import type { CurrentPrice } from '../prices/current-price.ts';
-import { canonicalIds } from './canonical.ts';
+import { type AssignedIds, canonicalIds } from './canonical.ts';
 import { tagHierarchy } from './hierarchy.ts';
 import type { CatalogSources, EventSource, MarketAnalytics, MarketSource, TagSource } from './read.ts';
 import { categorySlug, eventStatus, marketStatus, roundUsd, sumRolling, winningSide } from './rules.ts';
@@ -51,6 +51,8 @@ export interface CatalogFigures {
   prices: ReadonlyMap<string, CurrentPrice | null>;
   /** First-outcome token → Σ price × size of its newest book. */
   liquidity: ReadonlyMap<string, number>;
+  /** Alpha's canonical ids stored in canonical_outcomes (analytics/catalog/canonical.ts). */
+  canonical?: AssignedIds;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -220,10 +222,7 @@ export function catalogLists(src: CatalogSources, f: CatalogFigures): CatalogLis
   // Markets, grouped by event.
   const marketsOfEvent = new Map<string, MarketBuilt[]>(events.map((e) => [e.id, []]));
   const markets: MarketListRow[] = [];
-  const canonical = canonicalIds(src.markets, (m) => {
-    const firstSeries = eventsById.has(m.event_id) ? seriesOfEvent.get(m.event_id)![0] : undefined;
-    return firstSeries === undefined ? null : seriesById.get(firstSeries)!.slug || null;
-  });
+  const canonical = canonicalIds(src.markets, (m) => eventsById.get(m.event_id)?.title ?? '', f.canonical);
   for (const m of [...src.markets].sort((a, b) => compareText(a.id, b.id))) {
     const event = eventsById.get(m.event_id);
     const tags = event ? tagsOfEvent.get(event.id)!.map((t) => t.slug) : [];

@@ -156,11 +156,13 @@ describe('canonical ids', () => {
   const game = {
     team_a_id: 'CHE',
     team_b_id: 'TOT',
-    game_start_time: Date.UTC(2026, 3, 29, 9),
+    game_start_time: Date.UTC(2026, 3, 29, 19),
     sports_market_type: 'moneyline',
+    end_date: Date.UTC(2026, 3, 29, 22),
   };
+  const titles: Record<string, string> = { e1: 'Chelsea vs. Tottenham', e2: 'Paris weather' };
 
-  it('keys games by league, teams, day and side; other outcomes by question, end day and label', () => {
+  it('keys games by the two teams, end day and side; other outcomes by question, end day and label', () => {
     const ids = canonicalIds(
       [
         market({ id: '1' }),
@@ -168,15 +170,26 @@ describe('canonical ids', () => {
           id: '2',
           condition_id: '0xc2',
           ...game,
+          question: 'Chelsea vs. Tottenham',
           outcomes: ['Chelsea', 'Tottenham'],
           short_outcomes: ['CHE', 'TOT'],
         }),
-        market({ id: '3', condition_id: '0xc3', ...game, group_item_title: 'Draw' }),
+        ...['Chelsea', 'Draw', 'Tottenham'].map((label, i) =>
+          market({
+            id: `3${i}`,
+            event_id: 'e1',
+            condition_id: `0xd${i}`,
+            ...game,
+            question: `Will ${label} win?`,
+            group_item_title: label,
+            neg_risk: true,
+          }),
+        ),
         market({ id: '4', condition_id: '0xc4', end_date: null }),
       ],
-      (m) => (m.team_a_id === '' ? null : 'epl-games'),
+      (m) => titles[m.event_id] ?? '',
     );
-    const day = { league: 'epl-games', teams: ['CHE', 'TOT'] as const, date: game.game_start_time };
+    const day = { league: '', teams: ['Tottenham', 'Chelsea'] as const, date: '2026-04-29' };
     expect(ids.get('1')).toEqual(
       ['Yes', 'No'].map((outcome) =>
         canonicalId(
@@ -185,27 +198,30 @@ describe('canonical ids', () => {
       ),
     );
     expect(ids.get('2')).toEqual(
-      ['CHE', 'TOT'].map((side) => canonicalId(sportsOutcomeKey({ ...day, side }))),
+      ['Chelsea', 'Tottenham'].map((side) => canonicalId(sportsOutcomeKey({ ...day, side }))),
     );
-    expect(ids.get('3')).toEqual(
+    // The Yes of "Chelsea" in the three-way group is the moneyline's Chelsea; its No is "not Chelsea".
+    expect(ids.get('30')![0]).toBe(ids.get('2')![0]);
+    expect(ids.get('31')).toEqual(
       ['Draw', 'not Draw'].map((side) => canonicalId(sportsOutcomeKey({ ...day, side }))),
     );
     expect(ids.get('4')).toEqual([null, null]);
   });
 
-  it('keeps one id per outcome: of markets sharing a key, the first created keeps it', () => {
-    const key = (outcome: string) =>
-      questionOutcomeKey({ question: 'Will it rain in Paris?', resolutionDate: '2026-06-30', outcome });
+  it('gives one id to one outcome whatever market lists it, and serves the stored id first', () => {
     const ids = canonicalIds(
       [
         market({ id: '10', condition_id: '0xaa', created_at: 5 }),
         market({ id: '9', condition_id: '0xbb', created_at: 5 }),
         market({ id: '2', condition_id: '0xcc', created_at: 7 }),
       ],
-      () => null,
+      () => '',
+      new Map([['2', ['pmc_aaaaaaaaaaaa', null]]]),
     );
+    const key = (outcome: string) =>
+      questionOutcomeKey({ question: 'Will it rain in Paris?', resolutionDate: '2026-06-30', outcome });
     expect(ids.get('9')).toEqual(['Yes', 'No'].map((o) => canonicalId(key(o))));
-    expect(ids.get('10')).toEqual(['Yes', 'No'].map((o) => canonicalId(`${key(o)}|0xaa`)));
-    expect(ids.get('2')).toEqual(['Yes', 'No'].map((o) => canonicalId(`${key(o)}|0xcc`)));
+    expect(ids.get('10')).toEqual(ids.get('9'));
+    expect(ids.get('2')).toEqual(['pmc_aaaaaaaaaaaa', canonicalId(key('No'))]);
   });
 });

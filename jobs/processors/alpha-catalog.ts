@@ -7,6 +7,7 @@
  * one sync at a time across processes: a run that finds it taken completes at once.
  */
 
+import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
 import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
 import {
@@ -46,11 +47,17 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
          LIMIT {limit:UInt32}`,
         { limit: MISSING_PER_RUN },
       );
+      let missingWritten = 0;
       if (missing.length > 0) {
-        await syncAlphaMarkets(
+        const filled = await syncAlphaMarkets(
           { ...deps, log },
           missing.map((r) => r.condition_id),
         );
+        missingWritten = filled.written;
+      }
+      // Canonical ids of the outcomes the sync wrote, before the build that serves them.
+      if (summary.markets.written + summary.events.written + missingWritten > 0) {
+        await assignCanonical({ ...deps, log }, 'alpha');
       }
       log.info({ ...summary, missingConditions: missing.length }, 'Synced alpha catalog');
       return { ran: true as const, summary, missingConditions: missing.length };

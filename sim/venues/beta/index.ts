@@ -23,6 +23,21 @@ function isSeqCursor(x: unknown): x is { s: number } {
   return typeof x === 'object' && x !== null && Number.isInteger((x as { s?: unknown }).s);
 }
 
+/**
+ * The 'malformed' fault of beta's lists: the record's second string field becomes a number (its first,
+ * the record's own id — ticker, event_ticker, trade_id — stays readable, so a client can quarantine the
+ * record by its id, as a real upstream's wrong-typed field allows).
+ */
+function malformKeepingId(record: Record<string, unknown>): void {
+  let seen = 0;
+  for (const [k, v] of Object.entries(record)) {
+    if (typeof v !== 'string') continue;
+    if (seen++ === 0) continue;
+    record[k] = 404;
+    return;
+  }
+}
+
 function notFound(): HttpError {
   return new HttpError(404, { error: { code: 'not_found', message: 'not found', service: 'exchange' } });
 }
@@ -42,6 +57,24 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
       return now - (st.resolvedAt ?? now) < 60 * MINUTE ? 'determined' : 'finalized';
     if (st.status === 'closed') return 'closed';
     return 'active';
+  };
+
+  /**
+   * When the market last changed as served: its creation, a trade, or a status change (opening at
+   * startTime, closing, determination, finalization an hour later), whichever is latest and not after now.
+   * `updated_time` and the `min_updated_ts` filter both use it, as the upstream does.
+   */
+  const updatedAt = (m: CatalogMarket): number => {
+    const now = state.now();
+    const st = state.status('beta', m.key);
+    let t = Math.max(m.createdAt, state.price('beta', m.key).lastTradeTime ?? m.createdAt);
+    if (now >= m.startTime) t = Math.max(t, m.startTime);
+    if (st.closedAt !== null) t = Math.max(t, st.closedAt);
+    if (st.resolvedAt !== null) {
+      const finalized = st.resolvedAt + 60 * MINUTE;
+      t = Math.max(t, now >= finalized ? finalized : st.resolvedAt);
+    }
+    return Math.min(t, Math.max(now, m.createdAt));
   };
 
   const marketObject = (m: CatalogMarket): Record<string, unknown> => {
@@ -69,7 +102,7 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
       yes_sub_title: yesLabel,
       no_sub_title: yesLabel,
       created_time: iso(m.createdAt),
-      updated_time: iso(Math.max(m.createdAt, px.lastTradeTime ?? m.createdAt, st.closedAt ?? 0)),
+      updated_time: iso(updatedAt(m)),
       open_time: iso(m.startTime),
       close_time: iso(m.endTime),
       expected_expiration_time: iso(m.resolution?.time ?? m.endTime + 3 * 60 * MINUTE),
@@ -236,14 +269,14 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
         if (minSettled !== undefined && at < minSettled) return false;
         if (maxSettled !== undefined && at > maxSettled) return false;
       }
-      if (minUpdated !== undefined) {
-        const t = state.price('beta', m.key).lastTradeTime ?? m.createdAt;
-        if (t < minUpdated) return false;
-      }
+      if (minUpdated !== undefined && updatedAt(m) < minUpdated) return false;
       return true;
     });
     const page = cursorPage(ctx, items, 1000, 100);
-    return { body: { markets: page.items.map(marketObject), cursor: page.cursor } };
+    return {
+      body: { markets: page.items.map(marketObject), cursor: page.cursor },
+      malform: malformKeepingId,
+    };
   };
 
   const listEvents = (ctx: RequestContext): Reply => {
@@ -270,7 +303,10 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
     });
     const page = cursorPage(ctx, items, 200, 200);
     const nested = q.bool('with_nested_markets') === true;
-    return { body: { events: page.items.map((e) => eventObject(e, nested)), cursor: page.cursor } };
+    return {
+      body: { events: page.items.map((e) => eventObject(e, nested)), cursor: page.cursor },
+      malform: malformKeepingId,
+    };
   };
 
   const listTrades = (ctx: RequestContext): Reply => {
@@ -317,6 +353,7 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
         }),
         cursor: nextSeq === null ? '' : encodeCursor({ s: nextSeq }),
       },
+      malform: malformKeepingId,
     };
   };
 
@@ -550,7 +587,7 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
           if (tags.length && !s.tags.some((t) => tags.includes(tagLabel(t).toLowerCase()))) return false;
           return true;
         });
-        return { body: { series: items.map((s) => seriesObject(s, withVolume)) } };
+        return { body: { series: items.map((s) => seriesObject(s, withVolume)) }, malform: malformKeepingId };
       },
     },
     {

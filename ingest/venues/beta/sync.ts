@@ -1,0 +1,498 @@
+/**
+ * Venue beta's ingestion (docs/venues.md): reads its API (client.ts), maps records to rows (mappers.ts)
+ * and writes beta_markets, beta_events and beta_series with `writeChanged` (ingest/rest/store.ts: only new
+ * or changed rows, so an idle poll writes nothing) and beta_trades with only the trade ids not yet stored.
+ *
+ * `syncBeta(deps, {mode})`:
+ * - `poll`: `/series`; `/markets?min_updated_ts=` the checkpoint (every market when there is none);
+ *   the events of those markets that are not stored, by ticker (all of `/events` when there is no
+ *   checkpoint);
+ * - `reconcile`: `/series`, every market (all statuses) and every event, rewriting what differs; then
+ *   beta's trades per ticker: a market whose stored Σ count differs from its `volume_fp` has its trades
+ *   rescanned (`/markets/trades?ticker=`) and the missing ids inserted (`reconcileBetaTrades`).
+ * Markets are written before events (an event's status, tickers and volume come from its stored markets),
+ * failed records quarantined (source `beta`, by kind and id), then the checkpoint: `markets` = the newest
+ * `updated_time` served minus `MARKETS_MARGIN_MS` (Unix s), and `venue:beta` bumped when a row was written.
+ *
+ * `pollBetaTrades(deps, {from})`: `/markets/trades` newest first down to the newest stored trade's time
+ * minus `TRADES_OVERLAP_MS` (or to `from`, or to the end when nothing is stored), trade ids not yet stored
+ * inserted; checkpoint `trades` = the newest stored trade's time (Unix ms).
+ * Upstream failures the HTTP client gives up on end the sync with that error (nothing written by it).
+ */
+import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import type { Config } from '../../../core/config.ts';
+import { createDataVersions } from '../../../core/data-version.ts';
+import type { Deps } from '../../../core/deps.ts';
+import { BETA_EVENTS, BETA_MARKETS, BETA_SERIES, BETA_TRADES } from '../../../schemas/tables/beta.ts';
+import { createHttpClient } from '../../http/client.ts';
+import { venuesConfig } from '../../rest/config.ts';
+import {
+  chTime,
+  quarantineRecords,
+  readCheckpoint,
+  writeChanged,
+  writeCheckpoint,
+} from '../../rest/store.ts';
+import { type BetaClient, createBetaClient, type ReadCounts } from './client.ts';
+import { betaConfig } from './config.ts';
+import {
+  type BetaMarketRow,
+  type BetaTradeRow,
+  type EventInfo,
+  eventInfo,
+  eventRow,
+  isMultivariate,
+  marketRow,
+  seriesRow,
+  timeOf,
+  tradeRow,
+} from './mappers.ts';
+import type { EventPayload, InvalidRecord, MarketPayload } from './payloads.ts';
+
+export const BETA_VENUE = 'beta';
+export type BetaSyncMode = 'poll' | 'reconcile';
+
+/** The incremental checkpoint trails the newest `updated_time` served by this much (late visibility). */
+export const MARKETS_MARGIN_MS = 120_000;
+/** A trades poll reads down to this much before the newest stored trade. */
+export const TRADES_OVERLAP_MS = 60_000;
+
+export interface BetaSyncSummary {
+  mode: BetaSyncMode;
+  /** Market records read (after deduplication), and rows written (new or changed). */
+  read: number;
+  written: number;
+  events: { read: number; written: number };
+  series: { read: number; written: number };
+  /** Records quarantined (once per kind and id). */
+  quarantined: number;
+  requests: number;
+  /** Pages read again (repeats, failed records, the last page's check). */
+  rereads: number;
+  /** `min_updated_ts` of a poll (Unix s); null for a full listing. */
+  since: number | null;
+  /** Reconcile only: tickers whose trades were rescanned, and the trades that inserted. */
+  trades: BetaTradesReconcileSummary | null;
+  ms: number;
+}
+
+export interface BetaTradesSummary {
+  read: number;
+  written: number;
+  quarantined: number;
+  requests: number;
+  rereads: number;
+  /** The time the poll read down to (Unix ms); null: to the end. */
+  stopBefore: number | null;
+  ms: number;
+}
+
+export interface BetaTradesReconcileSummary {
+  /** Markets compared, and those whose Σ count differed from their volume. */
+  compared: number;
+  mismatched: number;
+  /** Tickers still differing after their rescan (trades moving meanwhile, or served late). */
+  stillMismatched: string[];
+  read: number;
+  written: number;
+  quarantined: number;
+  requests: number;
+}
+
+export interface BetaSyncDeps extends Pick<Deps, 'clickhouse' | 'log'> {
+  config?: Config;
+  redis?: Deps['redis'];
+  /** The upstream client (default: from the config's BETA_API_URL and VENUE_HTTP_TIMEOUT_MS). */
+  client?: BetaClient;
+  /** Observation clock (default Date.now). */
+  now?: () => number;
+}
+
+export interface BetaSyncOptions {
+  mode: BetaSyncMode;
+  /** Called after each step (the CLI's progress). */
+  onProgress?: (step: string, summary: BetaSyncSummary) => void;
+}
+
+/** The beta client for a configuration. */
+export function createBetaClientFromConfig(config: Config): BetaClient {
+  return createBetaClient({
+    http: createHttpClient({
+      baseUrl: betaConfig.of(config).apiUrl,
+      timeoutMs: venuesConfig.of(config).httpTimeoutMs,
+    }),
+  });
+}
+
+const invalidKey = (r: InvalidRecord) => `${r.kind}\u0000${r.recordId}`;
+
+function clientOf(deps: BetaSyncDeps): BetaClient {
+  if (deps.client) return deps.client;
+  if (!deps.config) throw new Error('The beta sync needs deps.client or deps.config');
+  return createBetaClientFromConfig(deps.config);
+}
+
+async function bump(deps: BetaSyncDeps): Promise<void> {
+  if (deps.redis) await createDataVersions({ redis: deps.redis }).bump(`venue:${BETA_VENUE}`);
+}
+
+export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promise<BetaSyncSummary> {
+  const t0 = performance.now();
+  const now = deps.now ?? Date.now;
+  const ch = deps.clickhouse;
+  const client = clientOf(deps);
+  const summary: BetaSyncSummary = {
+    mode: opts.mode,
+    read: 0,
+    written: 0,
+    events: { read: 0, written: 0 },
+    series: { read: 0, written: 0 },
+    quarantined: 0,
+    requests: 0,
+    rereads: 0,
+    since: null,
+    trades: null,
+    ms: 0,
+  };
+  const invalid = new Map<string, InvalidRecord>();
+  const account = (r: ReadCounts) => {
+    summary.requests += r.requests;
+    summary.rereads += r.rereads;
+    for (const x of r.invalid) invalid.set(invalidKey(x), x);
+  };
+  const step = (name: string) => {
+    summary.ms = Math.round(performance.now() - t0);
+    opts.onProgress?.(name, summary);
+  };
+
+  const checkpoint = opts.mode === 'poll' ? await readCheckpoint(ch, BETA_VENUE, 'markets') : null;
+  summary.since = checkpoint === null ? null : Number(checkpoint);
+  const full = summary.since === null;
+
+  const series = await client.series();
+  account(series);
+  step('series');
+
+  const listing = await client.markets(full ? {} : { minUpdatedTs: summary.since ?? undefined });
+  account(listing);
+  const markets = listing.records.filter((m) => !isMultivariate(m));
+  step('markets');
+
+  // Events: all of them on a full listing; else the listed markets' events not stored yet.
+  const events = new Map<string, EventPayload>();
+  if (full) {
+    const r = await client.events();
+    account(r);
+    for (const e of r.records) events.set(e.event_ticker, e);
+  }
+  const marketEvents = [...new Set(markets.map((m) => m.event_ticker).filter((t) => t !== ''))];
+  const stored = await storedEvents(ch, marketEvents);
+  for (const t of marketEvents) {
+    if (events.has(t) || stored.has(t)) continue;
+    const r = await client.event(t);
+    account(r);
+    if (r.event) events.set(t, r.event);
+    else if (r.gone)
+      deps.log.warn(
+        { venue: BETA_VENUE, event: t },
+        'A beta market names an event the upstream does not have',
+      );
+  }
+  step('events');
+
+  // Each event's market count: its stored markets and the listed ones.
+  const tickersOf = await storedEventTickers(ch, marketEvents);
+  for (const m of markets) {
+    const set = tickersOf.get(m.event_ticker) ?? new Set<string>();
+    set.add(m.ticker);
+    tickersOf.set(m.event_ticker, set);
+  }
+  const infoOf = (t: string): EventInfo | null => {
+    const e = events.get(t) ?? stored.get(t);
+    return e ? eventInfo(e, tickersOf.get(t)?.size ?? 0) : null;
+  };
+  const tagsOf = new Map(series.records.map((s) => [s.ticker, s.tags ?? []]));
+  const marketRows: BetaMarketRow[] = markets.map((m) => {
+    const info = infoOf(m.event_ticker);
+    return marketRow(m, info, (info && tagsOf.get(info.series_ticker)) ?? []);
+  });
+
+  const observedAt = now();
+  const fresh = [...invalid.values()];
+  await quarantineRecords(ch, BETA_VENUE, fresh);
+  summary.quarantined = fresh.length;
+  summary.read = marketRows.length;
+  summary.series.read = series.records.length;
+  summary.written = await writeChanged(ch, BETA_MARKETS, marketRows, observedAt, {
+    key: 'ticker',
+    label: 'beta.markets',
+  });
+  summary.series.written = await writeChanged(ch, BETA_SERIES, series.records.map(seriesRow), observedAt, {
+    key: 'ticker',
+    label: 'beta.series',
+  });
+  // Events read now, and the stored events of the listed markets (their status and volume move).
+  const touched = new Map<string, EventPayload>(events);
+  for (const t of marketEvents) {
+    const e = stored.get(t);
+    if (e && !touched.has(t)) touched.set(t, e);
+  }
+  const aggregates = await eventAggregates(ch, [...touched.keys()]);
+  const eventRows = [...touched.values()].map((e) =>
+    eventRow(e, aggregates.get(e.event_ticker) ?? { tickers: [], statuses: [], volume: 0, dollarVolume: 0 }),
+  );
+  summary.events.read = events.size;
+  summary.events.written = await writeChanged(ch, BETA_EVENTS, eventRows, observedAt, {
+    key: 'event_ticker',
+    label: 'beta.events',
+  });
+  step('written');
+
+  if (opts.mode === 'reconcile') {
+    summary.trades = await reconcileBetaTrades({ ...deps, client }, markets);
+    step('trades reconciled');
+  }
+
+  // The checkpoint trails the newest change served; a listing with none leaves it as it was.
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const m of listing.records) newest = Math.max(newest, timeOf(m.updated_time) ?? newest);
+  if (Number.isFinite(newest)) {
+    const next = Math.floor((newest - MARKETS_MARGIN_MS) / 1000);
+    const prev =
+      opts.mode === 'poll' ? summary.since : Number(await readCheckpoint(ch, BETA_VENUE, 'markets'));
+    if (prev === null || !Number.isFinite(prev) || next > prev) {
+      await writeCheckpoint(ch, BETA_VENUE, 'markets', String(next));
+    }
+  }
+  if (opts.mode === 'reconcile') await writeCheckpoint(ch, BETA_VENUE, 'reconcile', String(observedAt));
+  if (summary.written + summary.events.written + summary.series.written > 0) await bump(deps);
+  summary.ms = Math.round(performance.now() - t0);
+  deps.log.info({ ...summary }, 'Synced beta');
+  return summary;
+}
+
+/** Stored events (as the upstream record they came from) by ticker. */
+async function storedEvents(ch: ClickHouse, tickers: readonly string[]): Promise<Map<string, EventPayload>> {
+  const out = new Map<string, EventPayload>();
+  if (tickers.length === 0) return out;
+  const rows = await ch.query<{
+    event_ticker: string;
+    series_ticker: string;
+    title: string;
+    subtitle: string;
+    category: string;
+    mutually_exclusive: boolean;
+    collateral_return_type: string;
+    strike_ms: string | number | null;
+  }>(
+    'beta.events.stored',
+    `SELECT event_ticker, series_ticker, title, subtitle, category, mutually_exclusive, collateral_return_type,
+            toUnixTimestamp64Milli(strike_date) AS strike_ms
+     FROM ${BETA_EVENTS.name} FINAL WHERE event_ticker IN {tickers:Array(String)}`,
+    { tickers },
+  );
+  for (const r of rows) {
+    out.set(r.event_ticker, {
+      event_ticker: r.event_ticker,
+      series_ticker: r.series_ticker,
+      title: r.title,
+      sub_title: r.subtitle,
+      category: r.category,
+      mutually_exclusive: Boolean(r.mutually_exclusive),
+      collateral_return_type: r.collateral_return_type,
+      strike_date: r.strike_ms === null ? null : new Date(Number(r.strike_ms)).toISOString(),
+    });
+  }
+  return out;
+}
+
+async function storedEventTickers(
+  ch: ClickHouse,
+  events: readonly string[],
+): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  if (events.length === 0) return out;
+  const rows = await ch.query<{ event_key: string; tickers: string[] }>(
+    'beta.events.tickers',
+    `SELECT event_key, groupArray(ticker) AS tickers FROM ${BETA_MARKETS.name} FINAL
+     WHERE event_key IN {events:Array(String)} GROUP BY event_key`,
+    { events },
+  );
+  for (const r of rows) out.set(r.event_key, new Set(r.tickers));
+  return out;
+}
+
+async function eventAggregates(
+  ch: ClickHouse,
+  events: readonly string[],
+): Promise<Map<string, { tickers: string[]; statuses: string[]; volume: number; dollarVolume: number }>> {
+  const out = new Map<
+    string,
+    { tickers: string[]; statuses: string[]; volume: number; dollarVolume: number }
+  >();
+  if (events.length === 0) return out;
+  const rows = await ch.query<{
+    event_key: string;
+    tickers: string[];
+    statuses: string[];
+    volume: number;
+    dollar_volume: number;
+  }>(
+    'beta.events.aggregates',
+    `SELECT event_key, groupArray(ticker) AS tickers, groupArray(toString(status)) AS statuses,
+            sum(volume) AS volume, sum(dollar_volume) AS dollar_volume
+     FROM ${BETA_MARKETS.name} FINAL WHERE event_key IN {events:Array(String)} GROUP BY event_key`,
+    { events },
+  );
+  for (const r of rows) {
+    out.set(r.event_key, {
+      tickers: r.tickers,
+      statuses: r.statuses,
+      volume: Number(r.volume),
+      dollarVolume: Number(r.dollar_volume),
+    });
+  }
+  return out;
+}
+
+const ID_CHUNK = 5_000;
+
+/** Inserts the trades whose ids are not stored yet (each id once); returns how many. */
+export async function insertNewTrades(
+  ch: ClickHouse,
+  rows: readonly BetaTradeRow[],
+  observedAt: number,
+): Promise<number> {
+  const byId = new Map<string, BetaTradeRow>();
+  for (const r of rows) byId.set(r.trade_id, r);
+  if (byId.size === 0) return 0;
+  const ids = [...byId.keys()];
+  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+    const chunk = ids.slice(i, i + ID_CHUNK);
+    const tickers = [...new Set(chunk.map((id) => (byId.get(id) as BetaTradeRow).ticker))];
+    const found = await ch.query<{ trade_id: string }>(
+      'beta.trades.stored',
+      `SELECT trade_id FROM ${BETA_TRADES.name}
+       WHERE ticker IN {tickers:Array(String)} AND trade_id IN {ids:Array(String)}`,
+      { tickers, ids: chunk },
+    );
+    for (const f of found) byId.delete(f.trade_id);
+  }
+  if (byId.size === 0) return 0;
+  const stamp = chTime(observedAt);
+  await ch.insert(
+    'beta.trades.write',
+    BETA_TRADES.name,
+    [...byId.values()].map((r) => ({ ...r, created_time: chTime(r.created_time), observed_at: stamp })),
+  );
+  return byId.size;
+}
+
+/** The newest stored trade's time (Unix ms), or null when none is stored. */
+export async function newestStoredTrade(ch: ClickHouse): Promise<number | null> {
+  const rows = await ch.query<{ n: string; ms: string }>(
+    'beta.trades.newest',
+    `SELECT count() AS n, toUnixTimestamp64Milli(max(created_time)) AS ms FROM ${BETA_TRADES.name}`,
+  );
+  const r = rows[0];
+  return r && Number(r.n) > 0 ? Number(r.ms) : null;
+}
+
+export interface BetaTradesOptions {
+  /** With nothing stored: read down to this time (Unix ms); null reads every trade. */
+  from?: number | null;
+}
+
+export async function pollBetaTrades(
+  deps: BetaSyncDeps,
+  opts: BetaTradesOptions = {},
+): Promise<BetaTradesSummary> {
+  const t0 = performance.now();
+  const now = deps.now ?? Date.now;
+  const ch = deps.clickhouse;
+  const client = clientOf(deps);
+  const newest = await newestStoredTrade(ch);
+  const stopBefore = newest === null ? (opts.from ?? null) : newest - TRADES_OVERLAP_MS;
+  const read = await client.trades({ stopBefore });
+  const rows = read.records.map(tradeRow);
+  await quarantineRecords(ch, BETA_VENUE, read.invalid);
+  const written = await insertNewTrades(ch, rows, now());
+  if (rows.length > 0) {
+    const top = await newestStoredTrade(ch);
+    if (top !== null) await writeCheckpoint(ch, BETA_VENUE, 'trades', String(top));
+  }
+  if (written > 0) await bump(deps);
+  const summary: BetaTradesSummary = {
+    read: rows.length,
+    written,
+    quarantined: read.invalid.length,
+    requests: read.requests,
+    rereads: read.rereads,
+    stopBefore,
+    ms: Math.round(performance.now() - t0),
+  };
+  deps.log.debug({ ...summary }, 'Polled beta trades');
+  return summary;
+}
+
+/** Stored Σ count per ticker, rounded to the counts' 2 decimals. */
+async function storedCounts(ch: ClickHouse): Promise<Map<string, number>> {
+  const rows = await ch.query<{ ticker: string; total: number }>(
+    'beta.trades.sums',
+    `SELECT ticker, round(sum(count), 2) AS total FROM ${BETA_TRADES.name} GROUP BY ticker`,
+  );
+  return new Map(rows.map((r) => [r.ticker, Number(r.total)]));
+}
+
+const differs = (a: number, b: number) => Math.abs(a - b) >= 0.005;
+
+/**
+ * Beta's trades per ticker against the markets' `volume_fp` (a listing read just before): every market
+ * whose stored Σ count differs has its trades rescanned and the missing ids inserted.
+ */
+export async function reconcileBetaTrades(
+  deps: BetaSyncDeps,
+  markets: readonly MarketPayload[],
+): Promise<BetaTradesReconcileSummary> {
+  const ch = deps.clickhouse;
+  const now = deps.now ?? Date.now;
+  const client = clientOf(deps);
+  const counts = await storedCounts(ch);
+  const out: BetaTradesReconcileSummary = {
+    compared: markets.length,
+    mismatched: 0,
+    stillMismatched: [],
+    read: 0,
+    written: 0,
+    quarantined: 0,
+    requests: 0,
+  };
+  const rescanned: MarketPayload[] = [];
+  for (const m of markets) {
+    const volume = Number(m.volume_fp);
+    if (!differs(volume, counts.get(m.ticker) ?? 0)) continue;
+    out.mismatched++;
+    const r = await client.trades({ ticker: m.ticker });
+    out.requests += r.requests;
+    await quarantineRecords(ch, BETA_VENUE, r.invalid);
+    out.quarantined += r.invalid.length;
+    const rows = r.records.filter((t) => t.ticker === m.ticker).map(tradeRow);
+    out.read += rows.length;
+    out.written += await insertNewTrades(ch, rows, now());
+    rescanned.push(m);
+  }
+  if (rescanned.length > 0) {
+    const after = await storedCounts(ch);
+    for (const m of rescanned) {
+      if (differs(Number(m.volume_fp), after.get(m.ticker) ?? 0)) out.stillMismatched.push(m.ticker);
+    }
+    if (out.stillMismatched.length > 0) {
+      deps.log.warn(
+        { venue: BETA_VENUE, tickers: out.stillMismatched.slice(0, 20), count: out.stillMismatched.length },
+        'Beta trades still differ from the market volume after a rescan',
+      );
+    }
+  }
+  if (out.written > 0) await bump(deps);
+  return out;
+}

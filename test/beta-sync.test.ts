@@ -1,0 +1,168 @@
+/**
+ * Venue beta's ingestion against the sim's replica (sim/venues/beta/index.ts), compared with the world's
+ * truth (test/support/beta-truth.ts): after a sync every market, event and series is stored once, equal in
+ * ids, titles, status, prices, volume (and every trade so far); an idle poll writes nothing; a trade and a
+ * resolution show after the next poll, which reads only the markets changed since the checkpoint
+ * (`min_updated_ts`); every trade of several live polls is stored exactly once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpClient } from '../ingest/http/client.ts';
+import { readCheckpoint } from '../ingest/rest/store.ts';
+import { createBetaClient } from '../ingest/venues/beta/client.ts';
+import { MARKETS_MARGIN_MS, pollBetaTrades, syncBeta } from '../ingest/venues/beta/sync.ts';
+import { type Replicas, startReplicas } from '../sim/venues/index.ts';
+import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
+import { createWorldState, type WorldState } from '../sim/world/state.ts';
+import { betaDifferences, betaTruth, doubled, tradeDifferences } from './support/beta-truth.ts';
+import { createTestDeps, type TestDeps } from './support/deps.ts';
+
+const START = Date.UTC(2026, 3, 1);
+const HOUR = 3_600_000;
+
+let catalog: Catalog;
+let state: WorldState;
+let replicas: Replicas;
+let deps: TestDeps;
+/** Every request the syncs sent (path and query). */
+const requests: URL[] = [];
+
+const client = () =>
+  createBetaClient({
+    marketsPageSize: 5,
+    eventsPageSize: 4,
+    tradesPageSize: 100,
+    http: createHttpClient({
+      baseUrl: replicas.urls.beta,
+      timeoutMs: 5_000,
+      baseDelayMs: 20,
+      maxDelayMs: 100,
+      fetch: (input, init) => {
+        requests.push(new URL(String(input)));
+        return fetch(input, init);
+      },
+    }),
+  });
+
+const sync = (at: number, mode: 'poll' | 'reconcile' = 'poll') => {
+  requests.length = 0;
+  return syncBeta({ ...deps, client: client(), now: () => at }, { mode });
+};
+const trades = (at: number) => pollBetaTrades({ ...deps, client: client(), now: () => at });
+const truth = () => betaTruth(catalog, state);
+const rowCount = async (table: string) =>
+  Number((await deps.clickhouse.query<{ n: string }>('test.n', `SELECT count() AS n FROM ${table}`))[0]?.n);
+
+beforeAll(async () => {
+  catalog = generateCatalog({ seed: 'beta-a', size: 'small', startTime: START });
+  state = createWorldState(catalog, { alpha: 'self' });
+  replicas = await startReplicas({ catalog, state });
+  deps = await createTestDeps('beta_sync');
+}, 120_000);
+
+afterAll(async () => {
+  await replicas?.close();
+  await deps?.close();
+});
+
+describe('beta sync against the replica', () => {
+  it('stores every market, event, series and trade once, equal to the truth', async () => {
+    state.tick(START + HOUR);
+    const s = await sync(START + HOUR);
+    const tr = await trades(START + HOUR);
+    const t = truth();
+    expect(t.markets.size).toBeGreaterThan(20);
+    expect(t.trades.size).toBeGreaterThan(100);
+    expect(await betaDifferences(deps.clickhouse, t)).toEqual([]);
+    expect(await doubled(deps.clickhouse)).toEqual([]);
+    expect(s.since).toBeNull();
+    expect([s.read, s.written]).toEqual([t.markets.size, t.markets.size]);
+    expect(s.events).toEqual({ read: t.events.size, written: t.events.size });
+    expect(s.series).toEqual({ read: t.series.size, written: t.series.size });
+    expect([s.quarantined, tr.quarantined]).toEqual([0, 0]);
+    expect([tr.read, tr.written, tr.stopBefore]).toEqual([t.trades.size, t.trades.size, null]);
+    // Pages of 5 markets, every one read, the last one twice (its check); no min_updated_ts on a first sync.
+    const pages = Math.ceil(t.markets.size / 5);
+    const marketReads = requests.filter((u) => u.pathname === '/markets');
+    expect(marketReads).toHaveLength(pages + 1);
+    expect(marketReads.every((u) => !u.searchParams.has('min_updated_ts'))).toBe(true);
+    // A mutually exclusive event's markets carry their label; the checkpoint trails the newest change.
+    const labelled = await deps.clickhouse.query<{ n: string }>(
+      'test.labels',
+      'SELECT count() AS n FROM beta_markets FINAL WHERE group_label IS NOT NULL',
+    );
+    expect(Number(labelled[0]?.n)).toBe([...t.markets.values()].filter((m) => m.group_label !== null).length);
+    const newest = Math.max(...[...t.markets.keys()].map((k) => state.price('beta', k).lastTradeTime ?? 0));
+    expect(await readCheckpoint(deps.clickhouse, 'beta', 'markets')).toBe(
+      String(Math.floor((newest - MARKETS_MARGIN_MS) / 1000)),
+    );
+  });
+
+  it('writes nothing on an idle poll', async () => {
+    const tables = ['beta_markets', 'beta_events', 'beta_series', 'beta_trades'];
+    const before = await Promise.all(tables.map(rowCount));
+    const s = await sync(START + HOUR);
+    const tr = await trades(START + HOUR);
+    expect([s.written, s.events.written, s.series.written, tr.written]).toEqual([0, 0, 0, 0]);
+    expect(await Promise.all(tables.map(rowCount))).toEqual(before);
+    // The poll asked only for markets changed since the checkpoint.
+    const since = Number(await readCheckpoint(deps.clickhouse, 'beta', 'markets'));
+    expect(s.since).toBe(since);
+    const marketReads = requests.filter((u) => u.pathname === '/markets');
+    expect(marketReads.every((u) => u.searchParams.get('min_updated_ts') === String(since))).toBe(true);
+    expect(s.read).toBeLessThan(truth().markets.size);
+  });
+
+  it('shows a trade and a resolution after the next poll', async () => {
+    const v = catalog.venues.beta;
+    // Past the first resolution: some markets resolved, others traded meanwhile.
+    const first = Math.min(...v.markets.filter((m) => m.resolution).map((m) => m.resolution!.time));
+    const at = first + HOUR / 4;
+    state.tick(at);
+    const resolved = v.markets.filter((m) => state.status('beta', m.key).status === 'resolved');
+    expect(resolved.length).toBeGreaterThan(0);
+    const s = await sync(at);
+    const tr = await trades(at);
+    expect(s.since).not.toBeNull();
+    expect(s.written).toBeGreaterThan(0);
+    expect(tr.written).toBeGreaterThan(0);
+    expect(tr.stopBefore).not.toBeNull();
+    expect(await betaDifferences(deps.clickhouse, truth())).toEqual([]);
+    const stored = await deps.clickhouse.query<{ status: string; result: string | null }>(
+      'test.resolved',
+      'SELECT status, result FROM beta_markets FINAL WHERE ticker = {t:String}',
+      { t: resolved[0]!.key },
+    );
+    expect(stored[0]?.status).toBe('resolved');
+    expect(stored[0]?.result).toMatch(/^(yes|no)$/);
+
+    // A market whose only change is its status (no trade since) shows too: closed without trading after.
+    const later = v.markets.find((m) => m.endTime > at && state.status('beta', m.key).status === 'open')!;
+    state.tick(later.endTime + 1_000);
+    await sync(later.endTime + 1_000);
+    const st = await deps.clickhouse.query<{ status: string }>(
+      'test.closed',
+      'SELECT status FROM beta_markets FINAL WHERE ticker = {t:String}',
+      { t: later.key },
+    );
+    expect(st[0]?.status).toBe(truth().markets.get(later.key)!.status);
+    expect(st[0]?.status).not.toBe('open');
+    expect(await betaDifferences(deps.clickhouse, truth(), { trades: false })).toEqual([]);
+  });
+
+  it('stores every trade of several live polls exactly once', async () => {
+    let at = state.now();
+    let written = 0;
+    for (let i = 0; i < 4; i++) {
+      at += 7 * 60_000;
+      state.tick(at);
+      const tr = await trades(at);
+      expect(tr.quarantined).toBe(0);
+      written += tr.written;
+      // Each poll reads down to the newest stored trade (minus the overlap), not the whole history.
+      expect(tr.read).toBeLessThan(truth().trades.size / 2);
+    }
+    expect(written).toBeGreaterThan(0);
+    expect(await tradeDifferences(deps.clickhouse, truth())).toEqual([]);
+    expect(await doubled(deps.clickhouse)).toEqual([]);
+  });
+});

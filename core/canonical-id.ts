@@ -91,6 +91,8 @@ export interface SportsOutcome {
   date: string | number | Date;
   /** What the outcome pays on: one of the teams (that team wins), or another result such as "draw". */
   side: string;
+  /** Which of several games of the same teams on that day (1, 2, …); absent when it is the only one. */
+  game?: number;
 }
 
 /**
@@ -99,7 +101,8 @@ export interface SportsOutcome {
  */
 export function sportsOutcomeKey(o: SportsOutcome): string {
   const teams = o.teams.map(normalizeText).sort();
-  return joinKey('sports', [normalizeText(o.league), ...teams, utcDay(o.date), normalizeText(o.side)]);
+  const day = o.game === undefined ? utcDay(o.date) : `${utcDay(o.date)} game ${o.game}`;
+  return joinKey('sports', [normalizeText(o.league), ...teams, day, normalizeText(o.side)]);
 }
 
 /** The canonical id of a non-sports outcome. */
@@ -167,19 +170,18 @@ const sameSet = (a: readonly string[], b: readonly string[]) => {
  */
 export const SERVED_LEAGUE = '';
 
-/**
- * The canonical key of each outcome of `m` (null where it has none: no end time), given the labels of
- * every alternative of its event (`alternatives`, this market's included; empty when it is none):
- * - an alternative (a Yes/No market with a group label in an event of ≥ 2 alternatives): its Yes is the
- *   label, its No "not <label>", or the other alternative when the event has exactly two; a game when
- *   the event title names two teams and every alternative is one of them or "Draw" (sports key), else
- *   keyed by the event title (question key);
- * - a two-outcome market titled "A vs. B" whose outcomes are A and B: a game, side = the outcome;
- * - anything else: the title, the end day and the outcome label.
- * A game's day is the UTC day of the market's end time (the only time every venue serves for it).
- */
-export function servedOutcomeKeys(m: ServedMarket, alternatives: readonly string[]): (string | null)[] {
-  if (m.endTime === null || !Number.isFinite(m.endTime)) return m.outcomes.map(() => null);
+/** How the outcomes of one market are keyed, before any game number. */
+interface ServedKind {
+  /** The outcome sides, index order (a label, "not <label>", the other alternative). */
+  sides: string[];
+  /** A game: its two teams; null: a question. */
+  teams: [string, string] | null;
+  question: string;
+  date: number;
+}
+
+function servedKind(m: ServedMarket, alternatives: readonly string[]): ServedKind | null {
+  if (m.endTime === null || !Number.isFinite(m.endTime)) return null;
   const date = m.endTime;
   const label = m.groupLabel?.trim() ?? '';
   if (label !== '' && isYesNo(m.outcomes) && alternatives.length >= 2) {
@@ -191,26 +193,64 @@ export function servedOutcomeKeys(m: ServedMarket, alternatives: readonly string
     if (teams !== null) {
       const allowed = new Set([...teams.map(normalizeText), 'draw']);
       if (alternatives.every((a) => allowed.has(normalizeText(a)))) {
-        return sides.map((side) => sportsOutcomeKey({ league: SERVED_LEAGUE, teams, date, side }));
+        return { sides, teams, question: '', date };
       }
     }
     const question = m.eventTitle.trim() !== '' ? m.eventTitle : m.title;
-    return sides.map((outcome) => questionOutcomeKey({ question, resolutionDate: date, outcome }));
+    return { sides, teams: null, question, date };
   }
   if (m.outcomes.length === 2 && !isYesNo(m.outcomes)) {
     const teams = matchupTeams(m.title);
     if (teams !== null && sameSet(teams, m.outcomes)) {
-      return m.outcomes.map((side) => sportsOutcomeKey({ league: SERVED_LEAGUE, teams, date, side }));
+      return { sides: [...m.outcomes], teams, question: '', date };
     }
   }
-  return m.outcomes.map((outcome) =>
-    questionOutcomeKey({ question: m.title, resolutionDate: date, outcome }),
+  return { sides: [...m.outcomes], teams: null, question: m.title, date };
+}
+
+/** A game's identity without its number: the two teams and the day. */
+const gameOf = (k: ServedKind) =>
+  k.teams === null
+    ? null
+    : sportsOutcomeKey({ league: SERVED_LEAGUE, teams: k.teams, date: k.date, side: '' });
+
+function keysOf(k: ServedKind | null, outcomes: number, game?: number): (string | null)[] {
+  if (k === null) return Array.from({ length: outcomes }, () => null);
+  const { teams, date } = k;
+  if (teams !== null) {
+    return k.sides.map((side) => sportsOutcomeKey({ league: SERVED_LEAGUE, teams, date, side, game }));
+  }
+  return k.sides.map((outcome) =>
+    questionOutcomeKey({ question: k.question, resolutionDate: date, outcome }),
   );
 }
 
 /**
+ * The canonical key of each outcome of `m` (null where it has none: no end time), given the labels of
+ * every alternative of its event (`alternatives`, this market's included; empty when it is none):
+ * - an alternative (a Yes/No market with a group label in an event of ≥ 2 alternatives): its Yes is the
+ *   label, its No "not <label>", or the other alternative when the event has exactly two; a game when
+ *   the event title names two teams and every alternative is one of them or "Draw" (sports key), else
+ *   keyed by the event title (question key);
+ * - a two-outcome market titled "A vs. B" whose outcomes are A and B: a game, side = the outcome;
+ * - anything else: the title, the end day and the outcome label.
+ * A game's day is the UTC day of the market's end time (the only time every venue serves for it);
+ * `game` numbers one of several games of the same teams on one day (`servedKeys`).
+ */
+export function servedOutcomeKeys(
+  m: ServedMarket,
+  alternatives: readonly string[],
+  game?: number,
+): (string | null)[] {
+  return keysOf(servedKind(m, alternatives), m.outcomes.length, game);
+}
+
+/**
  * Keys of many markets of one venue: `eventOf` names a market's event ('' when none); the alternatives
- * of an event are the group labels of its markets. Returns the keys in `markets` order.
+ * of an event are the group labels of its markets. When the venue lists more than one game of the same
+ * two teams on one day (a doubleheader; one game = one event, or one market without an event), the
+ * games are numbered 1, 2, … in order of their end time and the number is part of their keys.
+ * Returns the keys in `markets` order.
  */
 export function servedKeys<T>(
   markets: readonly T[],
@@ -226,7 +266,32 @@ export function servedKeys<T>(
     if (!list.some((l) => normalizeText(l) === normalizeText(label))) list.push(label);
     labels.set(r.event, list);
   }
-  return rows.map((r) => servedOutcomeKeys(r.m, r.event === '' ? [] : (labels.get(r.event) ?? [])));
+  const kinds = rows.map((r) => servedKind(r.m, r.event === '' ? [] : (labels.get(r.event) ?? [])));
+  // Games of the same teams and day: the listings (event, else market) of each, by end time.
+  const listings = new Map<string, Map<string, number>>();
+  kinds.forEach((k, i) => {
+    const game = k === null ? null : gameOf(k);
+    if (game === null) return;
+    const listing = rows[i]!.event !== '' ? `e|${rows[i]!.event}` : `m|${i}`;
+    const of = listings.get(game) ?? new Map<string, number>();
+    of.set(listing, Math.min(of.get(listing) ?? Number.POSITIVE_INFINITY, k!.date));
+    listings.set(game, of);
+  });
+  const numberOf = new Map<string, number>();
+  for (const [game, of] of listings) {
+    if (of.size < 2) continue;
+    [...of.entries()]
+      .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .forEach(([listing], n) => {
+        numberOf.set(`${game}\u0000${listing}`, n + 1);
+      });
+  }
+  return kinds.map((k, i) => {
+    const game = k === null ? null : gameOf(k);
+    const listing = rows[i]!.event !== '' ? `e|${rows[i]!.event}` : `m|${i}`;
+    const n = game === null ? undefined : numberOf.get(`${game}\u0000${listing}`);
+    return keysOf(k, rows[i]!.m.outcomes.length, n);
+  });
 }
 
 /** The fields of an alpha catalog market (alpha_markets, its event's title) its keys come from. */

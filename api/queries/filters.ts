@@ -30,6 +30,8 @@ export interface Filter<V = unknown> {
    * cursor is checked; NO_ROWS answers an empty page without a query.
    */
   resolve?(value: V, ctx: RouteContext): Promise<Condition | typeof NO_ROWS>;
+  /** When present, the list is in this order whatever `order` says (e.g. `after`: oldest first). */
+  readonly order?: 'asc' | 'desc';
 }
 
 export const MAX_WALLETS = 50;

@@ -157,7 +157,8 @@ export function listHandler<Row extends unknown[], Item, Field extends string, E
     const q = request.query as Query;
     rejectOffset(q.offset as number | undefined);
     const values = filters.map((f) => f.parse(q));
-    const order = q.order === 'asc' ? 'asc' : 'desc';
+    const forced = filters.find((f, i) => f.order && values[i] !== undefined)?.order;
+    const order = forced ?? (q.order === 'asc' ? 'asc' : 'desc');
     const limit = (q.limit as number | undefined) ?? spec.defaultLimit;
     const digested: Record<string, unknown> = { order };
     filters.forEach((f, i) => {

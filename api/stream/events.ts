@@ -39,12 +39,13 @@ const nullable = (v: unknown): string | null =>
   v === null || v === undefined || v === '' ? null : String(v);
 const bool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 'true';
 
-/** Block time in Unix seconds from Unix ms (written rows) or `YYYY-MM-DD hh:mm:ss.sss` UTC (re-read rows). */
+/** Block time in Unix seconds from Unix ms, a Date as JSON, or `YYYY-MM-DD hh:mm:ss.sss` UTC (re-read rows). */
 export function unixSeconds(v: unknown): number {
   if (typeof v === 'number') return Math.floor(v / 1000);
   const s = str(v);
   if (/^\d+$/.test(s)) return Math.floor(Number(s) / 1000);
-  const ms = Date.parse(`${s.replace(' ', 'T')}Z`);
+  // `2026-04-26 05:00:00.000` (ClickHouse, UTC) or an ISO string with its zone (a Date as JSON).
+  const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(' ', 'T')}Z`);
   return Number.isFinite(ms) ? Math.floor(ms / 1000) : 0;
 }
 

@@ -29,6 +29,13 @@ export const ActivityQuery = Type.Object({
     Type.String({ maxLength: 200, description: 'Neg-risk market id, 0x + 64 hex (CONVERT rows)' }),
   ),
   tx_hash: Type.Optional(Type.String({ maxLength: 200, description: '0x + 64 hex' })),
+  after: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description:
+        '`<block_number>:<log_index>`: only rows strictly after that chain position, oldest first (catch-up after a stream gap); `order` is ignored',
+    }),
+  ),
   ...blockTimeRangeQuery,
   order: Type.Optional(
     StringEnum(['desc', 'asc'], {

@@ -34,6 +34,13 @@ export const TradesQuery = Type.Object({
       description: 'Time order: desc (newest first, default) or asc',
     }),
   ),
+  after: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description:
+        '`<block_number>:<log_index>`: only rows strictly after that chain position, oldest first (catch-up after a stream gap); `order` is ignored',
+    }),
+  ),
   tx_hash: Type.Optional(Hex('0x + 64 hex: every fill of that transaction')),
   order_hash: Type.Optional(Hex('0x + 64 hex: every fill of that order')),
   builder: Type.Optional(Hex('Builder code (bytes32, 0x + 64 hex): fills attributed to that builder')),

@@ -9,7 +9,7 @@ import { ALPHA_ACTIVITY } from '../../../schemas/tables/alpha-chain.ts';
 import { ValidationFailure } from '../../errors.ts';
 import { bytes32, type Filter, marketSlug, walletList } from '../filters.ts';
 import type { ListSpec } from '../list.ts';
-import { blockTimeRange, CHAIN_EVENT_HEAD, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
+import { afterPosition, blockTimeRange, CHAIN_EVENT_HEAD, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
 
 /** The columns the response needs, in this order. */
 const SELECTED = [
@@ -123,6 +123,7 @@ export const alphaActivity: ListSpec<ActivityRow, Activity, 'activity'> = {
       sql: 'condition_id IN {slug_conditions:Array(String)}',
       params: { slug_conditions: ids },
     })),
+    afterPosition,
   ],
   async toItems(rows, _env, ctx) {
     const slugs = await pageSlugs(

@@ -3,8 +3,9 @@
  * keyset (block_number, log_index), the block time range, base units, and the page's market slugs.
  */
 import { expression } from '../../../core/clickhouse/table.ts';
+import { ApiError } from '../../errors.ts';
 import type { MarketSlugResolver } from '../../markets.ts';
-import { timeRange } from '../filters.ts';
+import { type Filter, timeRange } from '../filters.ts';
 import type { KeyColumn } from '../list.ts';
 
 /**
@@ -24,6 +25,31 @@ export const CHAIN_KEYSET: readonly KeyColumn[] = [
   { column: 'block_number', type: 'UInt64' },
   { column: 'log_index', type: 'UInt32' },
 ];
+
+/**
+ * `after=<block_number>:<log_index>`: rows strictly after that chain position, oldest first (the stream's
+ * catch-up, docs/streaming.md). Anything else is a 400.
+ */
+export const afterPosition: Filter<[string, number]> = {
+  name: 'after',
+  order: 'asc',
+  parse(q) {
+    const raw = q.after as string | undefined;
+    if (raw === undefined) return undefined;
+    const m = /^(\d{1,20}):(\d{1,10})$/.exec(raw);
+    if (!m || BigInt(m[1]!) > 18446744073709551615n || Number(m[2]) > 0xffffffff) {
+      throw new ApiError(
+        400,
+        `Invalid after: expected <block_number>:<log_index> (decimal integers), got "${raw.slice(0, 60)}"`,
+      );
+    }
+    return [BigInt(m[1]!).toString(), Number(m[2])];
+  },
+  where: ([block, log]) => ({
+    sql: 'block_number > {after_block:UInt64} OR (block_number = {after_block:UInt64} AND log_index > {after_log:UInt32})',
+    params: { after_block: block, after_log: log },
+  }),
+};
 
 /** `start_time` / `end_time` on the block time. */
 export const blockTimeRange = () => timeRange('block_time');

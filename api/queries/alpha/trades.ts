@@ -11,7 +11,7 @@ import type { Trade } from '../../../schemas/api/alpha-trades.ts';
 import { ALPHA_FILLS } from '../../../schemas/tables/alpha-chain.ts';
 import { bytes32, equals, type Filter, marketSlug, walletList } from '../filters.ts';
 import type { ListSpec } from '../list.ts';
-import { blockTimeRange, CHAIN_EVENT_HEAD, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
+import { afterPosition, blockTimeRange, CHAIN_EVENT_HEAD, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
 import { type TokenCondition, type TokenConditions, tokenConditionsOf } from './tokens.ts';
 
 /**
@@ -136,6 +136,7 @@ export const alphaTrades: ListSpec<FillRow, Trade, 'trades', TokenConditions> = 
     equals({ param: 'token_id' }),
     equals({ param: 'role' }),
     minTotal,
+    afterPosition,
   ],
   setup: (scope, ctx) => tokenConditionsOf(scope, ctx),
   async toItems(rows, tokens, ctx, page) {

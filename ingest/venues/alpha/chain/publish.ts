@@ -3,7 +3,7 @@
  * channel of the spec: `<prefix>alpha:trades` (fills), `alpha:activity`, `alpha:lifecycle`,
  * `alpha:collateral`, `alpha:oracle`. Each message is one row:
  *   { "channel": "trades", "event": "order_filled", "status": "pending"|"confirmed"|"removed",
- *     "chain_id": 137, "data": { ...the row as stored, block_time in Unix ms } }
+ *     "chain_id": 137, "published_at": <Unix ms>, "data": { ...the row as stored, block_time in Unix ms } }
  * `removed` is sent for rows a reorg orphaned; a row that becomes confirmed is sent again with
  * `confirmed`. Documented in docs/chain-ingestion.md.
  */
@@ -55,6 +55,7 @@ export function createPublisher(redis: Redis, opts: { prefix?: string; chainId: 
       let n = 0;
       let pipeline = redis.pipeline();
       let queued = 0;
+      const publishedAt = Date.now();
       for (const [table, channel] of Object.entries(CHANNEL_OF) as [EventTable, string][]) {
         const list = rows[table] as Record<string, unknown>[] | undefined;
         if (!list) continue;
@@ -64,6 +65,7 @@ export function createPublisher(redis: Redis, opts: { prefix?: string; chainId: 
             event: eventName(table, row),
             status: status ?? (row.status as PublishStatus),
             chain_id: opts.chainId,
+            published_at: publishedAt,
             data: row,
           };
           pipeline.publish(`${prefix}alpha:${channel}`, JSON.stringify(message));

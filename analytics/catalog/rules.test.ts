@@ -168,6 +168,7 @@ describe('canonical ids', () => {
         market({ id: '1' }),
         market({
           id: '2',
+          event_id: 'e1',
           condition_id: '0xc2',
           ...game,
           question: 'Chelsea vs. Tottenham',

@@ -60,6 +60,14 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.volumes)).toEqual(expect.arrayContaining(['clickhouse-data', 'redis-data']));
   });
 
+  it('runs two replicas of the stream role on STREAM_PORT', () => {
+    const stream = compose.services.stream;
+    expect(stream.command).toEqual(['stream']);
+    expect(stream.deploy.replicas).toBe(2);
+    expect(stream.environment.STREAM_PORT).toBe('8090');
+    expect(stream.ports).toEqual(['8090-8091:8090']);
+  });
+
   it('hands pmdata only variables that docs/configuration.md documents', () => {
     const pmdataServices = Object.entries(
       compose.services as Record<string, { build?: unknown; environment?: object }>,

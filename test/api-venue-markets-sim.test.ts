@@ -3,16 +3,23 @@
  * sync (the venue's own ingestor against its replica), then every market of the world's truth served
  * once across pages of `GET /v2/<venue>/markets` with its title, status, prices and volume, in the
  * default sort's order, and the status filter selecting the truth's open / closed-or-resolved markets.
- * The truth is computed from the world (test/support/<venue>-truth.ts), not from the tables.
+ * The truth is computed from the world (test/support/<venue>-truth.ts), not from the tables. After the
+ * canonical step (ingest/canonical/), each outcome serves the id `canonical_outcomes` holds for it, and the
+ * `canonical_id` filter finds exactly the markets serving that id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CANONICAL_ID_PATTERN } from '../core/canonical-id.ts';
+import { assignCanonical } from '../ingest/canonical/index.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { createBetaClient } from '../ingest/venues/beta/client.ts';
+import { syncBeta } from '../ingest/venues/beta/sync.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
 import { syncGamma } from '../ingest/venues/gamma/sync.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
+import { betaTruth } from './support/beta-truth.ts';
 import { activeEvents, gammaTruth } from './support/gamma-truth.ts';
 
 const START = Date.UTC(2026, 3, 1);
@@ -45,6 +52,51 @@ async function all(url: string): Promise<Item[]> {
   throw new Error('too many pages');
 }
 
+const http = (url: string) =>
+  createHttpClient({ baseUrl: url, timeoutMs: 5_000, baseDelayMs: 20, maxDelayMs: 100 });
+
+/** Each outcome's id as canonical_outcomes holds it (market key → ids by outcome index). */
+async function storedIds(venue: string): Promise<Map<string, string[]>> {
+  const rows = await t.deps.clickhouse.query<{ market: string; outcome_index: number; id: string }>(
+    'test.canonical',
+    'SELECT market, outcome_index, id FROM canonical_outcomes FINAL WHERE venue = {venue:String}',
+    { venue },
+  );
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const ids = out.get(r.market) ?? [];
+    ids[Number(r.outcome_index)] = r.id;
+    out.set(r.market, ids);
+  }
+  return out;
+}
+
+/**
+ * Every served outcome carries the stored id (`none` when it has none); filtering by an id shared with
+ * a served market finds exactly the served markets carrying it.
+ */
+async function expectCanonical(venue: string, served: Item[], key: (m: Item) => string, none: '' | null) {
+  const stored = await storedIds(venue);
+  expect(stored.size).toBeGreaterThan(0);
+  const carrying = new Map<string, Set<string>>();
+  for (const m of served) {
+    const ids = (m.outcomes as { canonical_id: string | null }[]).map((o) => o.canonical_id);
+    const want = stored.get(key(m)) ?? [];
+    expect(ids, key(m)).toEqual(ids.map((_, i) => want[i] ?? none));
+    for (const id of ids) {
+      if (id === null || id === '') continue;
+      expect(id).toMatch(CANONICAL_ID_PATTERN);
+      carrying.set(id, (carrying.get(id) ?? new Set()).add(key(m)));
+    }
+  }
+  const picks = [...carrying.entries()].sort((a, b) => b[1].size - a[1].size).slice(0, 3);
+  expect(picks.length).toBeGreaterThan(0);
+  for (const [id, keys] of picks) {
+    const found = await all(`/v2/${venue}/markets?canonical_id=${id}`);
+    expect(found.map(key).sort(), id).toEqual([...keys].sort());
+  }
+}
+
 const near = (a: unknown, b: number | null) =>
   b === null ? a === null : typeof a === 'number' && Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
 
@@ -75,13 +127,11 @@ describe('GET /v2/gamma/markets over the gamma replica', () => {
     const at = START + 3 * HOUR;
     state.tick(at);
     const events = activeEvents(catalog, state);
-    const http = createHttpClient({
-      baseUrl: replicas.urls.gamma,
-      timeoutMs: 5_000,
-      baseDelayMs: 20,
-      maxDelayMs: 100,
-    });
-    await syncGamma({ ...t.deps, client: createGammaClient({ http }), now: () => at }, { mode: 'poll' });
+    await syncGamma(
+      { ...t.deps, client: createGammaClient({ http: http(replicas.urls.gamma) }), now: () => at },
+      { mode: 'poll' },
+    );
+    await assignCanonical(t.deps, 'gamma', { now: () => at });
     const truth = gammaTruth(catalog, state, events).markets;
     expect(truth.size).toBeGreaterThan(10);
 
@@ -127,5 +177,75 @@ describe('GET /v2/gamma/markets over the gamma replica', () => {
         .sort(),
     );
     expect(clob.every((m) => m.open_interest_usd === null)).toBe(true);
+    await expectCanonical('gamma', served, (m) => String(m.market_slug), '');
+  });
+});
+
+describe('GET /v2/beta/markets over the beta replica', () => {
+  it('serves every market of the truth once, by dollar volume, with its title, status, prices and volume', async () => {
+    const at = START + 3 * HOUR;
+    state.tick(at);
+    await syncBeta(
+      { ...t.deps, client: createBetaClient({ http: http(replicas.urls.beta) }), now: () => at },
+      { mode: 'poll' },
+    );
+    await assignCanonical(t.deps, 'beta', { now: () => at });
+    const truth = betaTruth(catalog, state).markets;
+    expect(truth.size).toBeGreaterThan(10);
+
+    const served = await all('/v2/beta/markets');
+    const tickers = served.map((m) => String(m.ticker));
+    expect(new Set(tickers).size).toBe(tickers.length);
+    expect([...tickers].sort()).toEqual([...truth.keys()].sort());
+    expectOrdered(
+      served,
+      (m) => m.dollar_volume as number,
+      (m) => String(m.ticker),
+    );
+    for (const m of served) {
+      const x = truth.get(String(m.ticker))!;
+      expect(m.title).toBe(x.title);
+      expect(m.status).toBe(x.status);
+      expect(m.result).toBe(x.result);
+      expect(m.event_ticker).toBe(x.event_key);
+      expect(near(m.last_price, x.last_price), `${x.ticker} last price`).toBe(true);
+      expect(m.dollar_volume).toBe(x.dollar_volume);
+      expect(m.volume).toBe(Math.floor(x.volume));
+      expect((m.outcomes as { label: string }[]).map((o) => o.label)).toEqual(['Yes', 'No']);
+    }
+
+    const closed = await all('/v2/beta/markets?status=closed&sort=close_time');
+    expect(closed.map((m) => String(m.ticker)).sort()).toEqual(
+      [...truth.values()]
+        .filter((x) => x.status !== 'open')
+        .map((x) => x.ticker)
+        .sort(),
+    );
+    await expectCanonical('beta', served, (m) => String(m.ticker), null);
+  });
+});
+
+describe('canonical ids across venues', () => {
+  it('an id served on both beta and gamma finds its market on each list', async () => {
+    const ids = async (venue: string) => {
+      const out = new Set<string>();
+      for (const m of await all(`/v2/${venue}/markets`)) {
+        for (const o of m.outcomes as { canonical_id: string | null }[]) {
+          if (o.canonical_id) out.add(o.canonical_id);
+        }
+      }
+      return out;
+    };
+    const beta = await ids('beta');
+    const shared = [...(await ids('gamma'))].filter((id) => beta.has(id));
+    expect(shared.length).toBeGreaterThan(0);
+    for (const venue of ['beta', 'gamma']) {
+      const found = await all(`/v2/${venue}/markets?canonical_id=${shared[0]}`);
+      expect(found.length, venue).toBeGreaterThan(0);
+      for (const m of found) {
+        const carried = (m.outcomes as { canonical_id: string | null }[]).map((o) => o.canonical_id);
+        expect(carried).toContain(shared[0]);
+      }
+    }
   });
 });

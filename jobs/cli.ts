@@ -6,6 +6,7 @@
  *   analytics                             recompute market analytics (commands/analytics.ts)
  *   recompute positions                   rebuild alpha's positions (commands/recompute.ts)
  *   demo, keys, doctor                    commands/demo.ts, keys.ts, doctor.ts
+ *   tail                                  a stream client printing a channel's events (commands/tail.ts)
  *   sim                                   the simulated world (sim/cli.ts)
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
@@ -197,6 +198,35 @@ export const COMMANDS: Record<string, Command> = {
         return 0;
       }
       return runKeys(argv);
+    },
+  },
+  tail: {
+    summary: 'Print the events of a stream channel (a small WebSocket client)',
+    usage:
+      'pmdata tail <channel> --key <API key> [--filters JSON] [--url ws://127.0.0.1:8080] [--platform P] [--count N]',
+    options: {
+      key: { type: 'string', description: 'API key (Dev or higher)' },
+      filters: { type: 'string', description: 'filters as JSON (default: the wildcard of the first key)' },
+      url: { type: 'string', default: 'ws://127.0.0.1:8080', description: 'stream URL without /v1/<key>' },
+      platform: { type: 'string', description: 'crypto_prices: the price-feed provider (default chainlink)' },
+      count: { type: 'string', description: 'stop after this many events' },
+    },
+    async run({ values, positionals }) {
+      const { runTail, TAIL_USAGE } = await import('./commands/tail.ts');
+      const channel = positionals[0];
+      if (!channel || typeof values.key !== 'string') throw new PermanentError(TAIL_USAGE);
+      const count = values.count === undefined ? undefined : Number(values.count);
+      if (count !== undefined && !(Number.isInteger(count) && count > 0)) {
+        throw new PermanentError(`--count: got "${values.count}", expected a positive integer`);
+      }
+      return runTail({
+        channel,
+        key: values.key,
+        url: String(values.url),
+        filters: values.filters as string | undefined,
+        platform: values.platform as string | undefined,
+        count,
+      });
     },
   },
   doctor: {

@@ -11,11 +11,12 @@
  *
  * Every record is checked on its own (payloads.ts) and records are deduplicated by their natural key. A
  * paging fault serves a page that does not start where it should: a duplicated or overlapping page repeats
- * records of the pages before it, a page starting late skips records — and the page after it then repeats
- * the late page's tail. So when a page repeats records already held, that page and the page before it are
- * read again until two reads of each agree; so is a page holding a record that failed its schema, and the
- * page a listing ends on (the repeat that would reveal a late last page never comes). Records of every
- * read are kept (union), so a clean read of each page is enough for the listing to hold all its records.
+ * records of the page before it, a page starting late skips records — and the page after it then repeats
+ * the late page's tail. So when two adjacent pages share a record, both are read again until two reads of
+ * each agree (and the check moves back a page); so is a page holding a record that failed its schema, and
+ * the page a listing ends on (the repeat that would reveal a late last page never comes). Records of every
+ * read are kept (union), so one clean read of each page is enough for the listing to hold all its records.
+ * What this cannot see (every read of a page faulty alike) the reconciliation finds (sync.ts).
  */
 import { RetryableError } from '../../../core/errors.ts';
 import { type HttpClient, HttpPermanentError, type QueryValue } from '../../http/client.ts';
@@ -125,9 +126,9 @@ export function createBetaClient(options: BetaClientOptions): BetaClient {
       for (const bad of page.invalid) invalid.set(invalidKey(bad), bad);
       return page;
     };
-    /** Reads a page again until two consecutive reads serve the same keys, all valid; the last read. */
-    const settle = async (cursor: string, first: PageRead<T> | null) => {
-      let prev = first ?? (await read(cursor));
+    /** Reads a page again until two consecutive reads serve the same keys, the later one all valid. */
+    const settle = async (cursor: string, first: PageRead<T>) => {
+      let prev = first;
       for (let i = 0; i < rereads; i++) {
         again++;
         const next = await read(cursor);
@@ -136,20 +137,44 @@ export function createBetaClient(options: BetaClientOptions): BetaClient {
       }
       return prev;
     };
-    let prevCursor: string | null = null;
+    /** Each page's cursor and the read taken for it (settled: confirmed by a second read). */
+    const pages: { cursor: string; read: PageRead<T>; settled: boolean }[] = [];
+    const settlePage = async (i: number) => {
+      const p = pages[i] as (typeof pages)[number];
+      if (p.settled) return false;
+      p.read = await settle(p.cursor, p.read);
+      p.settled = true;
+      return true;
+    };
+    /**
+     * Two adjacent pages never share a record: when they do, one of them started early (duplicate,
+     * overlap) or the earlier one late (skip), so both are settled, and the check moves back a page
+     * (a settled page may now overlap a late page before it).
+     */
+    const walkBack = async (from: number) => {
+      for (let k = from; k > 0; k--) {
+        const a = pages[k - 1] as (typeof pages)[number];
+        const b = pages[k] as (typeof pages)[number];
+        const earlier = new Set(a.read.keys);
+        if (!b.read.keys.some((key) => earlier.has(key))) break;
+        const later = await settlePage(k);
+        const before = await settlePage(k - 1);
+        if (!later && !before) break;
+      }
+    };
+    const ends = (p: PageRead<T>) => p.cursor === '' || (spec.stop?.(p.records) ?? false);
     let cursor = '';
     for (;;) {
-      const before = new Set(held.keys());
-      const page = await read(cursor);
-      const repeats = page.keys.some((k) => before.has(k));
-      // A repeat: this page started early, or the page before started late (skipping records).
-      if (repeats && prevCursor !== null) await settle(prevCursor, null);
-      const ending = page.cursor === '' || (spec.stop?.(page.records) ?? false);
-      const final = repeats || page.invalid.length > 0 || ending ? await settle(cursor, page) : page;
-      if (final.cursor === '' || (spec.stop?.(final.records) ?? false)) break;
-      if (final.cursor === cursor) throw new RetryableError(`${spec.path} served the same cursor again`);
-      prevCursor = cursor;
-      cursor = final.cursor;
+      const first = await read(cursor);
+      pages.push({ cursor, read: first, settled: false });
+      const i = pages.length - 1;
+      // A failed record, or the listing's last page (no later page would reveal it started late).
+      if (first.invalid.length > 0 || ends(first)) await settlePage(i);
+      await walkBack(i);
+      const current = (pages[i] as (typeof pages)[number]).read;
+      if (ends(current)) break;
+      if (current.cursor === cursor) throw new RetryableError(`${spec.path} served the same cursor again`);
+      cursor = current.cursor;
     }
     return { records: [...held.values()], invalid: [...invalid.values()], requests, rereads: again };
   }

@@ -126,6 +126,27 @@ export function createBetaClientFromConfig(config: Config): BetaClient {
 
 const invalidKey = (r: InvalidRecord) => `${r.kind}\u0000${r.recordId}`;
 
+/** Most listings of one reconciliation, and most rescans of one ticker's trades. */
+export const RECONCILE_PASSES = 3;
+
+/**
+ * Up to `passes` listings, the records of all by key (a later read replacing an earlier one); ends after a
+ * listing that brings no key the earlier ones lacked (beyond the first).
+ */
+async function unionOfPasses<T>(
+  passes: number,
+  keyOf: (r: T) => string,
+  list: () => Promise<T[]>,
+): Promise<T[]> {
+  const out = new Map<string, T>();
+  for (let pass = 0; pass < passes; pass++) {
+    const before = out.size;
+    for (const r of await list()) out.set(keyOf(r), r);
+    if (pass > 0 && out.size === before) break;
+  }
+  return [...out.values()];
+}
+
 function clientOf(deps: BetaSyncDeps): BetaClient {
   if (deps.client) return deps.client;
   if (!deps.config) throw new Error('The beta sync needs deps.client or deps.config');
@@ -173,17 +194,33 @@ export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promi
   account(series);
   step('series');
 
-  const listing = await client.markets(full ? {} : { minUpdatedTs: summary.since ?? undefined });
-  account(listing);
-  const markets = listing.records.filter((m) => !isMultivariate(m));
+  // A reconciliation lists again while a listing brings a record the earlier ones missed.
+  const passes = opts.mode === 'reconcile' ? RECONCILE_PASSES : 1;
+  const listed = await unionOfPasses(
+    passes,
+    (m) => m.ticker,
+    async () => {
+      const r = await client.markets(full ? {} : { minUpdatedTs: summary.since ?? undefined });
+      account(r);
+      return r.records;
+    },
+  );
+  const markets = listed.filter((m) => !isMultivariate(m));
   step('markets');
 
   // Events: all of them on a full listing; else the listed markets' events not stored yet.
   const events = new Map<string, EventPayload>();
   if (full) {
-    const r = await client.events();
-    account(r);
-    for (const e of r.records) events.set(e.event_ticker, e);
+    const all = await unionOfPasses(
+      passes,
+      (e) => e.event_ticker,
+      async () => {
+        const r = await client.events();
+        account(r);
+        return r.records;
+      },
+    );
+    for (const e of all) events.set(e.event_ticker, e);
   }
   const marketEvents = [...new Set(markets.map((m) => m.event_ticker).filter((t) => t !== ''))];
   const stored = await storedEvents(ch, marketEvents);
@@ -255,7 +292,7 @@ export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promi
 
   // The checkpoint trails the newest change served; a listing with none leaves it as it was.
   let newest = Number.NEGATIVE_INFINITY;
-  for (const m of listing.records) newest = Math.max(newest, timeOf(m.updated_time) ?? newest);
+  for (const m of listed) newest = Math.max(newest, timeOf(m.updated_time) ?? newest);
   if (Number.isFinite(newest)) {
     const next = Math.floor((newest - MARKETS_MARGIN_MS) / 1000);
     const prev =
@@ -444,6 +481,15 @@ async function storedCounts(ch: ClickHouse): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.ticker, Number(r.total)]));
 }
 
+async function storedCount(ch: ClickHouse, ticker: string): Promise<number> {
+  const rows = await ch.query<{ total: number }>(
+    'beta.trades.sum',
+    `SELECT round(sum(count), 2) AS total FROM ${BETA_TRADES.name} WHERE ticker = {ticker:String}`,
+    { ticker },
+  );
+  return Number(rows[0]?.total ?? 0);
+}
+
 const differs = (a: number, b: number) => Math.abs(a - b) >= 0.005;
 
 /**
@@ -472,13 +518,20 @@ export async function reconcileBetaTrades(
     const volume = Number(m.volume_fp);
     if (!differs(volume, counts.get(m.ticker) ?? 0)) continue;
     out.mismatched++;
-    const r = await client.trades({ ticker: m.ticker });
-    out.requests += r.requests;
-    await quarantineRecords(ch, BETA_VENUE, r.invalid);
-    out.quarantined += r.invalid.length;
-    const rows = r.records.filter((t) => t.ticker === m.ticker).map(tradeRow);
-    out.read += rows.length;
-    out.written += await insertNewTrades(ch, rows, now());
+    // Rescanned again while it still differs and the last rescan found trades (up to RECONCILE_PASSES).
+    for (let pass = 0; pass < RECONCILE_PASSES; pass++) {
+      const r = await client.trades({ ticker: m.ticker });
+      out.requests += r.requests;
+      await quarantineRecords(ch, BETA_VENUE, r.invalid);
+      out.quarantined += r.invalid.length;
+      const rows = r.records.filter((t) => t.ticker === m.ticker).map(tradeRow);
+      out.read += rows.length;
+      const added = await insertNewTrades(ch, rows, now());
+      out.written += added;
+      if (added === 0 && pass > 0) break;
+      const sum = await storedCount(ch, m.ticker);
+      if (!differs(Number(m.volume_fp), sum)) break;
+    }
     rescanned.push(m);
   }
   if (rescanned.length > 0) {

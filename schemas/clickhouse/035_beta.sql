@@ -53,7 +53,10 @@ CREATE TABLE IF NOT EXISTS beta_markets (
   content_hash String,
   observed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(observed_at)
-ORDER BY ticker;
+ORDER BY ticker
+-- Small granules: a list page reads the wide columns of its rows only (lazy materialization), a
+-- granule per row (docs/api.md "Venue markets").
+SETTINGS index_granularity = 256;
 
 -- `beta_events`: the events (one question, one or more markets), keyed by event_ticker. `market_tickers`
 -- are the tickers of its stored markets (sorted); `status` is open while any of them is open, resolved when

@@ -50,7 +50,10 @@ CREATE TABLE IF NOT EXISTS gamma_markets (
   content_hash String,
   observed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(observed_at)
-ORDER BY slug;
+ORDER BY slug
+-- Small granules: a list page reads the wide columns of its rows only (lazy materialization), a
+-- granule per row (docs/api.md "Venue markets").
+SETTINGS index_granularity = 256;
 
 -- `gamma_events`: the groups (an upstream `marketType: group` entry: one multi-outcome question as
 -- binary order-book markets), keyed by the group's slug; `market_slugs` in the upstream's order. A single

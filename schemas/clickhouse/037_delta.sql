@@ -51,7 +51,10 @@ CREATE TABLE IF NOT EXISTS delta_markets (
   content_hash String,
   observed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(observed_at)
-ORDER BY market_id;
+ORDER BY market_id
+-- Small granules: a list page reads the wide columns of its rows only (lazy materialization), a
+-- granule per row (docs/api.md "Venue markets").
+SETTINGS index_granularity = 256;
 
 -- `delta_events`: the categorical markets (upstream `marketType: 1`), keyed by their `marketId`;
 -- `market_ids` are the child markets' ids in the upstream's order. Amounts are the parent's totals as

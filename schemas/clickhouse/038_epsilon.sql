@@ -55,7 +55,10 @@ CREATE TABLE IF NOT EXISTS epsilon_markets (
   content_hash String,
   observed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(observed_at)
-ORDER BY market_id;
+ORDER BY market_id
+-- Small granules: a list page reads the wide columns of its rows only (lazy materialization), a
+-- granule per row (docs/api.md "Venue markets").
+SETTINGS index_granularity = 256;
 
 -- `epsilon_events`: the events of /public/api/v1/events/, keyed by their numeric `id`; `market_ids` in the
 -- upstream's order, `tags` the tag labels. `status` open while a market trades, resolved when every

@@ -21,6 +21,8 @@ import { SearchQuery } from '../schemas/api/alpha-search.ts';
 import { SeriesDetailQuery, SeriesListQuery } from '../schemas/api/alpha-series.ts';
 import { SubtagsQuery, TagsQuery } from '../schemas/api/alpha-tags.ts';
 import { TradesQuery } from '../schemas/api/alpha-trades.ts';
+import { BetaTradesQuery } from '../schemas/api/beta-trades.ts';
+import { MarketsSearchQuery } from '../schemas/api/markets-search.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
 
 let t: ApiTestContext;
@@ -105,6 +107,8 @@ describe('/openapi.json', () => {
       '/v2/alpha/position/{token_id}/top-holders': ['token_id', ...Object.keys(TopHoldersQuery.properties)],
       '/v2/alpha/wallet/pnl/{wallet}': ['wallet', ...Object.keys(PnlQuery.properties)],
       '/v2/alpha/wallets/profiles': Object.keys(ProfilesQuery.properties),
+      '/v2/beta/trades': Object.keys(BetaTradesQuery.properties),
+      '/v2/markets/search': Object.keys(MarketsSearchQuery.properties),
       ...Object.fromEntries(
         RETIRED_PATHS.map((p) => [p.replace(/:(\w+)/g, '{$1}'), p.includes(':') ? ['canonical_id'] : []]),
       ),

@@ -9,15 +9,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAlphaCatalogLists } from '../analytics/catalog/build.ts';
 import { proposition, storedMarketKey } from '../bench/canonical/score.ts';
 import { CANONICAL_ID_PATTERN } from '../core/canonical-id.ts';
+import { RetryableError } from '../core/errors.ts';
 import { assignCanonical } from '../ingest/canonical/assign.ts';
 import type { CanonicalVenue } from '../ingest/canonical/served.ts';
+import { acquireLease } from '../ingest/chain/lease.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
 import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
+import type { JobContext } from '../jobs/define.ts';
+import { type CanonicalPayload, canonicalJob, canonicalLease } from '../jobs/processors/canonical.ts';
 import type { VenueCode } from '../sim/world/catalog.ts';
 import { startWorld, type World } from './sim-replicas-support.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -142,5 +147,35 @@ describe('canonical ids over ingested replicas', () => {
     for (const r of rows) {
       expect(r.canonical_ids).toEqual(r.canonical_ids.map((_, i) => ids.get(`alpha|${r.market_id}|${i}`)));
     }
+  });
+
+  it("runs venues.canonical under the venue's lease, retrying while another run holds it", async () => {
+    const run = (venue: CanonicalVenue) => {
+      const ctx = {
+        deps,
+        job: { data: { venue } } as Job<CanonicalPayload>,
+        log: deps.log,
+        signal: new AbortController().signal,
+        enqueue: async () => undefined,
+      } satisfies JobContext<CanonicalPayload>;
+      return canonicalJob.process(ctx);
+    };
+    const lease = await acquireLease(deps.redis, canonicalLease('gamma'), 30_000);
+    try {
+      await expect(run('gamma')).rejects.toBeInstanceOf(RetryableError);
+    } finally {
+      await lease.release();
+    }
+    await deps.clickhouse.command(
+      'test.canonical.forget',
+      "DELETE FROM canonical_outcomes WHERE venue = 'gamma'",
+    );
+    const s = await run('gamma');
+    expect(s).toMatchObject({
+      venue: 'gamma',
+      markets: world.catalog.venues.gamma.markets.length,
+      changedKeys: 0,
+    });
+    expect(s.created).toBe(s.outcomes);
   });
 });

@@ -98,7 +98,10 @@ function venueSql(v: VenueSearch, match: string): string {
     LIMIT {limit:UInt32}`;
 }
 
-/** The canonical id of the first outcome of each market read, by (venue, market). */
+/**
+ * The canonical id of the first outcome of each market read, by (venue, market). Without FINAL: an id
+ * never changes once assigned (ingest/canonical/), so unmerged versions of a row carry the same id.
+ */
 async function canonicalIds(
   ctx: RouteContext,
   venue: SearchVenue,
@@ -107,7 +110,7 @@ async function canonicalIds(
   if (keys.length === 0) return new Map();
   const rows = await ctx.deps.clickhouse.read<[string, string]>(
     `api.markets.search.${venue}.canonical`,
-    `SELECT market, id FROM canonical_outcomes FINAL
+    `SELECT market, id FROM canonical_outcomes
      WHERE venue = {venue:String} AND market IN {markets:Array(String)} AND outcome_index = 0`,
     { venue, markets: keys },
   );

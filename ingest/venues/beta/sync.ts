@@ -14,9 +14,10 @@
  * failed records quarantined (source `beta`, by kind and id), then the checkpoint: `markets` = the newest
  * `updated_time` served minus `MARKETS_MARGIN_MS` (Unix s), and `venue:beta` bumped when a row was written.
  *
- * `pollBetaTrades(deps, {from})`: `/markets/trades` newest first down to the newest stored trade's time
- * minus `TRADES_OVERLAP_MS` (or to `from`, or to the end when nothing is stored), trade ids not yet stored
- * inserted; checkpoint `trades` = the newest stored trade's time (Unix ms).
+ * `pollBetaTrades(deps, {from, mode})`: `/markets/trades` newest first down to the newest stored trade's
+ * time minus `TRADES_OVERLAP_MS` (to `from` when nothing is stored or in `backfill` mode; to the end when
+ * `from` is null), trade ids not yet stored inserted; checkpoint `trades` = the newest stored trade's time
+ * (Unix ms). The trades of one call are held in memory until they are inserted.
  * Upstream failures the HTTP client gives up on end the sync with that error (nothing written by it).
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
@@ -110,6 +111,8 @@ export interface BetaSyncDeps extends Pick<Deps, 'clickhouse' | 'log'> {
 
 export interface BetaSyncOptions {
   mode: BetaSyncMode;
+  /** `reconcile`: also compare beta's trades per ticker (default true; the CLI's listing without --trades: false). */
+  trades?: boolean;
   /** Called after each step (the CLI's progress). */
   onProgress?: (step: string, summary: BetaSyncSummary) => void;
 }
@@ -285,7 +288,7 @@ export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promi
   });
   step('written');
 
-  if (opts.mode === 'reconcile') {
+  if (opts.mode === 'reconcile' && opts.trades !== false) {
     summary.trades = await reconcileBetaTrades({ ...deps, client }, markets);
     step('trades reconciled');
   }
@@ -436,8 +439,10 @@ export async function newestStoredTrade(ch: ClickHouse): Promise<number | null> 
 }
 
 export interface BetaTradesOptions {
-  /** With nothing stored: read down to this time (Unix ms); null reads every trade. */
+  /** With nothing stored (or `backfill`): read down to this time (Unix ms); null reads every trade. */
   from?: number | null;
+  /** `backfill`: down to `from` whatever is stored (the CLI); default `poll`. */
+  mode?: 'poll' | 'backfill';
 }
 
 export async function pollBetaTrades(
@@ -449,9 +454,12 @@ export async function pollBetaTrades(
   const ch = deps.clickhouse;
   const client = clientOf(deps);
   const newest = await newestStoredTrade(ch);
-  const stopBefore = newest === null ? (opts.from ?? null) : newest - TRADES_OVERLAP_MS;
+  const stopBefore =
+    newest === null || opts.mode === 'backfill' ? (opts.from ?? null) : newest - TRADES_OVERLAP_MS;
   const read = await client.trades({ stopBefore });
-  const rows = read.records.map(tradeRow);
+  // A backfill from a time keeps the trades from then on (the last page read reaches past it).
+  const from = opts.mode === 'backfill' ? (opts.from ?? null) : null;
+  const rows = read.records.map(tradeRow).filter((t) => from === null || t.created_time >= from);
   await quarantineRecords(ch, BETA_VENUE, read.invalid);
   const written = await insertNewTrades(ch, rows, now());
   if (rows.length > 0) {

@@ -1,0 +1,165 @@
+/**
+ * Venue beta's jobs and command against the replica (BETA_API_URL pointing at it): `backfillBeta` lists
+ * the venue with progress lines and a summary and stores the truth (no trades without `--trades`); with
+ * `--trades --from` it stores exactly the trades from that time on, and again, nothing more; the
+ * `beta.markets` and `beta.trades` jobs run under their leases (a poll finding its lease held is skipped, a
+ * reconciliation fails retryable, the command exits 1); the schedules carry VENUE_MARKETS_POLL_S,
+ * BETA_TRADES_POLL_S and VENUE_RECONCILE_S.
+ */
+import type { Job } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RetryableError } from '../core/errors.ts';
+import { acquireLease } from '../ingest/chain/lease.ts';
+import { backfillBeta } from '../jobs/commands/backfill-beta.ts';
+import type { CliIo } from '../jobs/commands/io.ts';
+import type { JobContext } from '../jobs/define.ts';
+import {
+  BETA_JOBS,
+  BETA_MARKETS_LEASE,
+  BETA_SCHEDULES,
+  BETA_TRADES_LEASE,
+  type BetaSyncPayload,
+  betaMarketsJob,
+  betaTradesJob,
+} from '../jobs/processors/beta.ts';
+import { type Replicas, startReplicas } from '../sim/venues/index.ts';
+import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
+import { createWorldState, type WorldState } from '../sim/world/state.ts';
+import { betaDifferences, betaTruth, doubled, tradeDifferences } from './support/beta-truth.ts';
+import { createTestDeps, type TestDeps } from './support/deps.ts';
+
+const START = Date.UTC(2026, 3, 1);
+const HOUR = 3_600_000;
+
+let catalog: Catalog;
+let state: WorldState;
+let replicas: Replicas;
+let deps: TestDeps;
+
+const collect = () => {
+  const out: string[] = [];
+  const progress: string[] = [];
+  const io: CliIo = { out: (l) => out.push(l), progress: (l) => progress.push(l), isTTY: false };
+  return { io, out, progress };
+};
+
+const tradeRows = async () =>
+  Number(
+    (await deps.clickhouse.query<{ n: string }>('test.n', 'SELECT count() AS n FROM beta_trades'))[0]?.n,
+  );
+
+function ctx<P>(data: P): JobContext<P> {
+  return {
+    deps,
+    job: { data } as Job<P>,
+    log: deps.log,
+    signal: new AbortController().signal,
+    enqueue: async () => undefined,
+  };
+}
+const runMarkets = (mode: BetaSyncPayload['mode']) => betaMarketsJob.process(ctx({ mode }));
+const runTrades = () => betaTradesJob.process(ctx({}));
+
+beforeAll(async () => {
+  catalog = generateCatalog({ seed: 'beta-jobs', size: 'small', startTime: START });
+  state = createWorldState(catalog, { alpha: 'self' });
+  state.tick(START + 2 * HOUR);
+  replicas = await startReplicas({ catalog, state });
+  deps = await createTestDeps('beta_jobs', {
+    env: {
+      BETA_API_URL: replicas.urls.beta,
+      VENUE_MARKETS_POLL_S: '45',
+      BETA_TRADES_POLL_S: '7',
+      VENUE_RECONCILE_S: '900',
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await replicas?.close();
+  await deps?.close();
+});
+
+describe('beta command and jobs', () => {
+  it('backfill beta lists the venue with progress and a summary, no trades without --trades', async () => {
+    const c = collect();
+    expect(await backfillBeta(deps, c.io, { trades: false, from: START })).toBe(0);
+    expect(c.out[0]).toMatch(/^beta: --from bounds trades only \(with --trades\); ignored/);
+    expect(c.progress.length).toBeGreaterThan(0);
+    expect(c.progress.every((l) => l.startsWith('beta: '))).toBe(true);
+    const t = betaTruth(catalog, state);
+    const records = t.markets.size + t.events.size + t.series.size;
+    expect(c.out.at(-1)).toMatch(
+      new RegExp(
+        `^beta done in [\\d.]+ s: ${records} records, ${records} written \\(markets ${t.markets.size} read, ` +
+          `${t.markets.size} written; events ${t.events.size} read, ${t.events.size} written; series ` +
+          `${t.series.size} read, ${t.series.size} written\\); 0 quarantined, \\d+ requests$`,
+      ),
+    );
+    expect(await betaDifferences(deps.clickhouse, t, { trades: false })).toEqual([]);
+    expect(await tradeRows()).toBe(0);
+  });
+
+  it('backfill beta --trades --from stores the trades from then on; again, nothing more', async () => {
+    const from = START + HOUR;
+    const want = state.trades('beta').filter((x) => x.time >= from).length;
+    expect(want).toBeGreaterThan(0);
+    expect(want).toBeLessThan(state.trades('beta').length);
+    const c = collect();
+    expect(await backfillBeta(deps, c.io, { trades: true, from })).toBe(0);
+    expect(c.progress).toContain(`beta: trades down to ${new Date(from).toISOString()}`);
+    expect(c.out.at(-1)).toMatch(new RegExp(`; trades ${want} read, ${want} written\\); 0 quarantined`));
+    expect(await tradeRows()).toBe(want);
+
+    const again = collect();
+    expect(await backfillBeta(deps, again.io, { trades: true, from })).toBe(0);
+    expect(again.out.at(-1)).toMatch(
+      /^beta done in [\d.]+ s: \d+ records, 0 written .*; trades \d+ read, 0 written\)/,
+    );
+    expect(await doubled(deps.clickhouse)).toEqual([]);
+  });
+
+  it('runs the jobs under their leases', async () => {
+    const markets = await acquireLease(deps.redis, BETA_MARKETS_LEASE, 30_000);
+    const trades = await acquireLease(deps.redis, BETA_TRADES_LEASE, 30_000);
+    try {
+      expect(await runMarkets('poll')).toEqual({ ran: false });
+      expect(await runTrades()).toEqual({ ran: false });
+      await expect(runMarkets('reconcile')).rejects.toBeInstanceOf(RetryableError);
+      expect(await backfillBeta(deps, collect().io, { trades: false, from: null })).toBe(1);
+      await markets.release();
+      // The reconciliation needs the trades lease too.
+      await expect(runMarkets('reconcile')).rejects.toBeInstanceOf(RetryableError);
+      expect(await backfillBeta(deps, collect().io, { trades: true, from: null })).toBe(1);
+    } finally {
+      await markets.release();
+      await trades.release();
+    }
+    state.tick(START + 3 * HOUR);
+    const m = await runMarkets('poll');
+    expect(m.ran && m.summary.written).toBeGreaterThan(0);
+    const t = await runTrades();
+    expect(t.ran && t.summary.written).toBeGreaterThan(0);
+    // One page of 1,000 trades reaches back past --from: the poll stored the older trades too, and the
+    // reconciliation finds every ticker's Σ count equal to its volume.
+    const r = await runMarkets('reconcile');
+    expect(r).toMatchObject({ ran: true, summary: { mode: 'reconcile', written: 0 } });
+    expect(r.ran && r.summary.trades).toMatchObject({
+      compared: betaTruth(catalog, state).markets.size,
+      mismatched: 0,
+    });
+    expect(r.ran && r.summary.trades?.stillMismatched).toEqual([]);
+    expect(await betaDifferences(deps.clickhouse, betaTruth(catalog, state))).toEqual([]);
+    expect(await tradeDifferences(deps.clickhouse, betaTruth(catalog, state))).toEqual([]);
+  });
+
+  it('schedules the polls and the reconciliation at the configured intervals', () => {
+    expect(BETA_JOBS).toEqual([betaMarketsJob, betaTradesJob]);
+    expect([betaMarketsJob.queue, betaTradesJob.queue]).toEqual(['venues', 'venues']);
+    expect(BETA_SCHEDULES.map((s) => [s.id, s.job, s.everyMs(deps.config), s.payload])).toEqual([
+      ['beta:markets-poll', betaMarketsJob, 45_000, { mode: 'poll' }],
+      ['beta:trades-poll', betaTradesJob, 7_000, {}],
+      ['beta:reconcile', betaMarketsJob, 900_000, { mode: 'reconcile' }],
+    ]);
+  });
+});

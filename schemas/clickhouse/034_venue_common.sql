@@ -12,9 +12,9 @@ CREATE TABLE IF NOT EXISTS venue_checkpoints (
 ORDER BY (venue, stream);
 
 -- `canonical_outcomes` (ingest/canonical/): the canonical id of every outcome of every venue's markets,
--- one row per (venue, market, outcome_index). `key` is the canonical key the id was first derived from;
--- an id never changes once assigned (a record whose key changes keeps its id; `key` keeps the first
--- key). `market` is the venue's market key as its `<venue>_markets` table holds it (alpha: market id;
+-- one row per (venue, market, outcome_index). `key` is the outcome's current canonical key; an id never
+-- changes once assigned (a record whose key changes keeps its id, the change is logged once with both
+-- keys and `key` becomes the new one). `market` is the venue's market key as its `<venue>_markets` table holds it (alpha: market id;
 -- beta: ticker; gamma: slug; delta, epsilon: market id as a decimal string). `token_id` is '' where the
 -- venue has none (beta). The bloom filter serves the `canonical_id` filters of the list endpoints.
 CREATE TABLE IF NOT EXISTS canonical_outcomes (

@@ -19,7 +19,7 @@ export const CANONICAL_OUTCOMES = defineTable('canonical_outcomes', {
   outcome_index: c.u8(),
   /** '' where the venue has no token (beta). */
   token_id: c.text,
-  /** The canonical key the id was first derived from. */
+  /** The outcome's current canonical key (the id stays the one first assigned). */
   key: c.text,
   id: c.hex(),
   assigned_at: c.time,

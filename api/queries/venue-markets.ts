@@ -5,7 +5,8 @@
  * ONE statement: the page of `<venue>_markets FINAL` (filters, the cursor's key, the sort, `limit + 1`
  * rows) joined with the canonical ids of those rows' outcomes (`canonical_outcomes`, by venue and
  * market). The page is the join's build side, so the engine filters its scan of `canonical_outcomes` by
- * the page's keys (a join runtime filter) instead of reading the venue's ids whole; each page row
+ * the page's keys (a join runtime filter, also used against its primary key: on 100,000 markets 251,000
+ * rows read instead of 317,000) instead of reading the venue's ids whole; each page row
  * arrives once per outcome id (none: once, id ''), ordered by the sort then outcome index, and is folded
  * back into one row here.
  *
@@ -164,7 +165,7 @@ export function pageSql(spec: VenueMarketsSpec<string>, keys: readonly SortColum
     FROM (SELECT market, outcome_index, id FROM ${CANONICAL_TABLE} WHERE venue = {canonical_venue:String}) AS o
     RIGHT JOIN (${inner}) AS p ON o.market = p.market_key
     ORDER BY ${keys.map((k, i) => `p.k${i} ${k.dir === 'desc' ? 'DESC' : 'ASC'}`).join(', ')}, o.outcome_index
-    SETTINGS enable_join_runtime_filters = 1`;
+    SETTINGS enable_join_runtime_filters = 1, enable_join_runtime_filters_index_analysis = 1`;
 }
 
 /**

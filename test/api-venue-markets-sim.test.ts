@@ -13,6 +13,8 @@ import { assignCanonical } from '../ingest/canonical/index.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
 import { syncBeta } from '../ingest/venues/beta/sync.ts';
+import { createDeltaClient } from '../ingest/venues/delta/client.ts';
+import { syncDelta } from '../ingest/venues/delta/sync.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
 import { syncGamma } from '../ingest/venues/gamma/sync.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
@@ -20,6 +22,7 @@ import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
 import { betaTruth } from './support/beta-truth.ts';
+import { activatedTopics, deltaTruth } from './support/delta-truth.ts';
 import { activeEvents, gammaTruth } from './support/gamma-truth.ts';
 
 const START = Date.UTC(2026, 3, 1);
@@ -222,6 +225,56 @@ describe('GET /v2/beta/markets over the beta replica', () => {
         .sort(),
     );
     await expectCanonical('beta', served, (m) => String(m.ticker), null);
+  });
+});
+
+describe('GET /v2/delta/markets over the delta replica', () => {
+  it('serves every market of the truth once, by volume, with its title, status, prices and volume', async () => {
+    const at = START + 3 * HOUR;
+    state.tick(at);
+    const topics = activatedTopics(catalog, state);
+    await syncDelta(
+      { ...t.deps, client: createDeltaClient({ http: http(replicas.urls.delta) }), now: () => at },
+      { mode: 'poll' },
+    );
+    await assignCanonical(t.deps, 'delta', { now: () => at });
+    const truth = deltaTruth(catalog, state, topics).markets;
+    expect(truth.size).toBeGreaterThan(10);
+
+    const served = await all('/v2/delta/markets');
+    const ids = served.map((m) => Number(m.market_id));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort((a, b) => a - b)).toEqual([...truth.keys()].sort((a, b) => a - b));
+    expectOrdered(
+      served,
+      (m) => m.total_volume_usd as number,
+      (m) => String(m.market_id).padStart(20, '0'),
+    );
+    for (const m of served) {
+      const x = truth.get(Number(m.market_id))!;
+      expect(m.title).toBe(x.title);
+      expect(m.status).toBe(x.status);
+      expect(m.market_type).toBe(x.market_type);
+      expect(m.condition_id).toBe(x.condition_id);
+      expect(m.result_token_id).toBe(x.result_token_id);
+      expect(near(m.total_volume_usd, x.volume_usd), `${x.market_id} volume`).toBe(true);
+      const outcomes = m.outcomes as { label: string; token_id: string; price: number | null }[];
+      expect(outcomes.map((o) => o.label)).toEqual(x.outcomes);
+      expect(outcomes.map((o) => o.token_id)).toEqual(x.token_ids);
+      outcomes.forEach((o, i) => {
+        expect(Math.abs((o.price ?? -1) - x.prices[i]!), `${x.market_id} price ${i}`).toBeLessThanOrEqual(
+          0.0000501,
+        );
+      });
+    }
+    const categorical = await all('/v2/delta/markets?market_type=categorical&sort=created');
+    expect(categorical.map((m) => Number(m.market_id)).sort((a, b) => a - b)).toEqual(
+      [...truth.values()]
+        .filter((x) => x.market_type === 'categorical')
+        .map((x) => x.market_id)
+        .sort((a, b) => a - b),
+    );
+    await expectCanonical('delta', served, (m) => String(m.market_id), '');
   });
 });
 

@@ -21,7 +21,11 @@ import { SearchQuery } from '../schemas/api/alpha-search.ts';
 import { SeriesDetailQuery, SeriesListQuery } from '../schemas/api/alpha-series.ts';
 import { SubtagsQuery, TagsQuery } from '../schemas/api/alpha-tags.ts';
 import { TradesQuery } from '../schemas/api/alpha-trades.ts';
+import { BetaMarketsQuery } from '../schemas/api/beta-markets.ts';
 import { BetaTradesQuery } from '../schemas/api/beta-trades.ts';
+import { DeltaMarketsQuery } from '../schemas/api/delta-markets.ts';
+import { EpsilonMarketsQuery } from '../schemas/api/epsilon-markets.ts';
+import { GammaMarketsQuery } from '../schemas/api/gamma-markets.ts';
 import { MarketsSearchQuery } from '../schemas/api/markets-search.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
 
@@ -107,6 +111,10 @@ describe('/openapi.json', () => {
       '/v2/alpha/position/{token_id}/top-holders': ['token_id', ...Object.keys(TopHoldersQuery.properties)],
       '/v2/alpha/wallet/pnl/{wallet}': ['wallet', ...Object.keys(PnlQuery.properties)],
       '/v2/alpha/wallets/profiles': Object.keys(ProfilesQuery.properties),
+      '/v2/beta/markets': Object.keys(BetaMarketsQuery.properties),
+      '/v2/gamma/markets': Object.keys(GammaMarketsQuery.properties),
+      '/v2/delta/markets': Object.keys(DeltaMarketsQuery.properties),
+      '/v2/epsilon/markets': Object.keys(EpsilonMarketsQuery.properties),
       '/v2/beta/trades': Object.keys(BetaTradesQuery.properties),
       '/v2/markets/search': Object.keys(MarketsSearchQuery.properties),
       ...Object.fromEntries(

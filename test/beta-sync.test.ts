@@ -3,7 +3,9 @@
  * truth (test/support/beta-truth.ts): after a sync every market, event and series is stored once, equal in
  * ids, titles, status, prices, volume (and every trade so far); an idle poll writes nothing; a trade and a
  * resolution show after the next poll, which reads only the markets changed since the checkpoint
- * (`min_updated_ts`); every trade of several live polls is stored exactly once.
+ * (`min_updated_ts`), a status change without a trade included; the other markets of an event that
+ * gained a market are read again (their group label changes); every trade of several live polls is stored
+ * exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
@@ -110,6 +112,37 @@ describe('beta sync against the replica', () => {
     const marketReads = requests.filter((u) => u.pathname === '/markets');
     expect(marketReads.every((u) => u.searchParams.get('min_updated_ts') === String(since))).toBe(true);
     expect(s.read).toBeLessThan(truth().markets.size);
+  });
+
+  it('relabels the other markets of an event that gained a market', async () => {
+    // A market the next poll lists again (changed within the checkpoint's margin) in a mutually exclusive
+    // event, made new by deleting it; a sibling the poll does not list stored without its label, as when the
+    // event had one market.
+    await sync(state.now());
+    const since = Number(await readCheckpoint(deps.clickhouse, 'beta', 'markets')) * 1000;
+    const changed = (k: string) => (state.price('beta', k).lastTradeTime ?? 0) >= since;
+    const v = catalog.venues.beta;
+    const event = v.events.find(
+      (e) => e.mutuallyExclusive && e.marketKeys.some(changed) && e.marketKeys.some((k) => !changed(k)),
+    )!;
+    expect(event).toBeDefined();
+    const added = event.marketKeys.find(changed)!;
+    const sibling = event.marketKeys.find((k) => !changed(k))!;
+    await deps.clickhouse.command(
+      'test.forget',
+      `ALTER TABLE beta_markets DELETE WHERE ticker = {t:String} SETTINGS mutations_sync = 1`,
+      { t: added },
+    );
+    await deps.clickhouse.command(
+      'test.unlabel',
+      `ALTER TABLE beta_markets UPDATE group_label = NULL, content_hash = '' WHERE ticker = {t:String}
+       SETTINGS mutations_sync = 1`,
+      { t: sibling },
+    );
+    const s = await sync(state.now());
+    expect(requests.some((u) => u.searchParams.get('event_ticker') === event.key)).toBe(true);
+    expect(s.written).toBeGreaterThanOrEqual(2);
+    expect(await betaDifferences(deps.clickhouse, truth(), { trades: false })).toEqual([]);
   });
 
   it('shows a trade and a resolution after the next poll', async () => {

@@ -3,7 +3,8 @@
  * opaque `cursor` ('' on the last page):
  *
  * - `markets({minUpdatedTs})`: `/markets`, `limit` = 1000 (the upstream's maximum), all statuses; with
- *   `min_updated_ts` (Unix s) only the markets changed since (a trade or a status change);
+ *   `min_updated_ts` (Unix s) only the markets changed since (a trade or a status change), with
+ *   `event_ticker` one event's markets;
  * - `events()`: `/events`, 200 a page; `event(ticker)`: `/events/{event_ticker}` (null on 404);
  * - `series()`: `/series?include_volume=true`, one unpaged answer;
  * - `trades({ticker, stopBefore})`: `/markets/trades`, 1000 a page, newest first with the upstream's
@@ -44,7 +45,7 @@ export interface ListRead<T> extends ReadCounts {
 }
 
 export interface BetaClient {
-  markets(options?: { minUpdatedTs?: number }): Promise<ListRead<MarketPayload>>;
+  markets(options?: { minUpdatedTs?: number; eventTicker?: string }): Promise<ListRead<MarketPayload>>;
   events(): Promise<ListRead<EventPayload>>;
   /** One event; `event` is null when the upstream answers 404 or the record failed every read. */
   event(eventTicker: string): Promise<ReadCounts & { event: EventPayload | null; gone: boolean }>;
@@ -186,7 +187,7 @@ export function createBetaClient(options: BetaClientOptions): BetaClient {
         field: 'markets',
         checker: CHECKERS.market,
         keyOf: (m) => m.ticker,
-        query: { min_updated_ts: opts.minUpdatedTs },
+        query: { min_updated_ts: opts.minUpdatedTs, event_ticker: opts.eventTicker },
         limit: marketsLimit,
       });
     },

@@ -6,7 +6,8 @@
  * `syncBeta(deps, {mode})`:
  * - `poll`: `/series`; `/markets?min_updated_ts=` the checkpoint (every market when there is none);
  *   the events of those markets that are not stored, by ticker (all of `/events` when there is no
- *   checkpoint);
+ *   checkpoint); the other markets of an event that gained a market (`/markets?event_ticker=`: their
+ *   group label depends on the event's market count);
  * - `reconcile`: `/series`, every market (all statuses) and every event, rewriting what differs; then
  *   beta's trades per ticker: a market whose stored Σ count differs from its `volume_fp` has its trades
  *   rescanned (`/markets/trades?ticker=`) and the missing ids inserted (`reconcileBetaTrades`).
@@ -208,7 +209,7 @@ export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promi
       return r.records;
     },
   );
-  const markets = listed.filter((m) => !isMultivariate(m));
+  const markets: MarketPayload[] = listed.filter((m) => !isMultivariate(m));
   step('markets');
 
   // Events: all of them on a full listing; else the listed markets' events not stored yet.
@@ -242,6 +243,21 @@ export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promi
 
   // Each event's market count: its stored markets and the listed ones.
   const tickersOf = await storedEventTickers(ch, marketEvents);
+  // An event that gained a market: its other markets' group label may change, so they are read too.
+  if (!full) {
+    const listedTickers = new Set(markets.map((m) => m.ticker));
+    for (const [event, stored] of tickersOf) {
+      const grew = markets.some((m) => m.event_ticker === event && !stored.has(m.ticker));
+      if (!grew || [...stored].every((t) => listedTickers.has(t))) continue;
+      const r = await client.markets({ eventTicker: event });
+      account(r);
+      for (const m of r.records) {
+        if (listedTickers.has(m.ticker) || isMultivariate(m)) continue;
+        listedTickers.add(m.ticker);
+        markets.push(m);
+      }
+    }
+  }
   for (const m of markets) {
     const set = tickersOf.get(m.event_ticker) ?? new Set<string>();
     set.add(m.ticker);

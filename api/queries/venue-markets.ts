@@ -13,6 +13,7 @@
  * Cursors are sortedPage's (api/queries/sorted-page.ts): the last row's sort key, bound to the digest of
  * the normalized filters and sort.
  */
+import { CANONICAL_OUTCOMES } from '../../schemas/tables/venues.ts';
 import { ApiError } from '../errors.ts';
 import { filtersDigest, paginate, rejectOffset } from '../pagination.ts';
 import type { RouteContext } from '../routes/context.ts';
@@ -23,8 +24,8 @@ import { afterSortKey, type SortColumn } from './sorted-page.ts';
 
 export type VenueCode = 'beta' | 'gamma' | 'delta' | 'epsilon';
 
-/** The table a venue's canonical ids are read from (schemas/tables/venues.ts). */
-export const CANONICAL_TABLE = 'canonical_outcomes';
+/** The table a venue's canonical ids are read from. */
+export const CANONICAL_TABLE = CANONICAL_OUTCOMES.name;
 
 /**
  * A filter of a venue list, declared: `param` names the query parameter (and its bound value),

@@ -302,3 +302,15 @@ describe('canonical ids across venues', () => {
     }
   });
 });
+
+describe('cursors', () => {
+  it("a list's pagination_key is a 400 on another venue's list", async () => {
+    const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+    const beta = (await get('/v2/beta/markets?limit=2')).json() as { pagination: { pagination_key: string } };
+    const k = encodeURIComponent(beta.pagination.pagination_key);
+    for (const venue of ['gamma', 'delta']) {
+      const res = await get(`/v2/${venue}/markets?limit=2&pagination_key=${k}`);
+      expect(res.statusCode, res.body).toBe(400);
+    }
+  });
+});

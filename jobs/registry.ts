@@ -11,6 +11,9 @@ import { alphaPositionsJob } from './processors/alpha-positions.ts';
 import { alphaProfilesJob } from './processors/alpha-profiles.ts';
 import { alphaMarketDataJob, alphaRollingJob } from './processors/analytics-alpha.ts';
 import { alphaCatalogRollupsJob } from './processors/analytics-catalog.ts';
+import { BETA_JOBS } from './processors/beta.ts';
+import { CANONICAL_JOBS } from './processors/canonical.ts';
+import { GAMMA_JOBS } from './processors/gamma.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 
 export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
@@ -24,4 +27,7 @@ export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
   alphaCatalogRollupsJob as JobDefinition<never, unknown>,
   alphaPositionsJob as JobDefinition<never, unknown>,
   alphaProfilesJob as JobDefinition<never, unknown>,
+  ...BETA_JOBS,
+  ...GAMMA_JOBS,
+  ...CANONICAL_JOBS,
 ];

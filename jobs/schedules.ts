@@ -11,6 +11,8 @@ import { POSITIONS_SCHEDULES } from './processors/alpha-positions.ts';
 import { PROFILES_SCHEDULES } from './processors/alpha-profiles.ts';
 import { ANALYTICS_SCHEDULES } from './processors/analytics-alpha.ts';
 import { CATALOG_ROLLUP_SCHEDULES } from './processors/analytics-catalog.ts';
+import { BETA_SCHEDULES } from './processors/beta.ts';
+import { GAMMA_SCHEDULES } from './processors/gamma.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 import type { Queues } from './queues.ts';
 
@@ -42,6 +44,8 @@ export const SCHEDULES: readonly Schedule[] = [
   ...CATALOG_ROLLUP_SCHEDULES,
   ...POSITIONS_SCHEDULES,
   ...PROFILES_SCHEDULES,
+  ...BETA_SCHEDULES,
+  ...GAMMA_SCHEDULES,
 ];
 
 /**

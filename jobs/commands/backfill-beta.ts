@@ -9,13 +9,7 @@ import type { Deps } from '../../core/deps.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
 import { pollBetaTrades, syncBeta } from '../../ingest/venues/beta/sync.ts';
 import { BETA_MARKETS_LEASE, BETA_TRADES_LEASE } from '../processors/beta.ts';
-import { type CliIo, fmt } from './io.ts';
-
-export interface BackfillVenueArgs {
-  trades: boolean;
-  /** Unix ms, or null. */
-  from: number | null;
-}
+import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';
 
 export type BackfillBetaDeps = Pick<Deps, 'config' | 'log' | 'clickhouse' | 'redis'> &
   Pick<Parameters<typeof syncBeta>[0], 'client'>;

@@ -12,13 +12,7 @@ import type { Deps } from '../../core/deps.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
 import { syncGamma } from '../../ingest/venues/gamma/sync.ts';
 import { GAMMA_LEASE } from '../processors/gamma.ts';
-import { type CliIo, fmt } from './io.ts';
-
-export interface BackfillVenueArgs {
-  trades: boolean;
-  /** Unix ms, or null. */
-  from: number | null;
-}
+import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';
 
 export type BackfillGammaDeps = Pick<Deps, 'config' | 'log' | 'clickhouse' | 'redis'> &
   Pick<Parameters<typeof syncGamma>[0], 'client'>;

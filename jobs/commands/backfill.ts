@@ -1,7 +1,9 @@
 /**
  * `pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force]
  *                        [--enqueue-only]`, and `pmdata backfill alpha --catalog` (a full sweep of the
- * metadata API now: ingest/venues/alpha/metadata/sync.ts).
+ * metadata API now: ingest/venues/alpha/metadata/sync.ts), and `pmdata backfill <beta|gamma|delta|epsilon>
+ * [--trades] [--from DATE]` (a REST venue's full listing now, jobs/commands/backfill-<venue>.ts, then its
+ * canonical ids).
  *
  * Runs the reference pass (tokens), enqueues one BullMQ job per block range (job ids derived from the range) and,
  * unless --enqueue-only, processes them with an in-process worker, printing a progress line (blocks/s,
@@ -11,6 +13,8 @@
 import { parseArgs } from 'node:util';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
+import { assignCanonical } from '../../ingest/canonical/assign.ts';
+import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { backfillJobId, planBackfillRanges } from '../../ingest/chain/backfill.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
 import type { AlphaChainIngestor } from '../../ingest/venues/alpha/chain/ingestor.ts';
@@ -18,18 +22,56 @@ import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { syncAlphaCatalog } from '../../ingest/venues/alpha/metadata/sync.ts';
 import { alphaBackfillJob } from '../processors/alpha-backfill.ts';
 import { ALPHA_CATALOG_LEASE } from '../processors/alpha-catalog.ts';
+import { canonicalLease } from '../processors/canonical.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX } from '../queues.ts';
 import { ALL_JOBS } from '../registry.ts';
 import { createWorkers } from '../worker.ts';
+import { backfillBeta } from './backfill-beta.ts';
+import { backfillGamma } from './backfill-gamma.ts';
 import { totalsOf, watchRangeJobs } from './backfill-progress.ts';
-import { type CliIo, type CliOptions, defaultIo, fmt } from './io.ts';
+import { type BackfillVenueArgs, type CliIo, type CliOptions, defaultIo, fmt } from './io.ts';
 import { stopOnSignals } from './stop.ts';
 
 export type { CliIo, CliOptions } from './io.ts';
 
 export const BACKFILL_USAGE =
   'Usage: pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force] [--enqueue-only]\n' +
-  '       pmdata backfill alpha --catalog   (a full sweep of the metadata API: events, markets, series, tags)';
+  '       pmdata backfill alpha --catalog   (a full sweep of the metadata API: events, markets, series, tags)\n' +
+  '       pmdata backfill <beta|gamma|delta|epsilon> [--trades] [--from DATE]\n' +
+  '                                          (a full listing of the venue now, then its canonical ids;\n' +
+  "                                           --trades: beta's trades too, down to --from)";
+
+/** The REST venues' backfills (a full listing now): jobs/commands/backfill-<venue>.ts. */
+const VENUE_BACKFILLS: Record<string, (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number>> = {
+  beta: backfillBeta,
+  gamma: backfillGamma,
+};
+
+/** `pmdata backfill <venue> [--trades] [--from DATE]`, then the venue's canonical ids. */
+async function runVenueBackfill(
+  venue: CanonicalVenue,
+  run: (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number>,
+  deps: Deps,
+  io: CliIo,
+  values: { trades?: boolean; from?: string },
+): Promise<number> {
+  let from: number | null = null;
+  if (values.from !== undefined) {
+    from = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(values.from) ? `${values.from}T00:00:00Z` : values.from);
+    if (Number.isNaN(from)) throw new PermanentError(`--from: expected a date, got "${values.from}"`);
+  }
+  const code = await run(deps, io, { trades: values.trades === true, from });
+  if (code !== 0) return code;
+  const assigned = await withLease(deps.redis, canonicalLease(venue), 60_000, () =>
+    assignCanonical(deps, venue),
+  );
+  if (assigned === null) {
+    io.out(`${venue}: canonical ids are being assigned by another process; they follow shortly`);
+    return 0;
+  }
+  io.out(`${venue} canonical ids: ${fmt(assigned.outcomes)} outcomes, ${fmt(assigned.written)} written`);
+  return 0;
+}
 
 /** `backfill alpha --catalog`: a full catalog sweep now, a line per step and a summary. */
 async function runCatalogSweep(deps: Deps, io: CliIo): Promise<number> {
@@ -90,6 +132,8 @@ export async function runBackfillCommand(
       force: { type: 'boolean', default: false },
       'enqueue-only': { type: 'boolean', default: false },
       catalog: { type: 'boolean', default: false },
+      trades: { type: 'boolean', default: false },
+      from: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -98,7 +142,13 @@ export async function runBackfillCommand(
     return 0;
   }
   const venue = positionals[0] ?? 'alpha';
-  if (venue !== 'alpha') throw new PermanentError(`backfill: unknown source "${venue}" (expected alpha)`);
+  const venueBackfill = VENUE_BACKFILLS[venue];
+  if (venueBackfill) return runVenueBackfill(venue as CanonicalVenue, venueBackfill, deps, io, values);
+  if (venue !== 'alpha') {
+    throw new PermanentError(
+      `backfill: unknown source "${venue}" (expected alpha, ${Object.keys(VENUE_BACKFILLS).join(', ')})`,
+    );
+  }
   if (values.catalog) return runCatalogSweep(deps, io);
   // Range jobs worked at once. One by default: a job already keeps several eth_getLogs requests in
   // flight, and two dense ranges side by side ran slower on 2 cores and peaked near 1 GiB

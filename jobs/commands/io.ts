@@ -50,3 +50,11 @@ export function formatDuration(s: number): string {
       ? `${m}m${String(sec).padStart(2, '0')}s`
       : `${sec}s`;
 }
+
+/** What `pmdata backfill <venue>` passes a REST venue's backfill (jobs/commands/backfill-<venue>.ts). */
+export interface BackfillVenueArgs {
+  /** `--trades`: the venue's trades too (beta). */
+  trades: boolean;
+  /** `--from DATE` as Unix ms, or null. */
+  from: number | null;
+}

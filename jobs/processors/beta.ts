@@ -10,8 +10,8 @@
  * series) and `beta:trades:lease` (trade inserts; the reconciliation's rescans take it too). A poll that
  * finds its lease taken completes at once (the next poll comes within one interval); a reconciliation that
  * finds either lease taken fails retryable, so it runs once the poll is done (the job's backoff) instead of
- * waiting a whole VENUE_RECONCILE_S. The lead wires `BETA_JOBS` and `BETA_SCHEDULES` into
- * jobs/registry.ts and jobs/schedules.ts.
+ * waiting a whole VENUE_RECONCILE_S. A markets run that wrote rows enqueues beta's canonical ids
+ * (`venues.canonical`, jobs/processors/canonical.ts).
  */
 import { RetryableError } from '../../core/errors.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
@@ -26,6 +26,7 @@ import {
 } from '../../ingest/venues/beta/sync.ts';
 import { defineJob, type JobDefinition } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
+import { enqueueCanonical } from './canonical.ts';
 
 export const BETA_MARKETS_LEASE = 'beta:markets:lease';
 export const BETA_TRADES_LEASE = 'beta:trades:lease';
@@ -43,7 +44,7 @@ export const betaMarketsJob = defineJob<BetaSyncPayload, BetaSyncResult>({
   name: 'beta.markets',
   queue: 'venues',
   attempts: 5,
-  async process({ deps, job, log }) {
+  async process({ deps, job, log, enqueue }) {
     const { mode } = job.data;
     const run = () => syncBeta({ ...deps, log }, { mode });
     const summary = await withLease(deps.redis, BETA_MARKETS_LEASE, LEASE_MS, async () =>
@@ -52,7 +53,10 @@ export const betaMarketsJob = defineJob<BetaSyncPayload, BetaSyncResult>({
           await withLease(deps.redis, BETA_TRADES_LEASE, LEASE_MS, run)
         : await run(),
     );
-    if (summary) return { ran: true, summary };
+    if (summary) {
+      await enqueueCanonical(enqueue, 'beta', summary.written + summary.events.written);
+      return { ran: true, summary };
+    }
     if (mode === 'reconcile') {
       throw new RetryableError('A beta lease is held (a poll is running); the reconciliation retries');
     }

@@ -8,7 +8,7 @@ import { PermanentError, RetryableError } from '../../core/errors.ts';
 import { type AssignSummary, assignCanonical } from '../../ingest/canonical/assign.ts';
 import { type CanonicalVenue, isCanonicalVenue } from '../../ingest/canonical/served.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
-import { defineJob, type JobDefinition } from '../define.ts';
+import { defineJob, type JobContext, type JobDefinition } from '../define.ts';
 
 export const canonicalLease = (venue: CanonicalVenue) => `canonical:${venue}:lease`;
 const LEASE_MS = 60_000;
@@ -39,3 +39,15 @@ export const canonicalJob = defineJob<CanonicalPayload, AssignSummary>({
 export const CANONICAL_JOBS: readonly JobDefinition<never, unknown>[] = [
   canonicalJob as JobDefinition<never, unknown>,
 ];
+
+/**
+ * Enqueues `venue`'s canonical assignment after its markets sync wrote `written` rows (markets or
+ * events: a new market, a changed title or label); a sync that wrote nothing changes no key.
+ */
+export async function enqueueCanonical(
+  enqueue: JobContext<unknown>['enqueue'],
+  venue: CanonicalVenue,
+  written: number,
+): Promise<void> {
+  if (written > 0) await enqueue(canonicalJob, { venue });
+}

@@ -16,6 +16,7 @@ import { venuesConfig } from '../../ingest/rest/config.ts';
 import { type GammaSyncMode, type GammaSyncSummary, syncGamma } from '../../ingest/venues/gamma/sync.ts';
 import { defineJob, type JobDefinition } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
+import { enqueueCanonical } from './canonical.ts';
 
 export const GAMMA_LEASE = 'gamma:markets:lease';
 /** Lease time, renewed while the sync runs. */
@@ -31,11 +32,14 @@ export const gammaSyncJob = defineJob<GammaSyncPayload, GammaSyncResult>({
   name: 'gamma.markets',
   queue: 'venues',
   attempts: 5,
-  async process({ deps, job, log }) {
+  async process({ deps, job, log, enqueue }) {
     const summary = await withLease(deps.redis, GAMMA_LEASE, LEASE_MS, () =>
       syncGamma({ ...deps, log }, { mode: job.data.mode }),
     );
-    if (summary) return { ran: true, summary };
+    if (summary) {
+      await enqueueCanonical(enqueue, 'gamma', summary.written + summary.events.written);
+      return { ran: true, summary };
+    }
     if (job.data.mode === 'reconcile') {
       throw new RetryableError(
         'The gamma markets lease is held (a poll is running); the reconciliation retries',

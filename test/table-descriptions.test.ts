@@ -21,6 +21,10 @@ import { ALPHA_CATALOG_LIST_TABLES } from '../schemas/tables/alpha-catalog-lists
 import { ALPHA_CHAIN_TABLES } from '../schemas/tables/alpha-chain.ts';
 import { ALPHA_POSITION_TABLES } from '../schemas/tables/alpha-positions.ts';
 import { ALPHA_PROFILE_TABLES } from '../schemas/tables/alpha-profiles.ts';
+import { BETA_TABLES } from '../schemas/tables/beta.ts';
+import { DELTA_TABLES } from '../schemas/tables/delta.ts';
+import { EPSILON_TABLES } from '../schemas/tables/epsilon.ts';
+import { GAMMA_TABLES } from '../schemas/tables/gamma.ts';
 import { VENUE_TABLES } from '../schemas/tables/venues.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -40,6 +44,10 @@ describe('table descriptions', () => {
     ...Object.values(ALPHA_CATALOG_LIST_TABLES),
     ...Object.values(ALPHA_POSITION_TABLES),
     ...Object.values(VENUE_TABLES),
+    ...Object.values(BETA_TABLES),
+    ...Object.values(GAMMA_TABLES),
+    ...Object.values(DELTA_TABLES),
+    ...Object.values(EPSILON_TABLES),
     ...Object.values(ALPHA_PROFILE_TABLES),
   ]) {
     it(`${table.name} equals DESCRIBE TABLE of the migrated database`, async () => {

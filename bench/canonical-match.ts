@@ -18,9 +18,15 @@ import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/clien
 import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import { CONFIG_SECTIONS } from '../jobs/config.ts';
 import { startReplicas } from '../sim/venues/index.ts';
+import {
+  proposition,
+  type ScoredOutcome,
+  score,
+  storedMarketKey,
+  VENUE_ORDER,
+} from '../sim/world/canonical-truth.ts';
 import { type CatalogSize, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState } from '../sim/world/state.ts';
-import { proposition, type ScoredOutcome, score, storedMarketKey, VENUE_ORDER } from './canonical/score.ts';
 import { openBenchWorld } from './support/world.ts';
 
 const START = Date.UTC(2026, 3, 1);

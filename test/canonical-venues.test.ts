@@ -12,7 +12,6 @@ import { fileURLToPath } from 'node:url';
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAlphaCatalogLists } from '../analytics/catalog/build.ts';
-import { proposition, storedMarketKey } from '../bench/canonical/score.ts';
 import { CANONICAL_ID_PATTERN } from '../core/canonical-id.ts';
 import { RetryableError } from '../core/errors.ts';
 import { assignCanonical } from '../ingest/canonical/assign.ts';
@@ -23,6 +22,7 @@ import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/clien
 import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import type { JobContext } from '../jobs/define.ts';
 import { type CanonicalPayload, canonicalJob, canonicalLease } from '../jobs/processors/canonical.ts';
+import { proposition, storedMarketKey } from '../sim/world/canonical-truth.ts';
 import type { VenueCode } from '../sim/world/catalog.ts';
 import { startWorld, type World } from './sim-replicas-support.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';

@@ -162,6 +162,9 @@ export function listHandler<Row extends unknown[], Item, Field extends string, E
     const limit = (q.limit as number | undefined) ?? spec.defaultLimit;
     const digested: Record<string, unknown> = { order };
     filters.forEach((f, i) => {
+      // A filter that forces the order (`after`) enters the digest only when given: the cursors of
+      // requests without it stay those issued before the filter existed.
+      if (f.order && values[i] === undefined) return;
       digested[f.name] = values[i] ?? null;
     });
     const digest = filtersDigest(spec.name, digested);

@@ -1,7 +1,7 @@
 /**
  * Scoring of canonical ids against a world's truth (the canonical-match benchmark and the canonical
- * tests): over every pair of outcomes listed on two different venues, a pair is predicted when both have the same canonical id and true when both are the same
- * proposition of the same topic. Precision = true predicted pairs / predicted pairs; recall = true
+ * tests): over every pair of outcomes listed on two different venues, a pair is predicted when both
+ * have the same canonical id and true when both are the same proposition of the same topic. Precision = true predicted pairs / predicted pairs; recall = true
  * predicted pairs / true pairs. Pairs are counted per group (n outcomes of which n_v on venue v give
  * C(n,2) − Σ C(n_v,2) cross-venue pairs), never enumerated.
  */

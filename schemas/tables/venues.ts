@@ -25,4 +25,15 @@ export const CANONICAL_OUTCOMES = defineTable('canonical_outcomes', {
   assigned_at: c.time,
 });
 
-export const VENUE_TABLES = { VENUE_CHECKPOINTS, CANONICAL_OUTCOMES } as const;
+/**
+ * The title words of the four REST venues' markets (schemas/clickhouse/039_venue_market_words.sql),
+ * written by materialized views on inserts into `<venue>_markets`; read by the cross-venue search.
+ */
+export const VENUE_MARKET_WORDS = defineTable('venue_market_words', {
+  venue: c.lowText(),
+  word: c.text,
+  /** The venue's market key as text (beta ticker, gamma slug, delta and epsilon market id). */
+  market: c.text,
+});
+
+export const VENUE_TABLES = { VENUE_CHECKPOINTS, CANONICAL_OUTCOMES, VENUE_MARKET_WORDS } as const;

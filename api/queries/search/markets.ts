@@ -78,8 +78,23 @@ export function wordsMatch(words: readonly string[]): Condition {
   return { sql: terms.join(' AND '), params };
 }
 
+/**
+ * The candidate markets of a venue with a words index (venue_market_words): those having, for every query
+ * word, a word with that prefix — one range read of the primary key (venue, word, market) per query word,
+ * instead of every row's `words`. Uses the `search_word_<i>` parameters of wordsMatch. A candidate may hold
+ * a word of an older version of its row only: the venue read keeps wordsMatch on the current `words`.
+ */
+export function candidatesSql(v: VenueSearch, wordCount: number): string | null {
+  if (v.candidates === null) return null;
+  const starts = Array.from({ length: wordCount }, (_, i) => `startsWith(word, {search_word_${i}:String})`);
+  const having = wordCount > 1 ? ` HAVING ${starts.map((s) => `countIf(${s}) > 0`).join(' AND ')}` : '';
+  return `${v.candidates.column} IN (SELECT ${v.candidates.fromMarket} FROM venue_market_words
+      WHERE venue = {search_venue:String} AND (${starts.join(' OR ')})
+      GROUP BY market${having})`;
+}
+
 /** The first `limit` matches of one venue in its order. */
-function venueSql(v: VenueSearch, match: string): string {
+function venueSql(v: VenueSearch, match: string, candidates: string | null): string {
   const columns = [
     `${v.key} AS market_key`,
     'title',
@@ -93,7 +108,7 @@ function venueSql(v: VenueSearch, match: string): string {
     v.endTime === null ? 'NULL' : `toUnixTimestamp64Milli(${v.endTime})`,
   ];
   return `SELECT ${columns.join(', ')} FROM ${v.from}
-    WHERE (${match}) AND status IN {statuses:Array(String)}
+    WHERE ${candidates === null ? '' : `${candidates} AND `}(${match}) AND status IN {statuses:Array(String)}
     ORDER BY ${relevanceExpr('words')} DESC, ${v.volume} DESC, market_key ASC
     LIMIT {limit:UInt32}`;
 }
@@ -142,9 +157,10 @@ async function searchVenue(
   const match = wordsMatch(words);
   const rows = await ctx.deps.clickhouse.read<FoundRow>(
     `api.markets.search.${venue}`,
-    venueSql(v, match.sql),
+    venueSql(v, match.sql, candidatesSql(v, words.length)),
     {
       ...match.params,
+      search_venue: venue,
       ...searchParams(words),
       statuses: STATUSES[status],
       limit,

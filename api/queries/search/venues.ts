@@ -23,12 +23,19 @@ export interface VenueSearch {
   conditionId: string | null;
   /** The first outcome's canonical id read with the row (alpha), or null: read from canonical_outcomes. */
   canonicalId: string | null;
+  /**
+   * The candidate step (venue_market_words, migration 039): the venue table's primary-key column and the
+   * expression turning the words table's `market` text into it; null where the venue has no words rows
+   * (alpha reads its whole list).
+   */
+  candidates: { column: string; fromMarket: string } | null;
 }
 
 const rest = (
   venue: Exclude<SearchVenue, 'alpha'>,
   key: string,
   ids: { marketSlug: string | null; marketId: string | null },
+  candidates: { column: string; fromMarket: string },
 ): VenueSearch => ({
   venue,
   from: `${venue}_markets FINAL`,
@@ -38,6 +45,7 @@ const rest = (
   endTime: 'end_time',
   conditionId: null,
   canonicalId: null,
+  candidates,
   ...ids,
 });
 
@@ -53,9 +61,30 @@ export const VENUE_SEARCHES: Record<SearchVenue, VenueSearch> = {
     marketId: null,
     conditionId: 'condition_id',
     canonicalId: 'canonical_ids[1]',
+    candidates: null,
   },
-  beta: rest('beta', 'ticker', { marketSlug: null, marketId: 'ticker' }),
-  delta: rest('delta', 'toString(market_id)', { marketSlug: null, marketId: 'toString(market_id)' }),
-  epsilon: rest('epsilon', 'toString(market_id)', { marketSlug: 'market_slug', marketId: null }),
-  gamma: rest('gamma', 'slug', { marketSlug: 'slug', marketId: null }),
+  beta: rest(
+    'beta',
+    'ticker',
+    { marketSlug: null, marketId: 'ticker' },
+    { column: 'ticker', fromMarket: 'market' },
+  ),
+  delta: rest(
+    'delta',
+    'toString(market_id)',
+    { marketSlug: null, marketId: 'toString(market_id)' },
+    { column: 'market_id', fromMarket: 'toUInt64(market)' },
+  ),
+  epsilon: rest(
+    'epsilon',
+    'toString(market_id)',
+    { marketSlug: 'market_slug', marketId: null },
+    { column: 'market_id', fromMarket: 'toUInt64(market)' },
+  ),
+  gamma: rest(
+    'gamma',
+    'slug',
+    { marketSlug: 'slug', marketId: null },
+    { column: 'slug', fromMarket: 'market' },
+  ),
 };

@@ -8,7 +8,8 @@
  *   (null), each entry checked (payloads.ts: the market, and a categorical market's children one by one),
  *   entries deduplicated by marketId. A page holding an entry already read on an earlier page, or a
  *   record that failed its schema, is read again (up to `rereads` times). The last page is the one
- *   reaching `total`; when the pages held fewer entries than `total` (a page served late skips records),
+ *   reaching `total`; a failed read is quarantined even when a later read is clean (the payload as
+ *   served is the evidence). When the pages held fewer entries than `total` (a page served late skips records),
  *   the whole listing is read again (up to `passes` times in all), adding what was missed.
  * - `market(id, categorical)`: `/market/{id}` or `/market/categorical/{id}`; `gone` when the upstream
  *   answers 404.
@@ -168,23 +169,13 @@ export function createDeltaClient(options: DeltaClientOptions): DeltaClient {
               }
               seenThisPass.add(id);
               const cur = held.get(id);
-              if (!cur || !cur.clean || r.clean) held.set(id, { entry: r.entry, clean: r.clean });
+              if (!cur?.clean || r.clean) held.set(id, { entry: r.entry, clean: r.clean });
             }
             if (repeated === 0 && failed === 0) break;
           }
           if (length === 0 || page * pageSize >= total) break;
         }
         if (held.size >= total) break;
-      }
-      // A record that failed once but was read clean later is not quarantined.
-      for (const [key, bad] of invalid) {
-        const h = held.get(bad.recordId);
-        if (bad.kind === 'market' && h?.clean) invalid.delete(key);
-        if (
-          bad.kind === 'child' &&
-          [...held.values()].some((x) => x.clean && x.entry.childIds.includes(bad.recordId))
-        )
-          invalid.delete(key);
       }
       return {
         entries: [...held.values()].map((h) => h.entry),
@@ -214,10 +205,7 @@ export function createDeltaClient(options: DeltaClientOptions): DeltaClient {
         const r = checkEntry((result as { data?: unknown } | null)?.data);
         for (const bad of r.invalid) invalid.set(invalidKey(bad), bad);
         if (r.entry !== null && (best === null || best.entry === null || (!best.clean && r.clean))) best = r;
-        if (r.clean) {
-          invalid.clear();
-          break;
-        }
+        if (r.clean) break;
       }
       return { entry: best?.entry ?? null, gone: false, ...counts, invalid: [...invalid.values()] };
     },

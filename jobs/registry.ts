@@ -13,6 +13,8 @@ import { alphaMarketDataJob, alphaRollingJob } from './processors/analytics-alph
 import { alphaCatalogRollupsJob } from './processors/analytics-catalog.ts';
 import { BETA_JOBS } from './processors/beta.ts';
 import { CANONICAL_JOBS } from './processors/canonical.ts';
+import { DELTA_JOBS } from './processors/delta.ts';
+import { EPSILON_JOBS } from './processors/epsilon.ts';
 import { GAMMA_JOBS } from './processors/gamma.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 
@@ -29,5 +31,7 @@ export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
   alphaProfilesJob as JobDefinition<never, unknown>,
   ...BETA_JOBS,
   ...GAMMA_JOBS,
+  ...DELTA_JOBS,
+  ...EPSILON_JOBS,
   ...CANONICAL_JOBS,
 ];

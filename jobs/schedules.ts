@@ -12,6 +12,8 @@ import { PROFILES_SCHEDULES } from './processors/alpha-profiles.ts';
 import { ANALYTICS_SCHEDULES } from './processors/analytics-alpha.ts';
 import { CATALOG_ROLLUP_SCHEDULES } from './processors/analytics-catalog.ts';
 import { BETA_SCHEDULES } from './processors/beta.ts';
+import { DELTA_SCHEDULES } from './processors/delta.ts';
+import { EPSILON_SCHEDULES } from './processors/epsilon.ts';
 import { GAMMA_SCHEDULES } from './processors/gamma.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 import type { Queues } from './queues.ts';
@@ -46,6 +48,8 @@ export const SCHEDULES: readonly Schedule[] = [
   ...PROFILES_SCHEDULES,
   ...BETA_SCHEDULES,
   ...GAMMA_SCHEDULES,
+  ...DELTA_SCHEDULES,
+  ...EPSILON_SCHEDULES,
 ];
 
 /**

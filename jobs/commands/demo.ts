@@ -60,6 +60,12 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   env.ALPHA_RPC_URLS = sim.rpcUrl;
   if (sim.replicaUrls) env.ALPHA_METADATA_URL = sim.replicaUrls.alpha_metadata;
   if (sim.replicaUrls) env.ALPHA_BOOK_URL = sim.replicaUrls.alpha_book;
+  if (sim.replicaUrls) {
+    env.BETA_API_URL = sim.replicaUrls.beta;
+    env.GAMMA_API_URL = sim.replicaUrls.gamma;
+    env.DELTA_API_URL = sim.replicaUrls.delta;
+    env.EPSILON_API_URL = sim.replicaUrls.epsilon;
+  }
   // The sim derives token ids with the simplified formula (docs/decisions.md); the backfill below covers
   // the history, and the live follower takes over at the first live block.
   env.ALPHA_POSITION_IDS ??= 'simplified';
@@ -93,6 +99,9 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   const { startServer } = await import('../../api/server.ts');
   const server = await startServer(deps);
   runtime.onClose(() => server.close());
+  const { startStream } = await import('../../api/stream/run.ts');
+  const stream = await startStream(deps, { server: server.httpServer });
+  runtime.onClose(() => stream.close());
 
   line();
   line(`Backfilling alpha's chain history (blocks 0..${sim.historyHead})...`);
@@ -111,6 +120,11 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   await reportBooks(runtime);
   await buildCatalogLists(runtime);
   await computePositions(runtime);
+  const venuesCode = await ingestVenues(deps);
+  if (venuesCode !== 0) {
+    await runtime.close();
+    return venuesCode;
+  }
 
   const { key } = await createKeyStore(deps.redis).create({ tier: 'pro', name: 'demo' });
   const examples = await exampleRequests(runtime, server.url, key);
@@ -120,6 +134,10 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   line(`  API      ${server.url}    docs ${server.url}/docs    OpenAPI ${server.url}/openapi.json`);
   line(
     `  API key  ${key}   (Pro tier; create more with: npm run pmdata -- keys create --tier dev --name me)`,
+  );
+  line(`  stream   ${stream.url}/v1/${key}`);
+  line(
+    `           npm run pmdata -- tail trades --key ${key} --url ${stream.url} --filters '{"users":["*"],"status":"all"}'`,
   );
   line();
   line('Try:');
@@ -374,6 +392,57 @@ async function exampleRequests(runtime: Runtime, base: string, key: string): Pro
   }
   out.push(...(await catalogExamples(ch, curl)));
   out.push(...(await positionExamples(ch, curl, market?.token_id)));
+  out.push(...(await venueExamples(ch, curl)));
+  return out;
+}
+
+/** Venues beta–epsilon from their replicas: a full listing each (beta with its trades), then canonical ids. */
+async function ingestVenues(deps: Runtime['deps']): Promise<number> {
+  for (const venue of ['beta', 'gamma', 'delta', 'epsilon']) {
+    line();
+    line(`Ingesting venue ${venue} from its replica...`);
+    const code = await runBackfillCommand(venue === 'beta' ? [venue, '--trades'] : [venue], deps);
+    if (code !== 0) return code;
+  }
+  return 0;
+}
+
+/**
+ * The venues' lists and cross-venue search: each venue's busiest markets, beta's busiest ticker's trades,
+ * an outcome whose canonical id is listed on the most venues (at least three), and a word of it searched
+ * on every venue.
+ */
+async function venueExamples(
+  ch: Runtime['deps']['clickhouse'],
+  curl: (path: string) => string,
+): Promise<string[]> {
+  const out = [
+    curl('/v2/beta/markets?status=open&limit=3'),
+    curl('/v2/gamma/markets?trade_type=amm&sort=open_interest&limit=3'),
+    curl('/v2/delta/markets?market_type=categorical&limit=3'),
+    curl('/v2/epsilon/markets?sort=created&limit=3'),
+  ];
+  const [ticker] = await ch.query<{ ticker: string }>(
+    'demo.venues.ticker',
+    'SELECT ticker FROM beta_trades GROUP BY ticker ORDER BY count() DESC, ticker LIMIT 1',
+  );
+  if (ticker) out.push(curl(`/v2/beta/trades?ticker=${encodeURIComponent(ticker.ticker)}&limit=5`));
+  const [shared] = await ch.query<{ id: string }>(
+    'demo.venues.canonical',
+    `SELECT id FROM canonical_outcomes FINAL GROUP BY id HAVING uniqExact(venue) >= 3
+     ORDER BY uniqExact(venue) DESC, id LIMIT 1`,
+  );
+  if (shared) {
+    out.push(curl(`/v2/alpha/markets?canonical_id=${shared.id}`));
+    out.push(curl(`/v2/beta/markets?canonical_id=${shared.id}`));
+    out.push(curl(`/v2/gamma/markets?canonical_id=${shared.id}`));
+  }
+  const [word] = await ch.query<{ word: string }>(
+    'demo.venues.word',
+    `SELECT arrayJoin(words) AS word FROM gamma_markets FINAL WHERE length(word) >= 5 AND status = 'open'
+     ORDER BY volume_usd DESC, slug LIMIT 1`,
+  );
+  if (word) out.push(curl(`/v2/markets/search?q=${encodeURIComponent(word.word)}&limit=10`));
   return out;
 }
 

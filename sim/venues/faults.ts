@@ -72,7 +72,15 @@ export interface FaultController {
 }
 
 function emptyCounts(): Record<FaultKind, number> {
-  return { rate_limit: 0, server_error: 0, hang: 0, malformed: 0, duplicate_page: 0, overlap_page: 0, skip_page: 0 };
+  return {
+    rate_limit: 0,
+    server_error: 0,
+    hang: 0,
+    malformed: 0,
+    duplicate_page: 0,
+    overlap_page: 0,
+    skip_page: 0,
+  };
 }
 
 export function createFaultController(seed: string): FaultController {

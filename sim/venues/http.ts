@@ -232,7 +232,8 @@ export async function startReplicaServer(options: ReplicaServerOptions): Promise
       return;
     }
     const pageFault =
-      fault && (fault.kind === 'duplicate_page' || fault.kind === 'overlap_page' || fault.kind === 'skip_page')
+      fault &&
+      (fault.kind === 'duplicate_page' || fault.kind === 'overlap_page' || fault.kind === 'skip_page')
         ? fault
         : null;
     const ctx: RequestContext = {

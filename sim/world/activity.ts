@@ -611,7 +611,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       for (const mm of m.mms) {
         const yes = L.balance1155(m.chain.yes, mm.address);
         const no = L.balance1155(m.chain.no, mm.address);
-        const low = Math.min(yes, no); // bigint: Math.min does not apply
+        const low = yes < no ? yes : no; // bigint: Math.min does not apply
         if (low < BigInt(invLo / 4) * USDC && rng.chance(0.6)) {
           await mmSplit(mm, m, e, inventory());
         } else if (low > BigInt(invLo * 2) * USDC && rng.chance(0.1 * hk)) {

@@ -419,7 +419,7 @@ async function venueExamples(
   const out = [
     curl('/v2/beta/markets?status=open&limit=3'),
     curl('/v2/gamma/markets?trade_type=amm&sort=open_interest&limit=3'),
-    curl('/v2/delta/markets?market_type=categorical&limit=3'),
+    curl('/v2/delta/markets?sort=volume&limit=3'),
     curl('/v2/epsilon/markets?sort=created&limit=3'),
   ];
   const [ticker] = await ch.query<{ ticker: string }>(

@@ -4,13 +4,10 @@
  */
 import { Queue, type QueueOptions } from 'bullmq';
 import { Redis } from 'ioredis';
+import { DEFAULT_PREFIX, type QueueName } from '../core/queue-names.ts';
 import type { JobDefinition } from './define.ts';
 
-/** Every queue pmdata uses. Jobs of one kind of work share a queue so they can be scaled apart. */
-export const QUEUE_NAMES = ['maintenance', 'chain', 'venues', 'analytics'] as const;
-export type QueueName = (typeof QUEUE_NAMES)[number];
-
-export const DEFAULT_PREFIX = 'pmdata';
+export { DEFAULT_PREFIX, QUEUE_NAMES, type QueueName } from '../core/queue-names.ts';
 
 /** A connection suitable for BullMQ workers (blocking commands need maxRetriesPerRequest null). */
 export function createBullConnection(url: string): Redis {

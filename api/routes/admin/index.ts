@@ -1,0 +1,20 @@
+/**
+ * The admin routes: operator pages and data behind the admin key (api/plugins/admin.ts), never behind
+ * an API key, absent from `/openapi.json`, without CORS headers. Each module registers its routes on the
+ * admin scope it is given; the list is mounted by the API (and, for `/metrics`, by the stream server).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../../core/deps.ts';
+
+/** Which server mounts the admin routes: metric labels and what a page may show depend on it. */
+export type AdminService = 'api' | 'stream' | 'trade';
+
+export interface AdminContext {
+  deps: Deps;
+  service: AdminService;
+}
+
+export type AdminRoute = (scope: FastifyInstance, ctx: AdminContext) => Promise<void>;
+
+/** Every admin route module, mounted in this order. */
+export const ADMIN_ROUTES: AdminRoute[] = [];

@@ -91,6 +91,9 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
   /** The finalized block the last finalize handled (finalize does nothing until the head moves). */
   let finalizedDone = -1;
   let initialized = false;
+  /** A finalize running behind the live ticks (run()): one at a time, its failure raised by the next tick. */
+  let finalizing: Promise<void> | undefined;
+  let finalizeError: unknown;
 
   async function canonical(numbers: number[]): Promise<Map<number, BlockHeader>> {
     return source.getHeaders(numbers);
@@ -265,7 +268,35 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
     return out;
   }
 
-  async function tick(): Promise<TickOutcome> {
+  /**
+   * Confirmation is an engine mutation per table (seconds on the embedded engine), so the live loop
+   * runs it behind the ticks: the next block's pending rows are ingested and published while the
+   * previous confirmation runs, instead of waiting for it. One runs at a time; a tick that finds one
+   * running leaves its own to a later tick.
+   */
+  function finalizeBehind(head: number): void {
+    if (finalizing) return;
+    finalizing = finalize(head)
+      .catch((err) => {
+        finalizeError = err;
+      })
+      .finally(() => {
+        finalizing = undefined;
+      });
+  }
+
+  async function settleFinalize(): Promise<void> {
+    await finalizing;
+    if (finalizeError !== undefined) {
+      const err = finalizeError;
+      finalizeError = undefined;
+      throw err;
+    }
+  }
+
+  async function step(behind: boolean): Promise<TickOutcome> {
+    if (finalizeError !== undefined || !behind) await settleFinalize();
+    const confirm = async (head: number) => (behind ? finalizeBehind(head) : finalize(head));
     if (!initialized) await init();
     const head = await source.headNumber();
     const tip = tipHeader!;
@@ -273,7 +304,7 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
       // The head may have moved back (a reorg onto a shorter chain): is our tip still canonical?
       const c = (await canonical([tip.number])).get(tip.number);
       if (!c || c.hash !== tip.hash) return reorg(head);
-      await finalize(head);
+      await confirm(head);
       return { kind: 'idle', head };
     }
     const to = Math.min(head, tip.number + settings.followMaxBlocksPerTick);
@@ -315,12 +346,15 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
       }
       throw err;
     }
+    // Published once the rows are in ClickHouse (a client's REST catch-up finds them), before the
+    // checkpoint: its insert can wait behind a running confirmation. A crash before the checkpoint
+    // publishes the range again after the restart (the same rows, pending again).
+    if (collector && o.publisher) await o.publisher.publish(collector.rows());
     await writer.checkpoint({ pipeline: FOLLOW_PIPELINE, blockNumber: end.number, blockHash: end.hash });
     await writer.markTip(end);
     for (const h of next) chainHeaders.push(h);
     tipHeader = end;
-    if (collector && o.publisher) await o.publisher.publish(collector.rows());
-    await finalize(head);
+    await confirm(head);
     return {
       kind: 'ingested',
       from: tip.number + 1,
@@ -332,6 +366,7 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
   }
 
   async function reorg(head: number): Promise<TickOutcome> {
+    await settleFinalize();
     const tip = tipHeader!;
     const ancestor = await findAncestor();
     const removed = await rollback(ancestor);
@@ -340,15 +375,19 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
   }
 
   return {
-    tick,
+    tick: () => step(false),
     tip: () => tipHeader,
     async run(signal, onTick) {
-      while (!signal.aborted) {
-        const outcome = await tick();
-        onTick?.(outcome);
-        if (outcome.kind === 'idle') {
-          await sleep(settings.pollIntervalMs, undefined, { signal }).catch(() => {});
+      try {
+        while (!signal.aborted) {
+          const outcome = await step(true);
+          onTick?.(outcome);
+          if (outcome.kind === 'idle') {
+            await sleep(settings.pollIntervalMs, undefined, { signal }).catch(() => {});
+          }
         }
+      } finally {
+        await finalizing;
       }
     },
   };

@@ -343,15 +343,22 @@ export function createChainWriter<T extends string>(o: ChainWriterOptions<T>): C
     async checkpoint(cp) {
       await flush();
       lastCheckpointAt = Math.max(Date.now(), lastCheckpointAt + 1);
-      await db().insert(`${venue}.checkpoint`, tables.checkpoints.name, [
-        {
-          chain_id: o.chainId,
-          pipeline: cp.pipeline,
-          block_number: cp.blockNumber,
-          block_hash: cp.blockHash,
-          updated_at: lastCheckpointAt,
-        },
-      ]);
+      // A raw insert runs on an insert lane of the embedded engine, not on the session that runs the
+      // follower's confirmation mutations: the checkpoint does not wait for one to finish.
+      const row = {
+        chain_id: o.chainId,
+        pipeline: cp.pipeline,
+        block_number: cp.blockNumber,
+        block_hash: cp.blockHash,
+        updated_at: lastCheckpointAt,
+      };
+      await db().insertRaw(
+        `${venue}.checkpoint`,
+        tables.checkpoints.name,
+        'JSONEachRow',
+        Object.keys(row),
+        Buffer.from(`${JSON.stringify(row)}\n`),
+      );
     },
     async forgetCheckpoint(pipeline) {
       await db().command(

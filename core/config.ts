@@ -269,6 +269,20 @@ export const VARIABLES = {
     form: 'an integer 10..60000 (milliseconds)',
     parse: integer(10, 60_000),
   },
+  /** A source whose lag (blocks' time, or time since its last good poll) exceeds this is `lagging`. */
+  opsLagWarnS: {
+    env: 'OPS_LAG_WARN_S',
+    default: '300',
+    form: 'an integer 1..86400 (seconds)',
+    parse: integer(1, 86_400),
+  },
+  /** A source behind its head whose checkpoint has not moved for this long is `stalled`. */
+  opsStallS: {
+    env: 'OPS_STALL_S',
+    default: '600',
+    form: 'an integer 1..86400 (seconds)',
+    parse: integer(1, 86_400),
+  },
 } satisfies Record<string, VariableSpec<unknown>>;
 
 /** Declarations of variables, by the key their values get in the loaded config. */

@@ -283,6 +283,19 @@ export const VARIABLES = {
     form: 'an integer 1..86400 (seconds)',
     parse: integer(1, 86_400),
   },
+  // Metrics (core/metrics.ts, docs/operations.md "Metrics").
+  metricsPort: {
+    env: 'METRICS_PORT',
+    default: '9464',
+    form: 'an integer 0..65535 (the worker and scheduler roles; 0 = off)',
+    parse: integer(0, 65535),
+  },
+  metricsHttp: {
+    env: 'METRICS_HTTP',
+    default: 'true',
+    form: 'true|false',
+    parse: boolean,
+  },
 } satisfies Record<string, VariableSpec<unknown>>;
 
 /** Declarations of variables, by the key their values get in the loaded config. */

@@ -3,6 +3,7 @@
  * redis-server: each filter key of each chain channel, wildcards, trades' status, update replacing the
  * filters; crypto prices published on `pmdata:crypto:prices` reach feed and wildcard subscribers once.
  */
+import { encodePacked, keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MarketSlugResolver } from '../api/markets.ts';
 import { createPublisher, type Publisher } from '../ingest/venues/alpha/chain/publish.ts';
@@ -347,6 +348,22 @@ describe('stream filters', () => {
         payouts: [],
         args: '{}',
       },
+      {
+        ...head(8),
+        kind: 'propose_price',
+        contract: addr(0x00),
+        neg_risk: true,
+        question_id: b32(32),
+        requester: addr(3),
+        proposer: addr(7),
+        disputer: '',
+        identifier: b32(1),
+        request_timestamp: 5,
+        ancillary_data: '',
+        price: '1',
+        payouts: [],
+        args: '{}',
+      },
     ];
     const actUser = await subscribe(c, 'activity', { users: [addr(6)] });
     const actCondition = await subscribe(c, 'activity', { condition_ids: [b32(11)] });
@@ -355,6 +372,7 @@ describe('stream filters', () => {
     const lifeCondition = await subscribe(c, 'lifecycle', { condition_ids: [b32(11)] });
     const lifeAll = await subscribe(c, 'lifecycle', { condition_ids: ['*'] });
     const oracleQuestion = await subscribe(c, 'oracle', { question_ids: [b32(31)] });
+    const oracleNegRisk = await subscribe(c, 'oracle', { question_ids: [b32(32)] });
     await publishAndSettle(c, {
       alpha_activity: activity as never,
       alpha_collateral: collateral as never,
@@ -397,7 +415,22 @@ describe('stream filters', () => {
       'condition_resolved',
     ]);
     expect(c.events(oracleQuestion).map((e) => e.data)).toEqual([
-      expect.objectContaining({ event_type: 'proposal', question_id: b32(31), proposer: addr(7) }),
+      expect.objectContaining({
+        event_type: 'proposal',
+        question_id: b32(31),
+        proposer: addr(7),
+        // The condition the requesting adapter (addr(2)) prepares for the question.
+        condition_id: keccak256(
+          encodePacked(
+            ['address', 'bytes32', 'uint256'],
+            [addr(2) as `0x${string}`, b32(31) as `0x${string}`, 2n],
+          ),
+        ),
+      }),
+    ]);
+    // A neg-risk question's condition is not derivable from the oracle row: null, not a wrong id.
+    expect(c.events(oracleNegRisk).map((e) => e.data)).toEqual([
+      expect.objectContaining({ event_type: 'proposal', question_id: b32(32), condition_id: null }),
     ]);
     c.close();
   });

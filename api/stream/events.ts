@@ -175,8 +175,14 @@ export const ORACLE_EVENTS: Record<string, string> = {
   question_reset: 'reset',
 };
 
-/** The condition a UMA adapter question prepares: keccak256(adapter, questionId, 2 outcomes). */
+/**
+ * The condition a UMA adapter question prepares: keccak256(adapter, questionId, 2 outcomes). Not for
+ * neg-risk questions: there the UMA question id is the NegRiskOperator's request id and the condition
+ * is prepared by the NegRiskAdapter from the operator's own question id, a mapping (the operator's
+ * QuestionPrepared `requestId`) the ingested rows do not hold — null rather than a wrong id.
+ */
 function oracleCondition(r: Row, kind: string): string | null {
+  if (bool(r.neg_risk)) return null;
   const adapter = kind.startsWith('question_') ? str(r.contract) : str(r.requester);
   const q = str(r.question_id);
   if (!/^0x[0-9a-f]{40}$/i.test(adapter) || !/^0x[0-9a-f]{64}$/i.test(q)) return null;

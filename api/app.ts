@@ -12,6 +12,7 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
 import type { Deps } from '../core/deps.ts';
+import { createHttpMetrics } from '../core/metrics.ts';
 import type { RouteSources } from './cache/sources.ts';
 import type { MarketSlugResolver } from './markets.ts';
 import { createCursorCodec } from './pagination.ts';
@@ -83,6 +84,14 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id);
     });
+    if (config.metricsHttp) {
+      // pmdata_http_* by route pattern (never the raw URL); no route matched → `unmatched`.
+      const http = createHttpMetrics('api');
+      app.addHook('onResponse', (request, reply, done) => {
+        http.observe(request.routeOptions.url, request.method, reply.statusCode, reply.elapsedTime / 1000);
+        done();
+      });
+    }
     app.addHook('onResponse', async (request, reply) => {
       request.log.info(
         {

@@ -4,10 +4,15 @@
  * backoff. `close()` lets active jobs finish (graceful shutdown on SIGINT/SIGTERM): a job that stops at a
  * safe point because of the shutdown goes back to the wait list without using an attempt, and the next
  * worker resumes it (long jobs checkpoint, e.g. alpha backfill ranges).
+ *
+ * Metrics (core/metrics.ts): each attempt that completes or fails is timed in
+ * `pmdata_job_duration_seconds{queue,job}`; each failed attempt counts in `pmdata_job_failures_total`.
+ * An attempt stopped by the shutdown is neither.
  */
 import { UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Deps } from '../core/deps.ts';
 import { isRetryable } from '../core/errors.ts';
+import { jobDuration, jobFailures } from '../core/metrics.ts';
 import type { JobContext, JobDefinition } from './define.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX, type QueueName, type Queues } from './queues.ts';
 
@@ -46,12 +51,18 @@ export function createWorkers(opts: {
       queue,
       async (job, token) => {
         const def = byName.get(job.name);
-        if (!def) throw new UnrecoverableError(`No processor for job ${job.name} on queue ${queue}`);
+        if (!def) {
+          jobFailures.labels(queue, job.name).inc();
+          throw new UnrecoverableError(`No processor for job ${job.name} on queue ${queue}`);
+        }
         const log = deps.log.child({ job: job.name, job_id: job.id, attempt: job.attemptsMade + 1 });
         const started = performance.now();
+        const seconds = () => (performance.now() - started) / 1000;
         try {
           const result = await def.process({ deps, job, log, signal: shutdown.signal, enqueue });
-          log.info({ ms: Math.round(performance.now() - started) }, 'Finished job');
+          const s = seconds();
+          jobDuration.labels(queue, def.name).observe(s);
+          log.info({ ms: Math.round(s * 1000) }, 'Finished job');
           return result;
         } catch (err) {
           if (stoppedByShutdown(err, shutdown.signal)) {
@@ -60,6 +71,8 @@ export function createWorkers(opts: {
             log.info('Stopped job for shutdown; back in the wait list');
             throw new WaitingError();
           }
+          jobDuration.labels(queue, def.name).observe(seconds());
+          jobFailures.labels(queue, def.name).inc();
           const retryable = isRetryable(err);
           log.error({ err, retryable }, 'Failed job');
           if (!retryable) throw new UnrecoverableError((err as Error).message);

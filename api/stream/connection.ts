@@ -5,10 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
+import type { DisconnectReason } from '../../core/metrics.ts';
 import { STREAM_PENDING_MIN_TIER, type StreamLimits, TIER_RANK, type Tier } from '../access.ts';
 import type { StreamSettings } from './config.ts';
 import type { Position, StreamEvent } from './events.ts';
 import type { IndexedSubscription } from './index-by-value.ts';
+import { streamMetrics } from './metrics.ts';
 import {
   checkChannel,
   checkLimits,
@@ -55,6 +57,16 @@ export interface ConnectionHooks {
   onClosed(conn: Connection): void;
 }
 
+/** The disconnect reason a server-side close is counted under (metrics); other closes are not counted. */
+const REASON_OF_CODE: Partial<Record<number, DisconnectReason>> = {
+  [CLOSE.slowConsumer]: 'buffer_limit',
+  [CLOSE.noPong]: 'pong_timeout',
+  [CLOSE.idle]: 'idle',
+};
+
+/** What became of one matched event: sent, dropped by the buffer rule, or neither (connection closed). */
+export type Delivery = 'sent' | 'dropped' | null;
+
 export interface ConnectionIdentity {
   keyId: string;
   keyHash: string;
@@ -83,11 +95,21 @@ export function createConnection(ws: WebSocket, who: ConnectionIdentity, hooks: 
     if (!closed) ws.send(JSON.stringify(m));
   };
 
+  /** Takes every subscription out of the index and the gauge. */
+  function dropSubscriptions() {
+    for (const s of subs.values()) {
+      hooks.index.remove(s);
+      streamMetrics.subscriptions(s.channel).dec();
+    }
+    subs.clear();
+  }
+
   function close(code: number, reason: string) {
     if (closed) return;
     closed = true;
-    for (const s of subs.values()) hooks.index.remove(s);
-    subs.clear();
+    dropSubscriptions();
+    const counted = REASON_OF_CODE[code];
+    if (counted) streamMetrics.disconnect(counted);
     ws.close(code, reason);
     // A client that does not complete the close handshake is cut.
     setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
@@ -150,6 +172,7 @@ export function createConnection(ws: WebSocket, who: ConnectionIdentity, hooks: 
           items += itemsOf(filter);
           idleSince = null;
           hooks.index.add(s);
+          streamMetrics.subscriptions(channel).inc();
           send({ type: 'subscribed', id, subscription_id: s.id, channel });
           return;
         }
@@ -158,6 +181,7 @@ export function createConnection(ws: WebSocket, who: ConnectionIdentity, hooks: 
           subs.delete(s.id);
           items -= itemsOf(s.filter);
           hooks.index.remove(s);
+          streamMetrics.subscriptions(s.channel).dec();
           if (subs.size === 0) idleSince = Date.now();
           send({ type: 'unsubscribed', id, subscription_id: s.id, channel: s.channel });
           return;
@@ -186,8 +210,8 @@ export function createConnection(ws: WebSocket, who: ConnectionIdentity, hooks: 
   }
 
   /** One matched event for subscription `s`: counted, then delivered or dropped by the buffer rules. */
-  function deliver(s: Subscription, e: StreamEvent): void {
-    if (closed) return;
+  function deliver(s: Subscription, e: StreamEvent): Delivery {
+    if (closed) return null;
     s.seq++;
     const buffered = ws.bufferedAmount;
     if (buffered < settings.dropBytes) overflow = 0;
@@ -197,11 +221,11 @@ export function createConnection(ws: WebSocket, who: ConnectionIdentity, hooks: 
       overflow += e.json.length + FRAME_OVERHEAD;
       if (buffered + overflow >= settings.terminateBytes) {
         close(CLOSE.slowConsumer, 'Send buffer full: the client does not read fast enough');
-        return;
+        return null;
       }
       s.gapFrom ??= s.seq;
       dropped++;
-      return;
+      return 'dropped';
     }
     if (s.gapFrom !== null) {
       send({
@@ -218,6 +242,7 @@ export function createConnection(ws: WebSocket, who: ConnectionIdentity, hooks: 
       `{"type":"event","channel":"${s.channel}","subscription_id":"${s.id}","seq":${s.seq},"data":${e.json}}`,
     );
     if (e.position) s.last = e.position;
+    return 'sent';
   }
 
   /** The process's Redis subscription was lost and restored: events may be missing from every subscription. */
@@ -264,9 +289,10 @@ export function createConnection(ws: WebSocket, who: ConnectionIdentity, hooks: 
   });
   ws.on('close', () => {
     if (!closed) {
+      // Closed by the client (or the socket broke, or ws refused a frame): not by one of our rules.
       closed = true;
-      for (const s of subs.values()) hooks.index.remove(s);
-      subs.clear();
+      dropSubscriptions();
+      streamMetrics.disconnect('client');
     }
     hooks.onClosed(api);
   });

@@ -21,6 +21,7 @@ import { CLOSE, type Connection, createConnection, type Subscription } from './c
 import { type ConnectionCounts, createConnectionCounts } from './counts.ts';
 import { chainEvent, type FollowerMessage, priceEvent, type StreamEvent } from './events.ts';
 import { createSubscriptionIndex } from './index-by-value.ts';
+import { streamMetrics } from './metrics.ts';
 
 /** The largest client frame; a bigger one closes the connection with 1009. */
 export const MAX_FRAME_BYTES = 64 * 1024;
@@ -158,7 +159,16 @@ export function createStreamService(o: StreamServiceOptions): StreamService {
     stats.messages++;
     if (!event) return;
     const matched = index.match(event);
-    for (const s of matched) s.conn.deliver(s, event);
+    let sent = 0;
+    let dropped = 0;
+    for (const s of matched) {
+      const d = s.conn.deliver(s, event);
+      if (d === 'sent') sent++;
+      else if (d === 'dropped') dropped++;
+    }
+    // One increment per message and channel (every match of an event is on the event's channel).
+    if (sent > 0) streamMetrics.sent(event.channel).inc(sent);
+    if (dropped > 0) streamMetrics.dropped(event.channel).inc(dropped);
     stats.deliveries += matched.length;
     service.onDispatch?.(event, matched.length);
   }
@@ -249,11 +259,13 @@ export function createStreamService(o: StreamServiceOptions): StreamService {
           index,
           onClosed(c) {
             if (!connections.delete(c)) return;
+            streamMetrics.connections(c.who.tier).dec();
             void counts.release(c.who.keyId).catch(() => {});
           },
         },
       );
       connections.add(conn);
+      streamMetrics.connections(tier).inc();
     });
   }
 

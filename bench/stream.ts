@@ -38,7 +38,7 @@ interface Child {
 
 async function startChild(redisUrl: string): Promise<Child> {
   const proc = fork(path.join(import.meta.dirname, 'stream', 'server.ts'), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', '--expose-gc'],
     env: { ...process.env, BENCH_REDIS_URL: redisUrl },
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -128,10 +128,11 @@ export async function run(args: string[]) {
       stream_total_items: String(perConn * 10),
     });
     const children = await Promise.all(Array.from({ length: processes }, () => startChild(redisServer.url)));
-    const rssBefore = (await Promise.all(children.map((c) => c.ask<{ rss: number }>('stats')))).reduce(
-      (s, x) => s + x.rss,
-      0,
-    );
+    const settled = async () => {
+      const all = await Promise.all(children.map((c) => c.ask<{ rss: number; heap: number }>('settle')));
+      return { rss: all.reduce((s, x) => s + x.rss, 0), heap: all.reduce((s, x) => s + x.heap, 0) };
+    };
+    const memBefore = await settled();
 
     const sentAt = new Map<string, number>();
     const latencies: number[] = [];
@@ -176,12 +177,15 @@ export async function run(args: string[]) {
       if (subs >= connections * perConn) break;
       await new Promise((r) => setTimeout(r, 250));
     }
+    // What connections hold once setup's garbage is collected: RSS, and the JS heap + external part of it.
+    const memAfter = await settled();
     const before = await Promise.all(
       children.map((c) =>
         c.ask<{ rss: number; cpu: NodeJS.CpuUsage; stats: { deliveries: number } }>('stats'),
       ),
     );
-    const rssPerConn = (before.reduce((s, x) => s + x.rss, 0) - rssBefore) / connections;
+    const rssPerConn = (memAfter.rss - memBefore.rss) / connections;
+    const heapPerConn = (memAfter.heap - memBefore.heap) / connections;
 
     // Publish at `rate` fills per second, in 10 ms batches, through the real publisher.
     const publisher = createPublisher(redis, { chainId: 137 });
@@ -222,7 +226,7 @@ export async function run(args: string[]) {
       `  publish → client ms: p50 ${pct(latencies, 50)} p99 ${p99} max ${latencies.at(-1) ?? 0} (${latencies.length} samples)`,
     );
     console.log(
-      `  RSS per connection ${fmt(rssPerConn / 1024)} KiB; stream CPU ${fmt(cpuMs)} ms = ${fmt((cpuMs / Math.max(1, deliveries)) * 1000)} ms per 1,000 deliveries`,
+      `  RSS per connection ${fmt(rssPerConn / 1024)} KiB (JS heap + external ${fmt(heapPerConn / 1024)} KiB), after a collection; stream CPU ${fmt(cpuMs)} ms = ${fmt((cpuMs / Math.max(1, deliveries)) * 1000)} ms per 1,000 deliveries`,
     );
     for (const ws of sockets) ws.terminate();
     await Promise.all(children.map((c) => c.stop()));

@@ -29,6 +29,16 @@ server.listen(0, '127.0.0.1', async () => {
   process.send!({ type: 'ready', port: (server.address() as AddressInfo).port });
 });
 process.on('message', async (m: { type: string }) => {
+  if (m.type === 'settle') {
+    // Collect the garbage of setup (parsed subscribe messages, handshakes) before measuring what
+    // connections hold: the process is started with --expose-gc.
+    for (let i = 0; i < 3; i++) {
+      (globalThis as { gc?: () => void }).gc?.();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const mem = process.memoryUsage();
+    process.send!({ type: 'settle', rss: mem.rss, heap: mem.heapUsed + mem.external });
+  }
   if (m.type === 'stats') {
     process.send!({
       type: 'stats',

@@ -64,6 +64,18 @@ export const STREAM_LIMITS: Record<Tier, StreamLimits | null> = {
   },
 };
 
+/**
+ * An Enterprise key's own streaming limits: the `keys create --stream NAME=N` names, and the fields of
+ * its `apikey:` hash (api/keys/store.ts) that the streaming service reads.
+ */
+export const STREAM_LIMIT_OPTIONS: Record<string, { limit: keyof StreamLimits; field: string }> = {
+  connections: { limit: 'connections', field: 'stream_connections' },
+  subscriptions: { limit: 'subscriptionsPerConnection', field: 'stream_subscriptions' },
+  items: { limit: 'itemsPerSubscription', field: 'stream_items_per_subscription' },
+  total_items: { limit: 'totalItems', field: 'stream_total_items' },
+  wildcards: { limit: 'wildcardsPerChannel', field: 'stream_wildcards_per_channel' },
+};
+
 /** Pending trades on the stream (`filters.status` pending or all) need this tier or higher. */
 export const STREAM_PENDING_MIN_TIER: Tier = 'dev';
 

@@ -79,6 +79,39 @@ describe('pmdata keys', () => {
     expect(r.out).toContain('750 req/s');
   });
 
+  it('creates Enterprise keys with their own streaming limits, the fields the stream reads', async () => {
+    const r = await keys(
+      'create',
+      '--tier',
+      'enterprise',
+      '--name',
+      'streams',
+      '--stream',
+      'connections=7',
+      '--stream',
+      'total_items=15',
+      '--stream',
+      'wildcards=0',
+    );
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Streaming limits: connections 7, total_items 15, wildcards 0');
+    const id = /key (key_[0-9a-f]+)/.exec(r.out)![1]!;
+    const hash = await t.deps.redis.get(`apikey-id:${id}`);
+    expect(await t.deps.redis.hgetall(`apikey:${hash}`)).toMatchObject({
+      stream_connections: '7',
+      stream_total_items: '15',
+      stream_wildcards_per_channel: '0',
+    });
+    for (const argv of [
+      ['create', '--tier', 'pro', '--name', 'x', '--stream', 'connections=7'],
+      ['create', '--tier', 'enterprise', '--name', 'x', '--stream', 'sockets=7'],
+      ['create', '--tier', 'enterprise', '--name', 'x', '--stream', 'connections=-1'],
+    ]) {
+      const bad = await keys(...argv);
+      expect(bad.code, argv.join(' ')).toBe(2);
+    }
+  });
+
   it('shows monthly usage per key', async () => {
     const created = await keys('create', '--tier', 'free', '--name', 'usage-check');
     const key = /: (pmd_\S+)/.exec(created.out)![1]!;

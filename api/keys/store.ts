@@ -90,7 +90,13 @@ export function toRecord(h: Record<string, string>): ApiKeyRecord | undefined {
 }
 
 export interface KeyStore {
-  create(input: { tier: Tier; name: string; rate?: number }): Promise<{ key: string; record: ApiKeyRecord }>;
+  /** `stream`: an Enterprise key's own streaming limits, by hash field (STREAM_LIMIT_OPTIONS). */
+  create(input: {
+    tier: Tier;
+    name: string;
+    rate?: number;
+    stream?: Record<string, number>;
+  }): Promise<{ key: string; record: ApiKeyRecord }>;
   /** The record of a presented key, or undefined when no such key was ever issued. */
   lookup(key: string): Promise<ApiKeyRecord | undefined>;
   get(id: string): Promise<ApiKeyRecord | undefined>;
@@ -108,7 +114,7 @@ export function createKeyStore(redis: Redis): KeyStore {
   }
 
   return {
-    async create({ tier, name, rate }) {
+    async create({ tier, name, rate, stream }) {
       const key = KEY_PREFIX + randomBytes(24).toString('base64url');
       const hash = hashKey(key);
       const id = `key_${randomBytes(6).toString('hex')}`;
@@ -122,9 +128,10 @@ export function createKeyStore(redis: Redis): KeyStore {
         created_at: createdAt,
       };
       if (tier === 'enterprise' && rate !== undefined) fields.rate = String(rate);
+      const limits = tier === 'enterprise' ? Object.entries(stream ?? {}) : [];
       await redis
         .multi()
-        .hset(`apikey:${hash}`, fields)
+        .hset(`apikey:${hash}`, { ...fields, ...Object.fromEntries(limits.map(([f, n]) => [f, String(n)])) })
         .set(`apikey-id:${id}`, hash)
         .sadd('apikeys', id)
         .exec();

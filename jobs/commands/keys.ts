@@ -3,19 +3,20 @@
  * (jobs/cli.ts) calls `runKeys(argv)` with the words after `keys`; `runKeysCommand(argv, { redis })` is
  * the command on a Redis client of the caller's (tests). The key store is api/keys/store.ts.
  *
- *   keys create --tier dev --name X [--rate N]   prints the new key once (Redis keeps only its hash)
+ *   keys create --tier dev --name X [--rate N] [--stream NAME=N ...]   prints the new key once (Redis keeps only its hash)
  *   keys list
  *   keys revoke <key_id>
  *   keys usage [<key_id>] [--month YYYY-MM]
  */
 import { parseArgs } from 'node:util';
-import { PLANS, rateFor, TIERS, type Tier } from '../../api/access.ts';
+import { PLANS, rateFor, STREAM_LIMIT_OPTIONS, STREAM_LIMITS, TIERS, type Tier } from '../../api/access.ts';
 import { type ApiKeyRecord, createKeyStore, monthOf } from '../../api/keys/store.ts';
 import { createRedis, type Redis } from '../../core/redis.ts';
 import { ensureRedis } from '../../core/redis-server.ts';
 
 export const KEYS_USAGE = `Usage:
   pmdata keys create --tier <free|dev|pro|enterprise> --name <name> [--rate <req/s, enterprise only>]
+                    [--stream <NAME=N, enterprise only, repeatable; NAME: ${Object.keys(STREAM_LIMIT_OPTIONS).join('|')}>]
   pmdata keys list
   pmdata keys revoke <key_id>
   pmdata keys usage [<key_id>] [--month YYYY-MM]`;
@@ -98,8 +99,28 @@ export async function runKeysCommand(argv: string[], deps: KeysCommandDeps): Pro
           return usageError('--rate must be an integer 1..100000 (requests per second)');
         }
       }
-      const { key, record } = await store.create({ tier, name: values.name.trim(), rate });
+      const stream: Record<string, number> = {};
+      const streamShown: string[] = [];
+      for (const spec of values.stream ?? []) {
+        if (tier !== 'enterprise') return usageError('--stream applies to enterprise keys only');
+        const m = /^([a-z_]+)=(\d{1,9})$/.exec(spec);
+        const option = m ? STREAM_LIMIT_OPTIONS[m[1]!] : undefined;
+        if (!m || !option) {
+          return usageError(
+            `--stream takes NAME=N with NAME one of ${Object.keys(STREAM_LIMIT_OPTIONS).join(', ')} (got ${spec})`,
+          );
+        }
+        stream[option.field] = Number(m[2]);
+        streamShown.push(`${m[1]} ${Number(m[2]).toLocaleString('en-US')}`);
+      }
+      const { key, record } = await store.create({ tier, name: values.name.trim(), rate, stream });
       out(`Created ${PLANS[tier].label} key ${record.id} (${record.name}), ${rateFor(tier, rate)} req/s.`);
+      if (tier === 'enterprise') {
+        const d = STREAM_LIMITS.enterprise!;
+        out(
+          `Streaming limits: ${streamShown.length > 0 ? streamShown.join(', ') : 'the defaults'} (defaults: connections ${d.connections}, subscriptions ${d.subscriptionsPerConnection}, items ${d.itemsPerSubscription}, total_items ${d.totalItems}, wildcards ${d.wildcardsPerChannel}).`,
+        );
+      }
       out(`API key (shown once, store it now): ${key}`);
       return 0;
     }
@@ -195,6 +216,7 @@ const OPTIONS = {
   tier: { type: 'string' },
   name: { type: 'string' },
   rate: { type: 'string' },
+  stream: { type: 'string', multiple: true },
   month: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;

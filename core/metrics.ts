@@ -14,6 +14,11 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export const registry = new Registry();
 
 collectDefaultMetrics({ register: registry, prefix: 'pmdata_' });
+// Gauges named like counters (`promtool check metrics` refuses them): the sums of the by-type gauges
+// `pmdata_nodejs_active_{handles,requests,resources}`, which stay.
+for (const name of ['handles', 'requests', 'resources']) {
+  registry.removeSingleMetric(`pmdata_nodejs_active_${name}_total`);
+}
 
 // --- HTTP (the API's onResponse hook, api/app.ts) ---
 

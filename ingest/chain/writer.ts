@@ -14,6 +14,7 @@ import type { ByteWriter } from '../../core/clickhouse/row-binary.ts';
 import { insertColumns } from '../../core/clickhouse/table.ts';
 import type { ChainTip } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
+import { countEvents, countRowsWritten } from '../../core/ops/ingest-counts.ts';
 import { RowBatch } from './serialize.ts';
 import { type ChainTables, eventTables, formatOf, writtenTables } from './tables.ts';
 import type { BlockHeader, QuarantineRow } from './types.ts';
@@ -145,6 +146,14 @@ export function createChainWriter<T extends string>(o: ChainWriterOptions<T>): C
   // Checkpoints are read with argMax(updated_at): keep the timestamps strictly increasing.
   let lastCheckpointAt = 0;
 
+  // The ingest counters (core/ops/ingest-counts.ts): rows once inserted (a page worker's batches are
+  // counted by the writer that inserts them); event tables also as events of `<venue>-chain`.
+  const eventSet = new Set<string>(events);
+  function countInserted(table: string, rows: number): void {
+    countRowsWritten(table, rows);
+    if (eventSet.has(table)) countEvents(`${venue}-chain`, table.replace(`${venue}_`, ''), rows);
+  }
+
   function launch(table: string): void {
     const batch = batches.get(table)!;
     const { rows, body } = batch.take();
@@ -169,7 +178,10 @@ export function createChainWriter<T extends string>(o: ChainWriterOptions<T>): C
     )
       .then(async () => {
         done?.();
-        if (!o.send) await o.onDataChanged?.();
+        if (!o.send) {
+          countInserted(table, rows);
+          await o.onDataChanged?.();
+        }
       })
       .catch((err) => {
         failure ??= err;

@@ -5,11 +5,14 @@
  *   same key are inserted, so an idle poll writes nothing and a re-read page changes nothing.
  * - `quarantineRecords`: records that failed their schema, by (source, kind, record id).
  * - `readCheckpoint` / `writeCheckpoint`: a venue's progress per stream (`venue_checkpoints`), written
- *   after the data it covers.
+ *   after the data it covers; the newest `updated_at` of a venue is its last good poll (ingest/sources.ts).
+ * - `countWritten`: the ingest counters of rows written (core/ops/ingest-counts.ts), by the writes here and
+ *   by a venue's own inserts.
  */
 import { createHash } from 'node:crypto';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { insertColumns, type TableDescription } from '../../core/clickhouse/table.ts';
+import { countEvents, countRowsWritten } from '../../core/ops/ingest-counts.ts';
 import { VENUE_CHECKPOINTS } from '../../schemas/tables/venues.ts';
 import type { InvalidRecord } from './records.ts';
 
@@ -28,6 +31,16 @@ export function contentHash(t: TableDescription, row: Record<string, unknown>): 
 }
 
 const HASH_CHUNK = 5_000;
+
+/**
+ * Counts `rows` written to a REST venue's table `<venue>_<kind>` as events of its source (the venue's
+ * code; alpha's catalog tables: `alpha-catalog`) and as rows written.
+ */
+export function countWritten(table: string, rows: number): void {
+  const venue = table.slice(0, table.indexOf('_'));
+  countRowsWritten(table, rows);
+  countEvents(venue === 'alpha' ? 'alpha-catalog' : venue, table.slice(venue.length + 1), rows);
+}
 
 export interface WriteChangedOptions {
   /** The key column (default `id`); compared as text, so numeric keys work too. */
@@ -78,7 +91,10 @@ export async function writeChanged(
     }
     out.push(row);
   }
-  if (out.length > 0) await ch.insert(`${label}.write`, t.name, out);
+  if (out.length > 0) {
+    await ch.insert(`${label}.write`, t.name, out);
+    countWritten(t.name, out.length);
+  }
   return out.length;
 }
 
@@ -100,6 +116,7 @@ export async function quarantineRecords(
       payload: r.payload,
     })),
   );
+  countRowsWritten('quarantine', invalid.length);
 }
 
 /** A venue's checkpoint of one stream, or null when none was written. */

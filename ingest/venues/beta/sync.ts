@@ -30,6 +30,7 @@ import { createHttpClient } from '../../http/client.ts';
 import { venuesConfig } from '../../rest/config.ts';
 import {
   chTime,
+  countWritten,
   quarantineRecords,
   readCheckpoint,
   writeChanged,
@@ -321,6 +322,8 @@ export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promi
     }
   }
   if (opts.mode === 'reconcile') await writeCheckpoint(ch, BETA_VENUE, 'reconcile', String(observedAt));
+  // The markets checkpoint moves only with a newer change: 'poll' records every good poll (the status page's lag).
+  await writeCheckpoint(ch, BETA_VENUE, 'poll', String(observedAt), observedAt);
   if (summary.written + summary.events.written + summary.series.written > 0) await bump(deps);
   summary.ms = Math.round(performance.now() - t0);
   deps.log.info({ ...summary }, 'Synced beta');
@@ -441,6 +444,7 @@ export async function insertNewTrades(
     BETA_TRADES.name,
     [...byId.values()].map((r) => ({ ...r, created_time: chTime(r.created_time), observed_at: stamp })),
   );
+  countWritten(BETA_TRADES.name, byId.size);
   return byId.size;
 }
 

@@ -27,7 +27,7 @@ import {
   ALPHA_TAGS,
 } from '../../../../schemas/tables/alpha-catalog.ts';
 import { createHttpClient } from '../../../http/client.ts';
-import { quarantineRecords, writeChanged as writeChangedRows } from '../../../rest/store.ts';
+import { quarantineRecords, writeChanged as writeChangedRows, writeCheckpoint } from '../../../rest/store.ts';
 import { alphaConfig } from '../config.ts';
 import { type AlphaMetadataClient, createAlphaMetadataClient, type ReadResult } from './client.ts';
 import {
@@ -242,6 +242,8 @@ export async function syncAlphaCatalog(
   const tables = [summary.events, summary.markets, summary.series, summary.tags, summary.tagRelations];
   const changed = tables.reduce((n, c) => n + c.written + c.deleted, 0);
   if (changed > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump('venue:alpha');
+  // The last good sync, for the status page's lag (venue_checkpoints, ingest/sources.ts).
+  await writeCheckpoint(ch, 'alpha', 'catalog', String(now()), now());
   summary.ms = Math.round(performance.now() - t0);
   deps.log.info({ ...summary }, 'Synced the alpha catalog');
   return summary;

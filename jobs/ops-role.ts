@@ -1,0 +1,23 @@
+/**
+ * What every role does for the operations view (docs/operations.md "Status page"): its heartbeat (and the
+ * flush of its per-minute event counts), and in the scheduler role and `up`, the snapshot sampler.
+ */
+import { startHeartbeat } from '../core/ops/heartbeat.ts';
+import { createOpsSampler } from './ops-sampler.ts';
+import type { Queues } from './queues.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+
+/** Opens a role's runtime (jobs/runtime.ts) and starts its heartbeat, removed on close. */
+export async function openRole(role: string): Promise<Runtime> {
+  const runtime = await openRuntime({ name: role });
+  const heartbeat = startHeartbeat({ redis: runtime.deps.redis, log: runtime.deps.log, role });
+  runtime.onClose(() => heartbeat.stop());
+  return runtime;
+}
+
+/** Starts the snapshot sampler on the scheduler's queues; stopped on close. */
+export function startOpsSampler(runtime: Runtime, queues: Pick<Queues, 'get'>): void {
+  const sampler = createOpsSampler({ deps: runtime.deps, queues });
+  sampler.start();
+  runtime.onClose(() => sampler.stop());
+}

@@ -3,6 +3,7 @@
  * `api`, `worker`, `scheduler` and `stream`; `migrate` applies the ClickHouse migrations and exits. Each runs
  * until SIGINT/SIGTERM and closes in order (jobs/runtime.ts).
  */
+import { openRole, startOpsSampler } from '../ops-role.ts';
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
 import { printLines } from './io.ts';
 
@@ -26,6 +27,7 @@ async function startScheduler(runtime: Runtime) {
   });
   const ids = await applySchedules(queues, runtime.deps.config);
   runtime.deps.log.info({ schedules: ids }, 'Applied schedules');
+  startOpsSampler(runtime, queues);
   return queues;
 }
 
@@ -47,7 +49,7 @@ async function startStream(runtime: Runtime, server?: import('node:http').Server
 
 /** `pmdata up`: migrate, Redis, workers, schedulers, the API and the stream in one process. */
 export async function runUp(): Promise<number> {
-  const runtime = await openRuntime({ name: 'up' });
+  const runtime = await openRole('up');
   const { config } = runtime.deps;
   await startWorkers(runtime);
   await startScheduler(runtime);
@@ -68,7 +70,7 @@ export async function runUp(): Promise<number> {
 
 /** `pmdata api`: the HTTP API role. */
 export async function runApiRole(): Promise<number> {
-  const runtime = await openRuntime({ name: 'api' });
+  const runtime = await openRole('api');
   const server = await startApi(runtime);
   printLines([`API listening on ${server.url}`]);
   await closeOnSignals(runtime);
@@ -77,7 +79,7 @@ export async function runApiRole(): Promise<number> {
 
 /** `pmdata stream`: the streaming service role on STREAM_PORT (run several behind a load balancer). */
 export async function runStreamRole(): Promise<number> {
-  const runtime = await openRuntime({ name: 'stream' });
+  const runtime = await openRole('stream');
   const stream = await startStream(runtime);
   printLines([`Stream listening on ${stream.url}/v1/<API key>`]);
   await closeOnSignals(runtime);
@@ -86,7 +88,7 @@ export async function runStreamRole(): Promise<number> {
 
 /** `pmdata worker`: the job worker role, every queue. */
 export async function runWorkerRole(): Promise<number> {
-  const runtime = await openRuntime({ name: 'worker' });
+  const runtime = await openRole('worker');
   const workers = await startWorkers(runtime);
   printLines([`Worker processing queues: ${workers.queues.join(', ')}`]);
   await closeOnSignals(runtime);
@@ -95,7 +97,7 @@ export async function runWorkerRole(): Promise<number> {
 
 /** `pmdata scheduler`: applies the recurring job schedules. */
 export async function runSchedulerRole(): Promise<number> {
-  const runtime = await openRuntime({ name: 'scheduler' });
+  const runtime = await openRole('scheduler');
   await startScheduler(runtime);
   printLines(['Scheduler running']);
   await closeOnSignals(runtime);

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../core/deps.ts';
 import { metricsRoute } from './metrics.ts';
+import { statusRoutes } from './status.ts';
 
 /** Which server mounts the admin routes: metric labels and what a page may show depend on it. */
 export type AdminService = 'api' | 'stream' | 'trade';
@@ -18,4 +19,4 @@ export interface AdminContext {
 export type AdminRoute = (scope: FastifyInstance, ctx: AdminContext) => Promise<void>;
 
 /** Every admin route module, mounted in this order. */
-export const ADMIN_ROUTES: AdminRoute[] = [metricsRoute];
+export const ADMIN_ROUTES: AdminRoute[] = [metricsRoute, statusRoutes];

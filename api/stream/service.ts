@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Logger } from '../../core/logger.ts';
 import { createRedis, type Redis } from '../../core/redis.ts';
-import { STREAM_LIMITS, type StreamLimits, type Tier } from '../access.ts';
+import { STREAM_LIMIT_OPTIONS, STREAM_LIMITS, type StreamLimits, type Tier } from '../access.ts';
 import { hashKey, KEY_PREFIX } from '../keys/store.ts';
 import type { MarketSlugResolver } from '../markets.ts';
 import type { StreamSettings } from './config.ts';
@@ -81,14 +81,12 @@ function refuse(socket: Duplex, status: number, message: string): void {
 function limitsOf(tier: Tier, h: Record<string, string>): StreamLimits | null {
   const base = STREAM_LIMITS[tier];
   if (!base || tier !== 'enterprise') return base;
-  const n = (f: string, d: number) => (h[f] && /^\d+$/.test(h[f]) ? Number(h[f]) : d);
-  return {
-    connections: n('stream_connections', base.connections),
-    subscriptionsPerConnection: n('stream_subscriptions', base.subscriptionsPerConnection),
-    itemsPerSubscription: n('stream_items_per_subscription', base.itemsPerSubscription),
-    totalItems: n('stream_total_items', base.totalItems),
-    wildcardsPerChannel: n('stream_wildcards_per_channel', base.wildcardsPerChannel),
-  };
+  const limits = { ...base };
+  for (const { limit, field } of Object.values(STREAM_LIMIT_OPTIONS)) {
+    const v = h[field];
+    if (v && /^\d+$/.test(v)) limits[limit] = Number(v);
+  }
+  return limits;
 }
 
 export function createStreamService(o: StreamServiceOptions): StreamService {

@@ -20,7 +20,7 @@ import {
   relaunch,
 } from '../core/launch.ts';
 import { printLines } from './commands/io.ts';
-import { exitWithError, openRuntime } from './runtime.ts';
+import { bootConfig, exitWithError, openRuntime } from './runtime.ts';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>[string] & { description?: string };
 
@@ -235,6 +235,28 @@ export const COMMANDS: Record<string, Command> = {
     async run() {
       const { runDoctor } = await import('./commands/doctor.ts');
       return runDoctor();
+    },
+  },
+  status: {
+    summary: 'Print the status page of a running API: sources, products, quarantine, queues, roles',
+    usage: 'pmdata status [--url URL] [--json] [--watch]',
+    options: {
+      url: { type: 'string', description: 'API base URL (default: http://127.0.0.1:<PORT>)' },
+      json: { type: 'boolean', description: 'print /admin/status.json as it came' },
+      watch: { type: 'boolean', description: 'print again every 10 s until interrupted' },
+    },
+    async run({ values }) {
+      const { runStatus } = await import('./commands/status.ts');
+      const { config } = bootConfig();
+      const io = { out: (l: string) => process.stdout.write(`${l}\n`), isTTY: Boolean(process.stdout.isTTY) };
+      return runStatus({
+        config,
+        env: process.env,
+        io,
+        url: values.url as string | undefined,
+        json: values.json === true,
+        watch: values.watch === true,
+      });
     },
   },
 };

@@ -7,12 +7,17 @@ import { createOpsSampler } from './ops-sampler.ts';
 import type { Queues } from './queues.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 
-/** Opens a role's runtime (jobs/runtime.ts) and starts its heartbeat, removed on close. */
+/** Opens a role's runtime (jobs/runtime.ts) and starts its heartbeat. */
 export async function openRole(role: string): Promise<Runtime> {
   const runtime = await openRuntime({ name: role });
+  startRoleHeartbeat(runtime, role);
+  return runtime;
+}
+
+/** Starts the heartbeat of a process's role (removed on close). */
+export function startRoleHeartbeat(runtime: Runtime, role: string): void {
   const heartbeat = startHeartbeat({ redis: runtime.deps.redis, log: runtime.deps.log, role });
   runtime.onClose(() => heartbeat.stop());
-  return runtime;
 }
 
 /** Starts the snapshot sampler on the scheduler's queues; stopped on close. */

@@ -18,6 +18,7 @@ import { withLease } from '../../ingest/chain/lease.ts';
 import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
 import type { WalletSet } from '../../sim/world/wallets.ts';
+import { startOpsSampler, startRoleHeartbeat } from '../ops-role.ts';
 import { alphaBookJob } from '../processors/alpha-book.ts';
 import { alphaFollowJob } from '../processors/alpha-follow.ts';
 import { alphaPositionsSettings, positionsDeps, withPositionsLease } from '../processors/alpha-positions.ts';
@@ -96,6 +97,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     connection.disconnect();
   });
   await applySchedules(queues, deps.config);
+  startRoleHeartbeat(runtime, 'demo');
+  startOpsSampler(runtime, queues);
   const { startServer } = await import('../../api/server.ts');
   const server = await startServer(deps);
   runtime.onClose(() => server.close());

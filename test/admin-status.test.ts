@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusDocument } from '../api/routes/admin/status.ts';
+import { registry } from '../core/metrics.ts';
 import { minuteOf } from '../core/ops/ingest-counts.ts';
 import { useChain } from './support/chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -130,6 +131,23 @@ describe('admin status page', () => {
     for (const m of series) expect(m[2]!.trim().split(/\s+/)).toHaveLength(60);
     expect(html).toContain('events/s');
     expect(html).toContain('minute (UTC)');
+  });
+
+  it("the snapshot's gauges on the metric registry carry its numbers", async () => {
+    const text = await registry.metrics();
+    const doc = (await world.app.inject({ url: '/admin/status.json' })).json() as StatusDocument;
+    const alpha = doc.sources.find((x) => x.source === 'alpha-chain')!;
+    expect(text).toContain(`pmdata_ingest_head_block{source="alpha-chain"} ${alpha.head}`);
+    expect(text).toContain(`pmdata_ingest_checkpoint_block{source="alpha-chain"} ${alpha.checkpoint}`);
+    expect(text).toContain('pmdata_ingest_lag_blocks{source="alpha-chain"} 7');
+    expect(text).toContain(`pmdata_ingest_lag_seconds{source="alpha-chain"} ${alpha.lag_seconds}`);
+    expect(text).toContain('pmdata_quarantine_records{source="beta",kind="market"} 2');
+    expect(text).toContain('pmdata_quarantine_records{source="gamma",kind="market"} 1');
+    expect(text).toContain('pmdata_jobs{queue="venues",state="waiting"} 3');
+    expect(text).toContain('pmdata_jobs{queue="chain",state="failed"} 0');
+    // Products never computed have no series.
+    expect(text).not.toMatch(/pmdata_analytics_computed_at_seconds\{product="alpha-profiles"\}/);
+    expect(text).toContain('# TYPE pmdata_analytics_freshness_seconds gauge');
   });
 
   it('/admin redirects to the status page', async () => {

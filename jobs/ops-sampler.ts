@@ -61,6 +61,7 @@ export function createOpsSampler(o: OpsSamplerOptions): OpsSampler {
   const products = o.products ?? analyticsProducts(deps.clickhouse);
   const now = o.now ?? Date.now;
   const limits = { lagWarnS: deps.config.opsLagWarnS, stallS: deps.config.opsStallS };
+  const lastErrors = new Map<string, string>();
 
   async function readSource(s: OpsSource) {
     const [head, checkpoint] = await Promise.allSettled([
@@ -68,7 +69,13 @@ export function createOpsSampler(o: OpsSamplerOptions): OpsSampler {
       within(s.checkpoint(), `${s.source} checkpoint`),
     ]);
     const errors = [head, checkpoint].filter((r) => r.status === 'rejected').map((r) => message(r.reason));
-    if (errors.length > 0) deps.log.warn({ source: s.source, errors }, 'Failed to read an ingest source');
+    // Logged when the failure starts or changes, and when it ends: not every 15 s.
+    const error = errors.join('; ');
+    if (error !== (lastErrors.get(s.source) ?? '')) {
+      if (error) deps.log.warn({ source: s.source, errors }, 'Failed to read an ingest source');
+      else deps.log.info({ source: s.source }, 'Read an ingest source again');
+      lastErrors.set(s.source, error);
+    }
     return sourceStatus(
       s,
       {

@@ -3,8 +3,9 @@
  * venue declares its table, key, columns, filters and sorts (api/queries/<venue>/markets.ts); this module
  * parses the shared parameters, builds the conditions (values bound, never spliced), and reads one page in
  * ONE statement: the page of `<venue>_markets FINAL` (filters, the cursor's key, the sort, `limit + 1`
- * rows) joined with the canonical ids of those rows' outcomes (`canonical_outcomes`, by venue and
- * market). The page is the join's build side, so the engine filters its scan of `canonical_outcomes` by
+ * rows: their keys first, reading the filter and sort columns only, then the `doc` column of those keys,
+ * the row's `columns` as one JSON array written at insert, migration 040) joined with the canonical ids
+ * of those rows' outcomes (`canonical_outcomes`, by venue and market). The page is the join's build side, so the engine filters its scan of `canonical_outcomes` by
  * the page's keys (a join runtime filter, also used against its primary key: on 100,000 markets 251,000
  * rows read instead of 317,000) instead of reading the venue's ids whole; each page row
  * arrives once per outcome id (none: once, id ''), ordered by the sort then outcome index, and is folded
@@ -20,6 +21,8 @@ import type { RouteContext } from '../routes/context.ts';
 import { parseSearch } from './alpha/catalog-search.ts';
 import type { Condition } from './filters.ts';
 import { createWhere, type PageInfo, type Where } from './list.ts';
+import { candidatesSql } from './search/markets.ts';
+import { VENUE_SEARCHES } from './search/venues.ts';
 import { afterSortKey, type SortColumn } from './sorted-page.ts';
 
 export type VenueCode = 'beta' | 'gamma' | 'delta' | 'epsilon';
@@ -46,7 +49,10 @@ export interface VenueMarketsSpec<Sort extends string> {
   table: string;
   /** The market key column (ORDER BY of the table) and its type: ties of every sort, `canonical_outcomes.market`. */
   key: { column: string; type: 'String' | 'UInt64' };
-  /** SELECT expressions of a row, in the order the mapper reads them. */
+  /**
+   * SELECT expressions of a row, in the order the mapper reads them: the elements of the table's `doc`
+   * column (migration 040, which must change with them: test/venue-markets-doc.test.ts).
+   */
   columns: readonly string[];
   filters: readonly VenueFilter[];
   /** The sort keys of each sort value (the key column last, so the order is total). */
@@ -92,7 +98,16 @@ export function venueWhere(spec: VenueMarketsSpec<string>, f: ReturnType<typeof 
     const v = f[d.param];
     if (v !== undefined) where.add(condition(d, v));
   }
-  if (f.search) where.add(searchCondition(f.search as string[]));
+  if (f.search) {
+    const words = f.search as string[];
+    // Candidates first: the markets with a word starting with each query word (venue_market_words, one
+    // primary-key range per word), then the rule re-checked on their current row.
+    where.add({
+      sql: candidatesSql(VENUE_SEARCHES[spec.venue], words.length)!,
+      params: { search_venue: spec.venue },
+    });
+    where.add(searchCondition(words));
+  }
   if (f.canonical_id) where.add(canonicalWhere(spec, f.canonical_id as string[]));
   return where;
 }
@@ -148,20 +163,18 @@ const keyValue = (type: SortColumn['type'], v: unknown): string | number =>
 
 /** The SQL of one page with its outcomes' canonical ids (see the header). */
 export function pageSql(spec: VenueMarketsSpec<string>, keys: readonly SortColumn[], where: Where): string {
-  const cols = spec.columns.map((c, i) => `${c} AS c${i}`);
   const sortCols = keys.map((k, i) => `${k.expr} AS k${i}`);
   const keyText = spec.key.type === 'String' ? spec.key.column : `toString(${spec.key.column})`;
-  const inner = `SELECT ${[...cols, ...sortCols, `${keyText} AS market_key`].join(', ')}
-      FROM ${spec.table} FINAL ${where.sql()}
-      ORDER BY ${keys.map((k) => `(${k.expr}) ${k.dir === 'desc' ? 'DESC' : 'ASC'}`).join(', ')}
+  const order = keys.map((k) => `(${k.expr}) ${k.dir === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
+  // The page's keys first (the filters, sort and key columns only), then their documents.
+  const inner = `SELECT doc, ${[...sortCols, `${keyText} AS market_key`].join(', ')}
+      FROM ${spec.table} FINAL
+      WHERE ${spec.key.column} IN (
+        SELECT ${spec.key.column} FROM ${spec.table} FINAL ${where.sql()} ORDER BY ${order} LIMIT {page_rows:UInt32}
+      )
+      ORDER BY ${order}
       LIMIT {page_rows:UInt32}`;
-  const outer = [
-    ...spec.columns.map((_, i) => `p.c${i}`),
-    ...keys.map((_, i) => `p.k${i}`),
-    'p.market_key',
-    'o.outcome_index',
-    'o.id',
-  ];
+  const outer = ['p.doc', ...keys.map((_, i) => `p.k${i}`), 'p.market_key', 'o.outcome_index', 'o.id'];
   return `SELECT ${outer.join(', ')}
     FROM (SELECT market, outcome_index, id FROM ${CANONICAL_TABLE} WHERE venue = {canonical_venue:String}) AS o
     RIGHT JOIN (${inner}) AS p ON o.market = p.market_key
@@ -197,14 +210,16 @@ export async function venueMarketsPage<Sort extends string>(
     pageSql(spec as VenueMarketsSpec<string>, keys, where),
     { ...where.params, canonical_venue: spec.venue, page_rows: limit + 1 },
   );
-  const n = spec.columns.length;
+  // Each row: its document (the list's `columns` as one JSON array), the sort keys, the market key, an
+  // outcome index and its canonical id.
+  const n = 1;
   const folded: { values: unknown[]; sortKey: unknown[]; canonicalIds: string[] }[] = [];
   let lastKey: unknown;
   for (const r of raw) {
     const market = r[n + keys.length];
     let row = folded[folded.length - 1];
     if (row === undefined || market !== lastKey) {
-      row = { values: r.slice(0, n), sortKey: r.slice(n, n + keys.length), canonicalIds: [] };
+      row = { values: JSON.parse(String(r[0])), sortKey: r.slice(n, n + keys.length), canonicalIds: [] };
       folded.push(row);
       lastKey = market;
     }

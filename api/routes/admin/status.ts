@@ -41,7 +41,9 @@ export async function readStatus(redis: Redis, now = Date.now()): Promise<Status
   };
 }
 
-export const statusRoutes: AdminRoute = async (scope, { deps }) => {
+export const statusRoutes: AdminRoute = async (scope, { deps, service }) => {
+  // The API's (and `up`'s) only: the stream and trade servers' /metrics leave the fleet-wide gauges to it.
+  if (service !== 'api') return;
   bindSnapshotGauges(() => readSnapshot(deps.redis));
   scope.get('/admin', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin/status'));
   scope.get('/admin/status.json', { schema: { hide: true } }, async (_request, reply) => {

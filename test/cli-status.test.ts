@@ -87,6 +87,26 @@ describe('pmdata status', () => {
     expect(JSON.parse(json.lines.join('\n'))).toEqual(await statusJson());
   });
 
+  it('--watch prints again every interval until stopped, and exits with the last look', async () => {
+    const lines: string[] = [];
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 450);
+    const code = await runStatus({
+      config: deps.config,
+      env: {},
+      io: { out: (l) => lines.push(l), isTTY: false },
+      url,
+      watch: true,
+      watchMs: 200,
+      signal: ac.signal,
+    });
+    expect(code).toBe(0);
+    expect(lines.filter((l) => l.startsWith('Snapshot of ')).length).toBeGreaterThanOrEqual(2);
+    expect(lines.filter((l) => l === 'All ok').length).toBe(
+      lines.filter((l) => l.startsWith('Snapshot of ')).length,
+    );
+  });
+
   it('exits 75 when the API cannot be reached, also from the command line', async () => {
     const down = 'http://127.0.0.1:9';
     const { code, lines } = await status({ url: down });

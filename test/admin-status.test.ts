@@ -5,6 +5,7 @@
  * loads nothing from elsewhere; /admin redirects to the page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyticsProducts } from '../analytics/products.ts';
 import type { StatusDocument } from '../api/routes/admin/status.ts';
 import { registry } from '../core/metrics.ts';
 import { minuteOf } from '../core/ops/ingest-counts.ts';
@@ -148,6 +149,18 @@ describe('admin status page', () => {
     // Products never computed have no series.
     expect(text).not.toMatch(/pmdata_analytics_computed_at_seconds\{product="alpha-profiles"\}/);
     expect(text).toContain('# TYPE pmdata_analytics_freshness_seconds gauge');
+  });
+
+  it("every product's computedAt answers: null before a run, the run's time after", async () => {
+    const products = analyticsProducts(deps.clickhouse);
+    for (const p of products) expect(await p.computedAt(), p.product).toBeNull();
+    const t0 = Date.now();
+    await deps.clickhouse.insert('test.list', 'alpha_market_list', [
+      { market_id: 'm1', event_id: 'e1', title: 'x' },
+    ]);
+    const lists = await products.find((p) => p.product === 'alpha-catalog-lists')!.computedAt();
+    expect(lists).not.toBeNull();
+    expect(Math.abs(lists! - t0)).toBeLessThan(5_000);
   });
 
   it('/admin redirects to the status page', async () => {

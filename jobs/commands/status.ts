@@ -80,6 +80,13 @@ async function fetchStatus(url: string, key: string | null, timeoutMs: number): 
         : `The API at ${url} needs the admin key (401): set PMDATA_ADMIN_KEY`,
     };
   }
+  if (res.status === 404) {
+    return {
+      ok: false,
+      code: EXIT_ATTENTION,
+      message: `The API at ${url} has no status page (404): in cluster mode the admin routes need PMDATA_ADMIN_KEY`,
+    };
+  }
   if (res.status >= 500) {
     return { ok: false, code: EXIT_UNREACHABLE, message: `The API at ${url} answered ${res.status}` };
   }

@@ -44,7 +44,17 @@ export const BACKFILL_USAGE =
   '       pmdata backfill alpha --catalog   (a full sweep of the metadata API: events, markets, series, tags)\n' +
   '       pmdata backfill <beta|gamma|delta|epsilon> [--trades] [--from DATE]\n' +
   '                                          (a full listing of the venue now, then its canonical ids;\n' +
-  "                                           --trades: beta's trades too, down to --from)";
+  "                                           --trades: beta's trades too, down to --from)\n" +
+  '\n' +
+  'Options:\n' +
+  '  --from-block N|DATE  first block, or the first block of a UTC date (default: ALPHA_START_BLOCK)\n' +
+  '  --to-block M|DATE    last block (default: the head − ALPHA_FINALITY_DEPTH)\n' +
+  '  --concurrency K      range jobs run at once, 1..64 (default: 1)\n' +
+  '  --force              backfill ranges already done again (default: off)\n' +
+  '  --enqueue-only       enqueue the range jobs for the workers and exit (default: off)\n' +
+  '  --catalog            alpha: a full sweep of the metadata API instead of blocks (default: off)\n' +
+  '  --trades             beta: its trades too (default: off)\n' +
+  '  --from DATE          beta --trades: down to this date (default: every trade)';
 
 /** The REST venues' backfills (a full listing now): jobs/commands/backfill-<venue>.ts. */
 const VENUE_BACKFILLS: Record<string, (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number>> = {

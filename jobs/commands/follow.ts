@@ -14,7 +14,9 @@ import { type CliOptions, defaultIo, fmt } from './io.ts';
 import { stopOnSignals } from './stop.ts';
 
 export const FOLLOW_USAGE =
-  'Usage: pmdata follow alpha [--from-block N]   (the block to start at on an empty database)';
+  'Usage: pmdata follow alpha [--from-block N]\n\n' +
+  'Options:\n' +
+  '  --from-block N  the block to start at on an empty database (default: after the last finished backfill, else ALPHA_START_BLOCK)';
 
 /** `pmdata follow alpha`: the live follower, until SIGINT/SIGTERM (or `options.signal`). */
 export async function runFollowCommand(

@@ -130,6 +130,17 @@ describe('admin status page', () => {
     ];
     expect(series.map((m) => m[1]).sort()).toEqual(doc.sources.map((s) => s.source).sort());
     for (const m of series) expect(m[2]!.trim().split(/\s+/)).toHaveLength(60);
+    // The rates drawn: events ÷ 60 for a whole minute (the running minute's over its elapsed seconds).
+    const rates = (source: string) =>
+      /data-rates="([^"]+)"/
+        .exec(html.slice(html.indexOf(`data-source="${source}"`)))![1]!
+        .split(' ')
+        .map(Number);
+    const before = doc.events_per_minute.findIndex((m) => m.minute === minuteOf(world.eventsAt - 60_000));
+    expect(rates('beta')[before]).toBe(10);
+    expect(rates('alpha-chain')[before]).toBe(0);
+    expect(rates('alpha-chain')[before + 1]).toBeGreaterThanOrEqual(50);
+    expect(rates('gamma').every((r) => r === 0)).toBe(true);
     expect(html).toContain('events/s');
     expect(html).toContain('minute (UTC)');
   });

@@ -38,11 +38,16 @@ function niceCeil(max: number): number {
   return 10 * p;
 }
 
-const rate = (n: number) => Math.round((n / 60) * 1000) / 1000;
-
-/** The events/s chart of the last hour: a polyline of 60 points per source. */
-export function eventsChart(doc: StatusDocument): string {
+/** The events/s chart of the last hour: a polyline of 60 points per source (the running minute's rate over its elapsed seconds). */
+export function eventsChart(doc: StatusDocument, now = Date.now()): string {
   const minutes = doc.events_per_minute;
+  const seconds = minutes.map((m) => Math.min(60, Math.max(1, (now - Date.parse(m.minute)) / 1000)));
+  const rates = minutes.map((m, i) => {
+    const out: Record<string, number> = {};
+    for (const [source, n] of Object.entries(m.counts))
+      out[source] = Math.round((n / seconds[i]!) * 1000) / 1000;
+    return out;
+  });
   const sources = [
     ...new Set([...doc.sources.map((s) => s.source), ...minutes.flatMap((m) => Object.keys(m.counts))]),
   ];
@@ -54,7 +59,7 @@ export function eventsChart(doc: StatusDocument): string {
   const B = 44;
   const plotW = W - L - R;
   const plotH = H - T - B;
-  const yMax = niceCeil(Math.max(0, ...minutes.flatMap((m) => Object.values(m.counts).map(rate))));
+  const yMax = niceCeil(Math.max(0, ...rates.flatMap((r) => Object.values(r))));
   const x = (i: number) => L + (minutes.length <= 1 ? 0 : (i * plotW) / (minutes.length - 1));
   const y = (v: number) => T + plotH - (v / yMax) * plotH;
   const parts: string[] = [];
@@ -79,9 +84,9 @@ export function eventsChart(doc: StatusDocument): string {
   );
   sources.forEach((source, si) => {
     const color = PALETTE[si % PALETTE.length];
-    const points = minutes.map((m, i) => `${x(i).toFixed(1)},${y(rate(m.counts[source] ?? 0)).toFixed(1)}`);
+    const points = rates.map((r, i) => `${x(i).toFixed(1)},${y(r[source] ?? 0).toFixed(1)}`);
     parts.push(
-      `<polyline class="series" data-source="${esc(source)}" fill="none" stroke="${color}" stroke-width="1.5" points="${points.join(' ')}"/>`,
+      `<polyline class="series" data-source="${esc(source)}" data-rates="${rates.map((r) => r[source] ?? 0).join(' ')}" fill="none" stroke="${color}" stroke-width="1.5" points="${points.join(' ')}"/>`,
       `<rect x="${L + plotW + 12}" y="${T + si * 18}" width="10" height="10" fill="${color}"/>`,
       `<text x="${L + plotW + 28}" y="${T + si * 18 + 9}" font-size="12">${esc(source)}</text>`,
     );

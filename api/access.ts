@@ -87,10 +87,16 @@ export const TIER_RANK: Record<Tier, number> = { free: 0, dev: 1, pro: 2, enterp
 export type Access =
   /** No key, never rate limited: health, API description, and the answers for gone paths. */
   | { kind: 'public' }
+  /**
+   * The admin key only (core/admin-auth.ts, checked by api/plugins/admin.ts), never an API key: operator
+   * pages, the queue dashboard, `/metrics`. Absent from `/openapi.json`, no CORS headers.
+   */
+  | { kind: 'admin' }
   /** A key with at least `minTier`; `metered` requests count toward the monthly quota. */
   | { kind: 'keyed'; minTier: Tier; metered: boolean };
 
 const PUBLIC: Access = { kind: 'public' };
+const ADMIN: Access = { kind: 'admin' };
 /** SPEC "Free and unlimited endpoints": any tier, not counted toward the monthly quota. */
 const FREE: Access = { kind: 'keyed', minTier: 'free', metered: false };
 /** SPEC "Gated (Dev or higher, Free gets 403)". */
@@ -104,6 +110,9 @@ const METERED: Access = { kind: 'keyed', minTier: 'free', metered: true };
  */
 const RULES: [pattern: string, access: Access][] = [
   ['/health', PUBLIC],
+  ['/metrics', ADMIN],
+  ['/admin', ADMIN],
+  ['/admin/**', ADMIN],
   ['/openapi.json', PUBLIC],
   ['/docs', PUBLIC],
   ['/docs/**', PUBLIC],
@@ -154,6 +163,12 @@ function matches(pattern: string, url: string): boolean {
     if (p[i] !== '*' && p[i] !== u[i]) return false;
   }
   return p.length === u.length;
+}
+
+/** Whether a request path (query string allowed) is an admin route's: no CORS headers there. */
+export function isAdminPath(url: string): boolean {
+  const path = url.split('?', 1)[0]!;
+  return path === '/metrics' || path === '/admin' || path.startsWith('/admin/');
 }
 
 /** The access rule for a route URL pattern (e.g. `/v2/alpha/trades`, `/v2/alpha/markets/:id/volume`). */

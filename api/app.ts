@@ -13,10 +13,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
 import type { Deps } from '../core/deps.ts';
 import { createHttpMetrics } from '../core/metrics.ts';
+import { isAdminPath } from './access.ts';
 import type { RouteSources } from './cache/sources.ts';
 import type { MarketSlugResolver } from './markets.ts';
 import { createCursorCodec } from './pagination.ts';
 import { accessPlugin } from './plugins/access.ts';
+import { registerAdmin } from './plugins/admin.ts';
 import { cachePlugin } from './plugins/cache.ts';
 import { docsPlugin } from './plugins/docs.ts';
 import { errorsPlugin } from './plugins/errors.ts';
@@ -70,11 +72,16 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
     };
 
     await app.register(errorsPlugin);
-    await app.register(cors, {
+    const corsOptions = {
       origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
       methods: ['GET', 'HEAD', 'OPTIONS'],
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,
+    };
+    // Admin routes answer no cross-origin request: operators' pages, not a browser API.
+    await app.register(cors, {
+      delegator: (request, callback) =>
+        callback(null, isAdminPath(request.url ?? '') ? { origin: false } : corsOptions),
     });
     await app.register(docsPlugin);
     await app.register(gonePathsPlugin, { removedVenues: config.removedVenues });
@@ -93,7 +100,7 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
       });
     }
     app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
+      request.log[config.logRequestLevel](
         {
           method: request.method,
           route: request.routeOptions.url ?? null,
@@ -111,6 +118,7 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
     for (const routes of [...DATA_ROUTES, ...(opts.extraRoutes ?? [])]) {
       await app.register(async (scope) => routes(scope, ctx));
     }
+    await registerAdmin(app, { deps, service: 'api' });
   },
   'pmdata-api',
 );

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { ConfigError, PermanentError } from './errors.ts';
+import { LOG_FORMATS } from './logger.ts';
 
 export type Parser<T> = (raw: string) => T;
 
@@ -90,6 +91,7 @@ const minLength =
   };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const REQUEST_LOG_LEVELS = ['info', 'debug', 'trace', 'silent'] as const;
 const VENUES = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'] as const;
 
 /** Every variable pmdata reads. Keep `docs/configuration.md` in step (a test checks). */
@@ -100,6 +102,18 @@ export const VARIABLES = {
     default: 'info',
     form: LOG_LEVELS.join('|'),
     parse: oneOf(...LOG_LEVELS),
+  },
+  logFormat: {
+    env: 'LOG_FORMAT',
+    default: 'auto',
+    form: LOG_FORMATS.join('|'),
+    parse: oneOf(...LOG_FORMATS),
+  },
+  logRequestLevel: {
+    env: 'LOG_REQUEST_LEVEL',
+    default: 'info',
+    form: REQUEST_LOG_LEVELS.join('|'),
+    parse: oneOf(...REQUEST_LOG_LEVELS),
   },
   host: { env: 'HOST', default: '127.0.0.1', form: 'an interface address', parse: text },
   port: { env: 'PORT', default: '8080', form: 'an integer 0..65535', parse: integer(0, 65535) },
@@ -175,6 +189,12 @@ export const VARIABLES = {
     env: 'PMDATA_SECRET',
     default: undefined,
     form: 'a string of at least 32 characters, or unset (embedded mode keeps a generated one under the data dir)',
+    parse: optional(minLength(32)),
+  },
+  adminKey: {
+    env: 'PMDATA_ADMIN_KEY',
+    default: undefined,
+    form: 'a string of at least 32 characters, or unset (embedded mode keeps a generated one under the data dir; cluster mode then mounts no admin route)',
     parse: optional(minLength(32)),
   },
   keepAliveTimeoutMs: {

@@ -55,7 +55,8 @@ export const accessPlugin = unencapsulated(async (app: FastifyInstance, opts: { 
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const access = request.routeOptions.config?.access ?? PUBLIC;
-    if (access.kind === 'public') return;
+    // Admin routes check the admin key in their own scope (api/plugins/admin.ts).
+    if (access.kind === 'public' || access.kind === 'admin') return;
 
     const presented = request.headers['x-api-key'];
     if (typeof presented !== 'string' || presented.trim() === '') {

@@ -32,6 +32,8 @@ export const docsPlugin = unencapsulated(async (app: FastifyInstance) => {
       const access = accessFor(url);
       const s = { ...(schema ?? {}) } as Record<string, unknown>;
       if (access.kind === 'keyed') s.security = [{ apiKey: [] }];
+      // Admin routes (their own key, api/plugins/admin.ts) are not part of the API's description.
+      if (access.kind === 'admin') s.hide = true;
       return { schema: s as never, url };
     },
     // OpenAPI marks a deprecated parameter on the parameter object, not only inside its schema.

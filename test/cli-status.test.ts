@@ -1,7 +1,8 @@
 /**
  * `pmdata status` against a running status page (test/support/ops-status.ts, listening on loopback): it
  * prints what /admin/status.json says as aligned tables (or the JSON itself with --json) and exits 0 when
- * all is ok, 1 with a stalled source, 75 when the API cannot be reached (also as the real command line).
+ * all is ok, 1 with a stalled source or a refused key, 75 when the API cannot be reached (also as the real
+ * command line). The page is mounted in the admin scope: the command sends the configured key.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { useChain } from './support/chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { type StatusWorld, statusWorld } from './support/ops-status.ts';
 
+const ADMIN_KEY = 'cli-status-admin-key-0123456789abcdef';
+
 describe('pmdata status', () => {
   const chain = useChain();
   let deps: TestDeps;
@@ -20,12 +23,13 @@ describe('pmdata status', () => {
   let url: string;
 
   beforeAll(async () => {
-    deps = await createTestDeps('cli_status');
+    deps = await createTestDeps('cli_status', { env: { PMDATA_ADMIN_KEY: ADMIN_KEY } });
     world = await statusWorld(deps, chain.current, {
       sources: ['alpha-chain', 'beta', 'gamma'],
       polled: ['beta'],
       behind: 2,
       quarantine: true,
+      admin: true,
     });
     url = await world.app.listen({ host: '127.0.0.1', port: 0 });
   }, 60_000);
@@ -38,7 +42,6 @@ describe('pmdata status', () => {
     const lines: string[] = [];
     const code = await runStatus({
       config: deps.config,
-      env: {},
       io: { out: (l) => lines.push(l), isTTY: false },
       url: args.url ?? url,
       json: args.json,
@@ -46,7 +49,10 @@ describe('pmdata status', () => {
     });
     return { code, lines };
   }
-  const statusJson = async () => (await (await fetch(`${url}/admin/status.json`)).json()) as StatusDocument;
+  const statusJson = async () =>
+    (await (
+      await fetch(`${url}/admin/status.json`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+    ).json()) as StatusDocument;
 
   it('prints status.json as aligned tables and exits 1 with a stalled source', async () => {
     const { code, lines } = await status();
@@ -93,7 +99,6 @@ describe('pmdata status', () => {
     setTimeout(() => ac.abort(), 450);
     const code = await runStatus({
       config: deps.config,
-      env: {},
       io: { out: (l) => lines.push(l), isTTY: false },
       url,
       watch: true,
@@ -105,6 +110,19 @@ describe('pmdata status', () => {
     expect(lines.filter((l) => l === 'All ok').length).toBe(
       lines.filter((l) => l.startsWith('Snapshot of ')).length,
     );
+  });
+
+  it('exits 1 when the API refuses the admin key', async () => {
+    const lines: string[] = [];
+    const code = await runStatus({
+      config: { ...deps.config, adminKey: 'a-wrong-admin-key-0123456789abcdefgh' },
+      io: { out: (l) => lines.push(l), isTTY: false },
+      url,
+    });
+    expect(code).toBe(1);
+    expect(lines).toEqual([
+      `The API at ${url} refused the admin key (401): set PMDATA_ADMIN_KEY to the API's key`,
+    ]);
   });
 
   it('exits 75 when the API cannot be reached, also from the command line', async () => {

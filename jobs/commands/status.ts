@@ -7,8 +7,8 @@
  * refused; 75 when the API cannot be reached. `--watch` prints again every 10 s until interrupted.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import type { StatusDocument } from '../../api/routes/admin/status.ts';
+import { adminKeyFile } from '../../core/admin-key.ts';
 import type { Config } from '../../core/config.ts';
 import { needsAttention } from '../../core/ops/snapshot.ts';
 import type { CliIo } from './io.ts';
@@ -24,8 +24,7 @@ const STALE_MS = 60_000;
 const WATCH_MS = 10_000;
 
 export interface StatusOptions {
-  config: Pick<Config, 'host' | 'port' | 'dataDir'>;
-  env: NodeJS.ProcessEnv;
+  config: Pick<Config, 'host' | 'port' | 'dataDir' | 'adminKey'>;
   io: Pick<CliIo, 'out' | 'isTTY'>;
   url?: string;
   json?: boolean;
@@ -43,11 +42,14 @@ export function defaultStatusUrl(config: Pick<Config, 'host' | 'port'>): string 
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
-/** PMDATA_ADMIN_KEY, else the embedded data dir's `admin-key` file; null when neither is there. */
-export function adminKeyFor(config: Pick<Config, 'dataDir'>, env: NodeJS.ProcessEnv): string | null {
-  if (env.PMDATA_ADMIN_KEY) return env.PMDATA_ADMIN_KEY;
+/**
+ * PMDATA_ADMIN_KEY, else the key embedded mode keeps in the data dir (core/admin-key.ts); null when
+ * neither is there (this client never generates one).
+ */
+export function adminKeyFor(config: Pick<Config, 'adminKey' | 'dataDir'>): string | null {
+  if (config.adminKey) return config.adminKey;
   try {
-    return fs.readFileSync(path.join(config.dataDir, 'admin-key'), 'utf8').trim() || null;
+    return fs.readFileSync(adminKeyFile(config.dataDir), 'utf8').trim() || null;
   } catch {
     return null;
   }
@@ -188,7 +190,7 @@ async function once(o: StatusOptions, url: string, key: string | null): Promise<
 
 export async function runStatus(o: StatusOptions): Promise<number> {
   const url = o.url ?? defaultStatusUrl(o.config);
-  const key = adminKeyFor(o.config, o.env);
+  const key = adminKeyFor(o.config);
   if (!o.watch) return once(o, url, key);
   let signal = o.signal;
   if (!signal) {

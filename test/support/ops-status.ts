@@ -2,10 +2,11 @@
  * A status world for the status page and `pmdata status` tests: real services (a private anvil chain,
  * chDB, Redis, BullMQ) holding known progress — a follow checkpoint below the chain's head, good polls of
  * some REST venues, quarantined records, waiting jobs, events of the last minutes, a role's heartbeat —
- * sampled by the real sampler into the snapshot, and the status routes on a bare Fastify instance (the
- * admin scope and its auth are tested by test/admin-auth.test.ts).
+ * sampled by the real sampler into the snapshot, and the status routes on a Fastify instance, bare or in
+ * the admin scope (api/plugins/admin.ts) behind the admin key.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { registerAdmin } from '../../api/plugins/admin.ts';
 import { statusRoutes } from '../../api/routes/admin/status.ts';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { type Heartbeat, startHeartbeat } from '../../core/ops/heartbeat.ts';
@@ -42,7 +43,15 @@ export async function followCheckpoint(ch: ClickHouse, block: number, hash: stri
 export async function statusWorld(
   deps: TestDeps,
   anvil: Anvil,
-  o: { sources?: string[]; polled?: string[]; behind?: number; quarantine?: boolean; waiting?: number },
+  o: {
+    sources?: string[];
+    polled?: string[];
+    behind?: number;
+    quarantine?: boolean;
+    waiting?: number;
+    /** Mount the routes in the admin scope (api/plugins/admin.ts: the key of deps.config required). */
+    admin?: boolean;
+  },
 ): Promise<StatusWorld> {
   await anvil.rpc('anvil_mine', ['0x14']);
   const head = Number(await anvil.rpc<string>('eth_blockNumber'));
@@ -84,7 +93,8 @@ export async function statusWorld(
   const sampler = createOpsSampler({ deps, queues, sources });
   const snapshot = await sampler.sample();
   const app = Fastify();
-  await statusRoutes(app, { deps, service: 'api' });
+  if (o.admin) await registerAdmin(app, { deps, service: 'api', routes: [statusRoutes] });
+  else await statusRoutes(app, { deps, service: 'api' });
   await app.ready();
   return {
     app,

@@ -1,0 +1,238 @@
+/**
+ * The markets jobs of venues delta and epsilon (jobs/processors/venue-markets.ts) and their command
+ * `pmdata backfill <delta|epsilon>` against the replicas (DELTA_API_URL, EPSILON_API_URL pointing at them):
+ * the backfill refuses `--trades` and reads nothing, lists the venue (a summary whose counts equal the
+ * world's markets and events) and assigns the canonical ids, and a second run writes nothing; the job
+ * runs under the markets lease (a poll finding it held is skipped, a reconciliation fails retryable, the
+ * backfill exits 1), a run that wrote rows enqueues the venue's canonical ids; the schedules carry
+ * VENUE_MARKETS_POLL_S and VENUE_RECONCILE_S and are the scheduler's.
+ */
+import type { Job } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RetryableError } from '../core/errors.ts';
+import { acquireLease } from '../ingest/chain/lease.ts';
+import { runBackfillCommand } from '../jobs/commands/backfill.ts';
+import type { CliIo } from '../jobs/commands/io.ts';
+import type { JobContext, JobDefinition } from '../jobs/define.ts';
+import { canonicalJob } from '../jobs/processors/canonical.ts';
+import { DELTA_JOBS, DELTA_LEASE, DELTA_SCHEDULES, deltaSyncJob } from '../jobs/processors/delta.ts';
+import {
+  EPSILON_JOBS,
+  EPSILON_LEASE,
+  EPSILON_SCHEDULES,
+  epsilonSyncJob,
+} from '../jobs/processors/epsilon.ts';
+import type { VenueSyncPayload } from '../jobs/processors/venue-markets.ts';
+import { ALL_JOBS } from '../jobs/registry.ts';
+import { SCHEDULES, type Schedule } from '../jobs/schedules.ts';
+import { type Replicas, startReplicas } from '../sim/venues/index.ts';
+import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
+import { createWorldState, type WorldState } from '../sim/world/state.ts';
+import { deltaDifferences, deltaDoubled, deltaTruth } from './support/delta-truth.ts';
+import { createTestDeps, type TestDeps } from './support/deps.ts';
+
+const START = Date.UTC(2026, 3, 1);
+const HOUR = 3_600_000;
+
+let catalog: Catalog;
+let state: WorldState;
+let replicas: Replicas;
+let deps: TestDeps;
+
+interface VenueCase {
+  venue: 'delta' | 'epsilon';
+  job: JobDefinition<VenueSyncPayload, unknown>;
+  jobs: readonly JobDefinition<never, unknown>[];
+  schedules: readonly Schedule[];
+  lease: string;
+  /** The markets and events a full listing holds (the world's). */
+  counts: () => { markets: number; events: number };
+  /** Differences between the tables and the world's truth ([] when equal). */
+  differences: () => Promise<string[]>;
+}
+
+const CASES: VenueCase[] = [
+  {
+    venue: 'delta',
+    job: deltaSyncJob as unknown as JobDefinition<VenueSyncPayload, unknown>,
+    jobs: DELTA_JOBS,
+    schedules: DELTA_SCHEDULES,
+    lease: DELTA_LEASE,
+    counts: () => {
+      const t = deltaTruth(catalog, state);
+      return { markets: t.markets.size, events: t.events.size };
+    },
+    differences: async () => [
+      ...(await deltaDifferences(deps.clickhouse, deltaTruth(catalog, state))),
+      ...(await deltaDoubled(deps.clickhouse)),
+    ],
+  },
+  {
+    venue: 'epsilon',
+    job: epsilonSyncJob as unknown as JobDefinition<VenueSyncPayload, unknown>,
+    jobs: EPSILON_JOBS,
+    schedules: EPSILON_SCHEDULES,
+    lease: EPSILON_LEASE,
+    counts: () => ({
+      markets: catalog.venues.epsilon.markets.length,
+      events: catalog.venues.epsilon.events.length,
+    }),
+    // Every market once, with the world's status (the sync's fields: test/epsilon-sync.test.ts).
+    differences: async () => {
+      const rows = await deps.clickhouse.query<{ id: string; status: string; n: string }>(
+        'test.epsilon.stored',
+        `SELECT toString(market_id) AS id, any(status) AS status, count() AS n
+           FROM epsilon_markets FINAL GROUP BY market_id`,
+      );
+      const have = new Map(rows.map((r) => [r.id, r]));
+      const out: string[] = [];
+      for (const m of catalog.venues.epsilon.markets) {
+        const r = have.get(m.id);
+        const want = state.status('epsilon', m.key).status;
+        if (!r) out.push(`market ${m.id}: not stored`);
+        else if (r.status !== want || r.n !== '1')
+          out.push(`market ${m.id}: ${r.status} ×${r.n}, truth ${want}`);
+        have.delete(m.id);
+      }
+      for (const id of have.keys()) out.push(`market ${id}: stored, not in the world`);
+      return out;
+    },
+  },
+];
+
+const collect = () => {
+  const out: string[] = [];
+  const progress: string[] = [];
+  const io: CliIo = { out: (l) => out.push(l), progress: (l) => progress.push(l), isTTY: false };
+  return { io, out, progress };
+};
+
+/** The two numbers following `word` in a line ("markets 12 read, 12 written" → [12, 12]), or null. */
+function counts(lines: readonly string[], word: string): [number, number] | null {
+  const re = new RegExp(`\\b${word}\\b\\D*?(\\d[\\d,]*)\\D+?(\\d[\\d,]*)`);
+  for (const l of [...lines].reverse()) {
+    const m = re.exec(l);
+    if (m) return [Number(m[1]!.replaceAll(',', '')), Number(m[2]!.replaceAll(',', ''))];
+  }
+  return null;
+}
+
+const rows = async (table: string) =>
+  Number((await deps.clickhouse.query<{ n: string }>('test.n', `SELECT count() AS n FROM ${table}`))[0]!.n);
+
+function runJob(c: VenueCase, mode: VenueSyncPayload['mode']) {
+  const enqueued: { name: string; payload: unknown }[] = [];
+  const ctx = {
+    deps,
+    job: { data: { mode } } as Job<VenueSyncPayload>,
+    log: deps.log,
+    signal: new AbortController().signal,
+    enqueue: async (def: JobDefinition<never, unknown>, payload: unknown) => {
+      enqueued.push({ name: def.name, payload });
+      return undefined;
+    },
+  } as JobContext<VenueSyncPayload>;
+  return { enqueued, result: c.job.process(ctx) as Promise<{ ran: boolean; summary?: { written: number } }> };
+}
+
+beforeAll(async () => {
+  catalog = generateCatalog({ seed: 'vj-2', size: 'small', startTime: START });
+  state = createWorldState(catalog, { alpha: 'self' });
+  state.tick(START + HOUR);
+  replicas = await startReplicas({ catalog, state });
+  deps = await createTestDeps('venue_markets_jobs', {
+    env: {
+      DELTA_API_URL: replicas.urls.delta,
+      EPSILON_API_URL: replicas.urls.epsilon,
+      VENUE_MARKETS_POLL_S: '45',
+      VENUE_RECONCILE_S: '900',
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await replicas?.close();
+  await deps?.close();
+});
+
+describe.each(CASES)('$venue markets: command and job', (c) => {
+  it('backfill --trades is refused with exit code 2 and reads nothing', async () => {
+    const requests = replicas.faults.requests(c.venue);
+    const out = collect();
+    expect(await runBackfillCommand([c.venue, '--trades'], deps, { io: out.io })).toBe(2);
+    expect(out.out).toHaveLength(1);
+    expect(out.out[0]).toMatch(/--trades/);
+    expect(replicas.faults.requests(c.venue)).toBe(requests);
+    expect(await rows(`${c.venue}_markets`)).toBe(0);
+  });
+
+  it('backfill lists the venue (summary = the world) and assigns canonical ids; again, it writes nothing', async () => {
+    const first = collect();
+    expect(await runBackfillCommand([c.venue, '--from', '2026-04-01'], deps, { io: first.io })).toBe(0);
+    // --from bounds trades only: said, then ignored.
+    expect(first.out.some((l) => l.includes('--from'))).toBe(true);
+    const n = c.counts();
+    expect(n.markets).toBeGreaterThan(5);
+    expect(n.events).toBeGreaterThan(0);
+    expect(counts(first.out, 'markets')).toEqual([n.markets, n.markets]);
+    expect(counts(first.out, 'events')).toEqual([n.events, n.events]);
+    expect(await c.differences()).toEqual([]);
+    // The canonical step: one id per stored outcome of the venue.
+    const outcomes = Number(
+      (
+        await deps.clickhouse.query<{ n: string }>(
+          'test.canonical',
+          'SELECT count() AS n FROM canonical_outcomes FINAL WHERE venue = {v:String}',
+          { v: c.venue },
+        )
+      )[0]!.n,
+    );
+    expect(outcomes).toBeGreaterThanOrEqual(2 * n.markets);
+    expect(counts(first.out, 'canonical ids')?.[0]).toBe(outcomes);
+
+    const again = collect();
+    expect(await runBackfillCommand([c.venue], deps, { io: again.io })).toBe(0);
+    expect(counts(again.out, 'markets')).toEqual([n.markets, 0]);
+    expect(counts(again.out, 'events')).toEqual([n.events, 0]);
+    expect(await c.differences()).toEqual([]);
+  });
+
+  it('runs the job under the markets lease; a run that wrote enqueues the canonical ids', async () => {
+    const lease = await acquireLease(deps.redis, c.lease, 30_000);
+    expect(lease.held).toBe(true);
+    try {
+      const poll = runJob(c, 'poll');
+      expect(await poll.result).toEqual({ ran: false });
+      expect(poll.enqueued).toEqual([]);
+      await expect(runJob(c, 'reconcile').result).rejects.toBeInstanceOf(RetryableError);
+      const out = collect();
+      expect(await runBackfillCommand([c.venue], deps, { io: out.io })).toBe(1);
+    } finally {
+      await lease.release();
+    }
+    // Trades move prices and volumes: the next poll writes, then enqueues the venue's canonical ids.
+    state.tick(state.now() + 2 * HOUR);
+    const poll = runJob(c, 'poll');
+    const r = await poll.result;
+    expect(r.ran).toBe(true);
+    expect(r.summary!.written).toBeGreaterThan(0);
+    expect(poll.enqueued).toEqual([{ name: canonicalJob.name, payload: { venue: c.venue } }]);
+    expect(await c.differences()).toEqual([]);
+    // Nothing changed since: the reconciliation writes nothing and enqueues nothing.
+    const reconcile = runJob(c, 'reconcile');
+    expect(await reconcile.result).toMatchObject({ ran: true, summary: { mode: 'reconcile', written: 0 } });
+    expect(reconcile.enqueued).toEqual([]);
+  });
+
+  it('schedules the poll and the reconciliation at the configured intervals', () => {
+    expect(c.jobs).toEqual([c.job]);
+    expect(c.job).toMatchObject({ name: `${c.venue}.markets`, queue: 'venues' });
+    expect(c.schedules.map((s) => [s.id, s.job, s.everyMs(deps.config), s.payload])).toEqual([
+      [`${c.venue}:markets-poll`, c.job, 45_000, { mode: 'poll' }],
+      [`${c.venue}:reconcile`, c.job, 900_000, { mode: 'reconcile' }],
+    ]);
+    // Registered with the workers and the scheduler.
+    expect(ALL_JOBS).toContain(c.job);
+    for (const s of c.schedules) expect(SCHEDULES).toContain(s);
+  });
+});

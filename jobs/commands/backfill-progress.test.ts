@@ -10,7 +10,6 @@ import { defineJob, type JobDefinition } from '../define.ts';
 import { createBullConnection, createQueues, type Queues } from '../queues.ts';
 import { createWorkers } from '../worker.ts';
 import { type RangeJobs, type RangeResult, totalsOf, watchRangeJobs } from './backfill-progress.ts';
-import type { CliIo } from './io.ts';
 
 let deps: TestDeps;
 let queues: Queues;
@@ -27,8 +26,6 @@ afterAll(async () => {
   connection?.disconnect();
   await deps?.close();
 });
-
-const silentIo: CliIo = { out: () => {}, progress: () => {}, isTTY: false };
 
 /** What the hand-run backfill of 200,000 mostly bad logs returned. */
 const RESULT: RangeResult = { logs: 200_000, rows: 96, quarantined: 199_904 };
@@ -104,10 +101,8 @@ describe('backfill summary', () => {
       const watched = await watchRangeJobs({
         jobs,
         ranges: [{ id, from: 1, to: 10 }],
-        io: silentIo,
         signal: new AbortController().signal,
-        progressEveryMs: 20,
-        startedMs: performance.now(),
+        lookEveryMs: 20,
       });
       expect(watched.failed).toBeUndefined();
       expect(watched.done.get(id)).toEqual(RESULT);
@@ -143,7 +138,7 @@ describe('backfill summary', () => {
     const workers = createWorkers({ deps, jobs: [def], prefix, concurrency: 2 });
     try {
       const signal = new AbortController().signal;
-      const opts = { io: silentIo, signal, progressEveryMs: 20, startedMs: performance.now() };
+      const opts = { signal, lookEveryMs: 20 };
       const watched = await watchRangeJobs({ ...opts, jobs: queue, ranges });
       expect(totalsOf(watched.done)).toEqual({ logs: 60, rows: 40, quarantined: 20 });
 

@@ -1,30 +1,13 @@
 /**
- * Watching a backfill's range jobs: their states and results, the progress line (blocks/s, events/s,
- * ETA) and the totals of the final summary.
+ * Watching a backfill's range jobs: their states, results and reported progress (`updateProgress({done,
+ * total, unit, logs})` from jobs/processors/alpha-backfill.ts, so ranges run by other workers count too),
+ * fed to the progress reporter (core/progress.ts), and the totals of the final summary.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job, JobState } from 'bullmq';
-import { type CliIo, fmt, formatDuration } from './io.ts';
+import type { Reporter } from '../../core/progress.ts';
 
-/**
- * The backfill's ETA: the blocks left divided by the rate of the last `windowMs` (30 s), not of the
- * whole run. A chain's density changes (the benchmark world's first 350 blocks hold 30,000 logs, its
- * last 220 the other 5M), and a stall longer than the window shows as an unknown ETA ("?") instead of
- * a shrinking one.
- */
-export function createEta(totalBlocks: number, startMs: number, windowMs = 30_000) {
-  const samples: { t: number; blocks: number }[] = [{ t: startMs, blocks: 0 }];
-  return {
-    /** Records `blocks` done at `nowMs`; returns the seconds left (Infinity when nothing moved). */
-    update(nowMs: number, blocks: number): number {
-      samples.push({ t: nowMs, blocks });
-      while (samples.length > 2 && nowMs - samples[1]!.t >= windowMs) samples.shift();
-      const since = samples[0]!;
-      const rate = nowMs > since.t ? ((blocks - since.blocks) * 1000) / (nowMs - since.t) : 0;
-      return rate > 0 ? (totalBlocks - blocks) / rate : Number.POSITIVE_INFINITY;
-    },
-  };
-}
+export { createEta } from '../../core/progress.ts';
 
 /** What the watcher reads of the queue (a BullMQ `Queue` is one). */
 export interface RangeJobs {
@@ -63,22 +46,22 @@ export async function readRangeJob(jobs: RangeJobs, id: string): Promise<RangeJo
   }
   if (state === 'failed') return { state, reason: job.failedReason };
   const p = (job.progress && typeof job.progress === 'object' ? job.progress : {}) as {
+    done?: number;
     blocksDone?: number;
     logs?: number;
   };
-  return { state, blocksDone: p.blocksDone ?? 0, logs: p.logs ?? 0 };
+  return { state, blocksDone: p.done ?? p.blocksDone ?? 0, logs: p.logs ?? 0 };
 }
 
 export interface WatchOptions {
   jobs: RangeJobs;
   /** The jobs' ids and their block ranges, in block order. */
   ranges: readonly { id: string; from: number; to: number }[];
-  io: CliIo;
   signal: AbortSignal;
-  /** Progress interval (ms); five times longer when the output is not a terminal. */
-  progressEveryMs?: number;
-  /** When the backfill started (performance.now()). */
-  startedMs: number;
+  /** Told blocks and events done at every look (its phase: blocks, with their total). */
+  reporter?: Reporter;
+  /** Time between looks (ms, default 250). */
+  lookEveryMs?: number;
 }
 
 export interface WatchResult {
@@ -91,18 +74,11 @@ export interface WatchResult {
   logsSeen: number;
 }
 
-/**
- * Looks at the jobs until all completed, one failed, or `signal` stops the watch, printing a progress
- * line every `progressEveryMs`.
- */
+/** Looks at the jobs until all completed, one failed, or `signal` stops the watch. */
 export async function watchRangeJobs(opts: WatchOptions): Promise<WatchResult> {
-  const { jobs, ranges, io, signal } = opts;
-  const totalBlocks = ranges.reduce((a, r) => a + r.to - r.from + 1, 0);
+  const { jobs, ranges, signal, reporter } = opts;
   const done = new Map<string, RangeResult>();
   const out: WatchResult = { done, blocksSeen: 0, logsSeen: 0 };
-  const progressEvery = opts.progressEveryMs ?? 1000;
-  const eta = createEta(totalBlocks, performance.now());
-  let lastLine = 0;
   for (;;) {
     let blocks = 0;
     let logs = 0;
@@ -127,20 +103,9 @@ export async function watchRangeJobs(opts: WatchOptions): Promise<WatchResult> {
     }
     out.blocksSeen = blocks;
     out.logsSeen = logs;
-    const now = performance.now();
-    const seconds = (now - opts.startedMs) / 1000;
-    const etaSeconds = eta.update(now, blocks);
-    if (now - lastLine >= (io.isTTY ? progressEvery : progressEvery * 5) || done.size === ranges.length) {
-      lastLine = now;
-      io.progress(
-        `alpha backfill ${fmt(blocks)}/${fmt(totalBlocks)} blocks (${((100 * blocks) / totalBlocks).toFixed(1)}%) ` +
-          `${fmt(blocks / seconds)} blocks/s ${fmt(logs / seconds)} events/s ETA ${formatDuration(etaSeconds)} ` +
-          `jobs ${done.size}/${ranges.length}`,
-        io.isTTY,
-      );
-    }
+    reporter?.update(blocks, { counters: { events: logs }, extra: `jobs ${done.size}/${ranges.length}` });
     if (out.failed || done.size === ranges.length || signal.aborted) return out;
-    await sleep(Math.min(250, progressEvery), undefined, { signal }).catch(() => {});
+    await sleep(opts.lookEveryMs ?? 250, undefined, { signal }).catch(() => {});
   }
 }
 

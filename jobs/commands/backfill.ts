@@ -13,6 +13,13 @@
 import { parseArgs } from 'node:util';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
+import {
+  createProgress,
+  outputMode,
+  PROGRESS_OPTIONS_HELP,
+  progressIntervalMs,
+  type Reporter,
+} from '../../core/progress.ts';
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { backfillJobId, planBackfillRanges } from '../../ingest/chain/backfill.ts';
@@ -41,6 +48,7 @@ export type { CliIo, CliOptions } from './io.ts';
 
 export const BACKFILL_USAGE =
   'Usage: pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force] [--enqueue-only]\n' +
+  '                             [--quiet | --json] [--progress-interval S]\n' +
   '       pmdata backfill alpha --catalog   (a full sweep of the metadata API: events, markets, series, tags)\n' +
   '       pmdata backfill <beta|gamma|delta|epsilon> [--trades] [--from DATE]\n' +
   '                                          (a full listing of the venue now, then its canonical ids;\n' +
@@ -54,7 +62,8 @@ export const BACKFILL_USAGE =
   '  --enqueue-only       enqueue the range jobs for the workers and exit (default: off)\n' +
   '  --catalog            alpha: a full sweep of the metadata API instead of blocks (default: off)\n' +
   '  --trades             beta: its trades too (default: off)\n' +
-  '  --from DATE          beta --trades: down to this date (default: every trade)';
+  '  --from DATE          beta --trades: down to this date (default: every trade)\n' +
+  PROGRESS_OPTIONS_HELP;
 
 /** The REST venues' backfills (a full listing now): jobs/commands/backfill-<venue>.ts. */
 const VENUE_BACKFILLS: Record<string, (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number>> = {
@@ -151,6 +160,9 @@ export async function runBackfillCommand(
       catalog: { type: 'boolean', default: false },
       trades: { type: 'boolean', default: false },
       from: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      'progress-interval': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -186,19 +198,34 @@ export async function runBackfillCommand(
     Math.max(0, head - settings.finalityDepth);
   if (to < from) throw new PermanentError(`backfill: --to-block ${to} is before --from-block ${from}`);
   if (to > head) throw new PermanentError(`backfill: --to-block ${to} is above the head ${head}`);
-  const started = performance.now();
+  const intervalMs = options.progressEveryMs ?? progressIntervalMs(values['progress-interval']);
+  const progress = createProgress({ label: 'alpha backfill', io, mode: outputMode(values), intervalMs });
   const stop = stopOnSignals(options.signal, () =>
-    io.out('Stopping: running jobs stop after their current page (press Ctrl+C again to exit at once)'),
+    progress.warn(
+      'Stopping: running jobs stop after their current page (press Ctrl+C again to exit at once)',
+    ),
   );
+  const totalBlocks = to - from + 1;
+  const stopped = (detail: string, blocks: number, events: number) => {
+    progress.finish({
+      status: 'stopped',
+      done: { blocks, events },
+      failures: 0,
+      quarantined: 0,
+      detail: `${stop.reason()}; ${detail}`,
+      fields: { from, to, total_blocks: totalBlocks },
+    });
+    return stop.exitCode;
+  };
   try {
     // 1. Reference pass over the whole range: every job then knows every token's condition.
+    progress.note(`alpha backfill: reference pass over blocks ${fmt(from)}..${fmt(to)}`);
     let tokens: number;
     try {
       ({ tokens } = await chain.referencePass(from, to, { signal: stop.signal }));
     } catch (err) {
       if (!stop.signal.aborted) throw err;
-      io.out(`alpha backfill stopped (${stop.reason()}) in the reference pass; nothing was enqueued`);
-      return stop.exitCode;
+      return stopped('in the reference pass, nothing was enqueued', 0, 0);
     }
     const ranges = planBackfillRanges(from, to, settings.backfillJobBlocks).map((r) => ({
       ...r,
@@ -226,14 +253,22 @@ export async function runBackfillCommand(
         })),
       );
     }
-    io.out(
-      `Enqueued ${fmt(ranges.length)} alpha backfill jobs for blocks ${fmt(from)}..${fmt(to)} (${fmt(tokens)} tokens known)`,
-    );
+    const enqueued = `Enqueued ${fmt(ranges.length)} alpha backfill jobs for blocks ${fmt(from)}..${fmt(to)} (${fmt(tokens)} tokens known)`;
     if (values['enqueue-only']) {
       await queues.close();
       connection.disconnect();
+      // The summary of an enqueue-only run: what it enqueued (the workers report their progress).
+      progress.finish({
+        status: 'enqueued',
+        done: { jobs: ranges.length },
+        failures: 0,
+        quarantined: 0,
+        detail: enqueued,
+        fields: { from, to, total_blocks: totalBlocks, tokens },
+      });
       return 0;
     }
+    progress.note(enqueued);
 
     // 3. Work them here, with a progress line until all are done.
     // The range jobs of the `chain` queue, worked here; a restarted backfill takes over a killed run's
@@ -246,44 +281,54 @@ export async function runBackfillCommand(
       concurrency,
       lockDurationMs: options.lockDurationMs ?? 30_000,
     });
-    const totalBlocks = to - from + 1;
+    progress.phase('blocks', totalBlocks);
     let watched: Awaited<ReturnType<typeof watchRangeJobs>>;
     try {
-      watched = await watchRangeJobs({
-        jobs: queue,
-        ranges,
-        io,
-        signal: stop.signal,
-        progressEveryMs: options.progressEveryMs,
-        startedMs: started,
-      });
+      watched = await watchRangeJobs({ jobs: queue, ranges, signal: stop.signal, reporter: progress });
     } finally {
-      if (io.isTTY) io.progress('', false);
       await workers.close();
       await queues.close();
       connection.disconnect();
     }
-    const seconds = (performance.now() - started) / 1000;
     const { done, failed } = watched;
+    const t = totalsOf(done);
+    const fields = {
+      from,
+      to,
+      total_blocks: totalBlocks,
+      jobs: ranges.length,
+      jobs_done: done.size,
+      rows: t.rows,
+    };
     if (failed) {
-      io.out(`alpha backfill failed: ${failed}`);
+      progress.finish({
+        status: 'failed',
+        done: { blocks: watched.blocksSeen, events: watched.logsSeen },
+        failures: 1,
+        quarantined: t.quarantined,
+        detail: `${failed}; ${fmt(done.size)} of ${fmt(ranges.length)} jobs done`,
+        fields: { ...fields, error: failed },
+      });
       return 1;
     }
     if (done.size < ranges.length && stop.signal.aborted) {
-      io.out(
-        `alpha backfill stopped (${stop.reason()}) after ${seconds.toFixed(1)} s: ` +
-          `${fmt(watched.blocksSeen)} of ${fmt(totalBlocks)} blocks, ${fmt(watched.logsSeen)} events, ` +
-          `${fmt(done.size)} of ${fmt(ranges.length)} jobs done; ` +
+      return stopped(
+        `${fmt(watched.blocksSeen)} of ${fmt(totalBlocks)} blocks, ${fmt(done.size)} of ${fmt(ranges.length)} jobs done; ` +
           'run the same command again to resume from the checkpoints',
+        watched.blocksSeen,
+        watched.logsSeen,
       );
-      return stop.exitCode;
     }
-    const t = totalsOf(done);
-    io.out(
-      `alpha backfill done: blocks ${fmt(from)}..${fmt(to)} (${fmt(totalBlocks)}), ${fmt(ranges.length)} jobs, ` +
-        `${fmt(t.logs)} events read, ${fmt(t.rows)} rows written, ${fmt(t.quarantined)} quarantined, ` +
-        `${seconds.toFixed(1)} s (${fmt(totalBlocks / seconds)} blocks/s, ${fmt(t.logs / seconds)} events/s)`,
-    );
+    progress.finish({
+      status: 'done',
+      done: { blocks: totalBlocks, events: t.logs },
+      failures: 0,
+      quarantined: t.quarantined,
+      detail:
+        `blocks ${fmt(from)}..${fmt(to)} (${fmt(totalBlocks)}), ${fmt(ranges.length)} jobs, ` +
+        `${fmt(t.logs)} events read, ${fmt(t.rows)} rows written`,
+      fields,
+    });
     return 0;
   } finally {
     stop.dispose();

@@ -3,18 +3,14 @@
  * their own `CliIo` to read the lines.
  */
 
-export interface CliIo {
-  out(line: string): void;
-  /** Progress output; `replace` rewrites the current line on a terminal. */
-  progress(line: string, replace: boolean): void;
-  isTTY: boolean;
-}
+import { type ProgressIo, streamIo } from '../../core/progress.ts';
 
-export const defaultIo: CliIo = {
-  out: (l) => process.stdout.write(`${l}\n`),
-  progress: (l, replace) => process.stderr.write(replace ? `\r${l}\x1b[K` : `${l}\n`),
-  isTTY: Boolean(process.stderr.isTTY),
-};
+export { formatDuration } from '../../core/progress.ts';
+
+/** stdout lines and stderr progress (core/progress.ts). */
+export type CliIo = ProgressIo;
+
+export const defaultIo: CliIo = streamIo(process.stdout, process.stderr);
 
 export interface CliOptions {
   io?: CliIo;
@@ -22,7 +18,7 @@ export interface CliOptions {
   queuePrefix?: string;
   /** Stop signal (default: the process's SIGINT/SIGTERM). */
   signal?: AbortSignal;
-  /** Progress interval (ms). */
+  /** Progress lines when stderr is not a terminal: one every this many ms (default: `--progress-interval`, 10 s). */
   progressEveryMs?: number;
   /**
    * BullMQ lock of the in-process worker (ms). A job whose worker died is taken over once its lock
@@ -37,19 +33,6 @@ export function printLines(lines: string[]) {
 }
 
 export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
-/** Seconds as `1h05m`, `3m07s` or `42s`; `?` when unknown. */
-export function formatDuration(s: number): string {
-  if (!Number.isFinite(s)) return '?';
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = Math.floor(s % 60);
-  return h > 0
-    ? `${h}h${String(m).padStart(2, '0')}m`
-    : m > 0
-      ? `${m}m${String(sec).padStart(2, '0')}s`
-      : `${sec}s`;
-}
 
 /** What `pmdata backfill <venue>` passes a REST venue's backfill (jobs/commands/backfill-<venue>.ts). */
 export interface BackfillVenueArgs {

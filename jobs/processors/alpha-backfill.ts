@@ -28,8 +28,11 @@ export const alphaBackfillJob = defineJob<AlphaBackfillPayload, BackfillRangeRes
       { from, to },
       {
         signal,
+        // `{done, total, unit}` like every long job (core/progress.ts); the backfill command shows it.
         onProgress: (p) => {
-          job.updateProgress(p).catch(() => {});
+          job
+            .updateProgress({ done: p.blocksDone, total: to - from + 1, unit: 'blocks', ...p })
+            .catch(() => {});
         },
       },
     );

@@ -1,10 +1,10 @@
 /**
- * The markets job of a REST venue whose upstream has one markets stream (delta, epsilon): `<venue>.markets`
- * (queue `venues`) with `poll` every VENUE_MARKETS_POLL_S and `reconcile` (a full listing) every
- * VENUE_RECONCILE_S, both under one Redis lease (`<venue>:markets:lease`, the same tables): a poll that finds
- * it held completes at once (the next comes within one interval); a reconciliation that finds it held fails
- * retryable, so the queue's backoff runs it after the poll instead of VENUE_RECONCILE_S later. A run that
- * wrote rows enqueues the venue's canonical ids (`venues.canonical`).
+ * The markets job of a REST venue whose upstream has one markets stream (gamma, delta, epsilon):
+ * `<venue>.markets` (queue `venues`) with `poll` every VENUE_MARKETS_POLL_S and `reconcile` (a full listing)
+ * every VENUE_RECONCILE_S, both under one Redis lease (`<venue>:markets:lease`, the same tables): a poll that
+ * finds it held completes at once (the next comes within one interval); a reconciliation that finds it held
+ * fails retryable, so the queue's backoff runs it after the poll instead of VENUE_RECONCILE_S later. A run
+ * that wrote rows enqueues the venue's canonical ids (`venues.canonical`).
  */
 import { RetryableError } from '../../core/errors.ts';
 import type { CanonicalVenue } from '../../ingest/canonical/served.ts';

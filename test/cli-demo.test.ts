@@ -44,7 +44,7 @@ describe('pmdata demo', () => {
       if (Date.now() - started > 90_000) throw new Error(`demo not ready in 90 s:\n${out}\n${err}`);
       await sleep(200);
     }
-    expect(out).toMatch(/alpha backfill done: .* 0 quarantined/);
+    expect(out).toMatch(/alpha backfill done in [\d.]+ s: .* 0 quarantined/);
     // demo.json: the chain's RPC URL as printed, and the sim's wallets and clusters (lowercase addresses).
     const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as {
       rpc_url: string;
@@ -78,7 +78,9 @@ describe('pmdata demo', () => {
       demo.truth.clusters.reduce((n, c) => n + c.members.length, 0),
     );
     // The summary counts what the range jobs did, not an empty result read before they completed.
-    const done = /alpha backfill done: .*?, ([\d,]+) events read, ([\d,]+) rows written/.exec(out);
+    const done = /alpha backfill done in [\d.]+ s: .*?, ([\d,]+) events read, ([\d,]+) rows written/.exec(
+      out,
+    );
     expect(done, out).not.toBeNull();
     expect(Number(done![1]!.replaceAll(',', ''))).toBeGreaterThan(0);
     expect(Number(done![2]!.replaceAll(',', ''))).toBeGreaterThan(0);

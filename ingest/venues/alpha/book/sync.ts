@@ -10,6 +10,7 @@
 import type { ClickHouse } from '../../../../core/clickhouse/index.ts';
 import type { RowOf } from '../../../../core/clickhouse/table.ts';
 import type { Logger } from '../../../../core/logger.ts';
+import { countRowsWritten } from '../../../../core/ops/ingest-counts.ts';
 import { ALPHA_BOOK_QUOTES } from '../../../../schemas/tables/alpha-book.ts';
 import { QUARANTINE } from '../../../../schemas/tables/alpha-chain.ts';
 import { type AlphaBookHttpOptions, createAlphaBookClient, MAX_BOOKS_PER_CALL } from './client.ts';
@@ -120,6 +121,7 @@ export async function syncAlphaBooks(
     rejects = [];
     if (r.length > 0) {
       await ch.insert('alpha.book.quarantine', QUARANTINE.name, r);
+      countRowsWritten(QUARANTINE.name, r.length);
       result.quarantined += r.length;
     }
     if (q.length > 0) {
@@ -129,6 +131,7 @@ export async function syncAlphaBooks(
         book_time: timeText(x.book_time),
       }));
       await ch.insert('alpha.book.quotes', ALPHA_BOOK_QUOTES.name, rows);
+      countRowsWritten(ALPHA_BOOK_QUOTES.name, rows.length);
       result.written += q.length;
     }
   };

@@ -74,7 +74,9 @@ export function createWorkers(opts: {
           jobDuration.labels(queue, def.name).observe(seconds());
           jobFailures.labels(queue, def.name).inc();
           const retryable = isRetryable(err);
-          log.error({ err, retryable }, 'Failed job');
+          // A failure BullMQ will retry (a lease held, an upstream hiccup) is a warning; the last one an error.
+          const retries = retryable && job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+          log[retries ? 'warn' : 'error']({ err, retryable }, 'Failed job');
           if (!retryable) throw new UnrecoverableError((err as Error).message);
           throw err;
         }

@@ -128,6 +128,26 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           signal: AbortSignal.timeout(options.timeoutMs),
         });
         status = res.status;
+        if (status === 429) {
+          // The wait starts from the answer's headers, before its body is read: a concurrent call
+          // retrying meanwhile must not leave before Retry-After.
+          rateLimited++;
+          attempt--; // a 429 has its own budget
+          const wait = retryAfterMs(res.headers.get('retry-after'), now()) ?? backoff(rateLimited);
+          if (rateLimited <= maxRateLimitWaits && wait <= maxRetryAfter) {
+            notBefore = Math.max(notBefore, now() + wait);
+          }
+          await res.text().catch(() => '');
+          if (rateLimited > maxRateLimitWaits || wait > maxRetryAfter) {
+            throw new HttpRetryableError(
+              url,
+              429,
+              `Rate limited ${rateLimited} times (Retry-After ${wait} ms)`,
+            );
+          }
+          options.onRetry?.({ url, status, reason: 'rate limited', waitMs: wait });
+          continue;
+        }
         const text = await res.text();
         if (res.ok) {
           try {
@@ -136,20 +156,6 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             reason = 'a body that is not JSON';
             cause = err;
           }
-        } else if (status === 429) {
-          rateLimited++;
-          attempt--; // a 429 has its own budget
-          const wait = retryAfterMs(res.headers.get('retry-after'), now()) ?? backoff(rateLimited);
-          if (rateLimited > maxRateLimitWaits || wait > maxRetryAfter) {
-            throw new HttpRetryableError(
-              url,
-              429,
-              `Rate limited ${rateLimited} times (Retry-After ${wait} ms)`,
-            );
-          }
-          notBefore = Math.max(notBefore, now() + wait);
-          options.onRetry?.({ url, status, reason: 'rate limited', waitMs: wait });
-          continue;
         } else if (status >= 500) {
           reason = `HTTP ${status}`;
         } else {

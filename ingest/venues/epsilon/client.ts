@@ -13,7 +13,8 @@
  * - `book(tokenId)`: `/book?token_id=`, the token's order book (null when unreadable or 404).
  *
  * A page holding a record already read on an earlier page, or a record that failed its schema, is read
- * again (up to `rereads` times); a failed read is quarantined even when a later read is clean.
+ * again (up to `rereads` times) — unless the read again repeats the same records, which means the
+ * earlier page was served late and held them; a failed read is quarantined even when a later read is clean.
  */
 import { RetryableError } from '../../../core/errors.ts';
 import { type HttpClient, HttpPermanentError, type QueryValue } from '../../http/client.ts';
@@ -82,6 +83,7 @@ export function createEpsilonClient(options: EpsilonClientOptions): EpsilonClien
     for (let page = 1; ; page++) {
       const before = new Set(thisPass);
       let more = false;
+      let previous = '';
       for (let attempt = 0; attempt <= rereads; attempt++) {
         if (attempt > 0) counts.rereads++;
         const r = await read(page);
@@ -89,6 +91,7 @@ export function createEpsilonClient(options: EpsilonClientOptions): EpsilonClien
         total = r.total;
         let repeated = 0;
         let failed = 0;
+        const ids: string[] = [];
         for (const raw of r.records) {
           const c = checker.check(raw);
           if (!c.ok) {
@@ -97,6 +100,7 @@ export function createEpsilonClient(options: EpsilonClientOptions): EpsilonClien
             continue;
           }
           const id = String(c.value.id);
+          ids.push(id);
           if (before.has(id)) {
             repeated++;
             continue;
@@ -104,7 +108,11 @@ export function createEpsilonClient(options: EpsilonClientOptions): EpsilonClien
           thisPass.add(id);
           held.set(id, c.value);
         }
-        if (repeated === 0 && failed === 0) break;
+        // The same repeats twice in a row: the earlier page was served late (it held this page's first
+        // records), not this one; reading it again would change nothing.
+        const same = ids.join(',') === previous;
+        previous = ids.join(',');
+        if (failed === 0 && (repeated === 0 || same)) break;
       }
       if (!more) break;
     }

@@ -77,7 +77,13 @@ export type EventPayload = Static<typeof EventPayload>;
 export const TagPayload = TagObject;
 export type TagPayload = Static<typeof TagPayload>;
 
-const Level = Type.Object({ price: Decimal, size: Decimal });
+/** A book price: 0–1 (a level priced outside it fails the book's schema, and the book is read again). */
+const Price = Type.Union([
+  Type.String({ pattern: '^(0(\\.[0-9]+)?|\\.[0-9]+|1(\\.0+)?)$' }),
+  Type.Number({ minimum: 0, maximum: 1 }),
+]);
+const Size = Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), Type.Number({ minimum: 0 })]);
+const Level = Type.Object({ price: Price, size: Size });
 export const BookPayload = Type.Object({
   asset_id: Type.Optional(Type.String()),
   bids: Type.Array(Level),

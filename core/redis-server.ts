@@ -2,11 +2,12 @@
  * The embedded mode's own `redis-server`. When nothing answers at REDIS_URL on a loopback address and
  * REDIS_EMBEDDED is on, pmdata starts `redis-server` as a child process on that port with its data
  * under `<dataDir>/redis` (append-only file on), and stops it on exit. A missing `redis-server` is
- * installed with apt on Debian when running as root. Used by the commands (jobs/), the tests' global
+ * installed with apt on Debian when running as root (apt's output in `<dataDir>/logs/redis-server-install.log`). Used by the commands (jobs/), the tests' global
  * setup and the benchmarks; the services only ever get a client (core/redis.ts).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -30,25 +31,47 @@ export function findRedisServer(): string | undefined {
   return undefined;
 }
 
-/** Finds `redis-server`, installing it with apt on Debian as root; otherwise says how to get it. */
-export function ensureRedisServerBinary(log: Logger): string {
+/**
+ * Finds `redis-server`, installing it with apt on Debian as root (apt's output goes to `installLog`, not
+ * the terminal: one line says what is happening, one how it ended); otherwise says how to get it.
+ */
+export function ensureRedisServerBinary(
+  log: Logger,
+  installLog = path.join(os.tmpdir(), 'pmdata-redis-server-install.log'),
+): string {
   const found = findRedisServer();
   if (found) return found;
   const debian = fs.existsSync('/etc/debian_version');
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  let failed = '';
   if (debian && root) {
-    log.info('Installing redis-server with apt (not found on PATH)');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-    const install =
-      update.status === 0
-        ? spawnSync('apt-get', ['install', '-y', '-qq', 'redis-server'], { stdio: 'inherit', env })
-        : update;
-    const after = findRedisServer();
-    if (install.status === 0 && after) return after;
+    log.info({ output: installLog }, 'Installing redis-server with apt (not found on PATH; takes ≈ 10–60 s)');
+    const t0 = performance.now();
+    fs.mkdirSync(path.dirname(installLog), { recursive: true });
+    const fd = fs.openSync(installLog, 'a');
+    try {
+      const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+      const stdio: ['ignore', number, number] = ['ignore', fd, fd];
+      const update = spawnSync('apt-get', ['update', '-qq'], { stdio, env });
+      const install =
+        update.status === 0
+          ? spawnSync('apt-get', ['install', '-y', '-qq', 'redis-server'], { stdio, env })
+          : update;
+      const after = findRedisServer();
+      if (install.status === 0 && after) {
+        log.info(
+          { binary: after, seconds: Math.round((performance.now() - t0) / 1000), output: installLog },
+          'Installed redis-server',
+        );
+        return after;
+      }
+      failed = ` apt-get failed (exit ${install.status ?? install.signal}); its output is in ${installLog}.`;
+    } finally {
+      fs.closeSync(fd);
+    }
   }
   throw new DependencyError(
-    'redis-server was not found. Install it (Debian/Ubuntu: `sudo apt-get install -y redis-server`, ' +
+    `redis-server was not found.${failed} Install it (Debian/Ubuntu: \`sudo apt-get install -y redis-server\`, ` +
       'macOS: `brew install redis`) or set REDIS_URL to a running Redis.',
   );
 }
@@ -69,8 +92,10 @@ export async function startRedisServer(opts: {
   dir: string;
   log: Logger;
   persistent?: boolean;
+  /** Where apt's output goes when redis-server has to be installed. */
+  installLog?: string;
 }): Promise<RedisServerHandle> {
-  const binary = ensureRedisServerBinary(opts.log);
+  const binary = ensureRedisServerBinary(opts.log, opts.installLog);
   fs.mkdirSync(opts.dir, { recursive: true });
   const args = [
     '--port',
@@ -207,6 +232,7 @@ export async function ensureRedis(deps: {
     );
   }
   const port = Number(u.port || 6379);
-  const server = await startRedisServer({ port, dir: ownDir, log });
+  const installLog = path.join(config.dataDir, 'logs', 'redis-server-install.log');
+  const server = await startRedisServer({ port, dir: ownDir, log, installLog });
   return { url: config.redisUrl, server };
 }

@@ -19,6 +19,7 @@ import {
   needsRelaunch,
   relaunch,
 } from '../core/launch.ts';
+import { LOG_FORMATS } from '../core/logger.ts';
 import { printLines } from './commands/io.ts';
 import { bootConfig, exitWithError, openRuntime } from './runtime.ts';
 
@@ -270,25 +271,70 @@ function helpText(): string {
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '',
+    ...GLOBAL_OPTIONS_HELP,
+    '',
     'Run `pmdata <command> --help` for a command. Configuration: environment variables, see docs/configuration.md.',
   ].join('\n');
 }
 
+/** The options every command takes, read before the command's own (jobs/cli.ts `main`). */
+export const GLOBAL_OPTIONS_HELP = [
+  'Options of every command:',
+  `  --log-format <${LOG_FORMATS.join('|')}>  log lines on stderr: human lines, or one JSON object a line ` +
+    '(default: auto = pretty on a terminal, JSON otherwise; env LOG_FORMAT)',
+  '  --help, -h  this help',
+];
+
 function commandHelp(name: string, c: Command): string {
-  const opts = Object.entries(c.options ?? {}).map(([k, o]) => {
+  const entries = Object.entries(c.options ?? {}).map(([k, o]) => {
+    const flag = `--${k}${o.type === 'string' ? ' <value>' : ''}`;
     const d = (o as { description?: string }).description ?? '';
-    return `  --${k}${o.type === 'string' ? ' <value>' : ''}  ${d}`;
+    return [flag, o.default === undefined ? d : `${d} (default: ${String(o.default)})`] as const;
   });
+  const width = Math.max(0, ...entries.map(([f]) => f.length));
+  const opts = entries.map(([f, d]) => `  ${f.padEnd(width)}  ${d}`);
   return [
     `pmdata ${name} — ${c.summary}`,
     '',
     `Usage: ${c.usage}`,
     ...(opts.length ? ['', 'Options:', ...opts] : []),
+    '',
+    ...GLOBAL_OPTIONS_HELP,
   ].join('\n');
 }
 
-export async function main(argv: string[]): Promise<void> {
+/**
+ * Takes `--log-format <v>` (or `--log-format=<v>`) out of the arguments, wherever it stands, into
+ * LOG_FORMAT for the configuration to read; a value outside auto|pretty|json is a usage error.
+ */
+export function takeLogFormat(argv: string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a !== '--log-format' && !a.startsWith('--log-format=')) {
+      out.push(a);
+      continue;
+    }
+    const v = a === '--log-format' ? argv[++i] : a.slice('--log-format='.length);
+    if (!v || !(LOG_FORMATS as readonly string[]).includes(v)) {
+      throw new PermanentError(
+        `--log-format: got ${v === undefined ? 'no value' : `"${v}"`}, expected one of ${LOG_FORMATS.join(', ')}`,
+      );
+    }
+    env.LOG_FORMAT = v;
+  }
+  return out;
+}
+
+export async function main(args: string[]): Promise<void> {
   attachToLauncher();
+  let argv: string[];
+  try {
+    argv = takeLogFormat(args);
+  } catch (err) {
+    process.stderr.write(`pmdata: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     printLines([helpText()]);

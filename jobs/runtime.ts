@@ -30,16 +30,20 @@ export interface RuntimeOptions {
   engineWaitMs?: number;
   name?: string;
   env?: NodeJS.ProcessEnv;
+  /** The process's logger, when the command made its own (the demo: a log file, a quiet terminal). */
+  log?: Logger;
 }
 
 export function bootConfig(env: NodeJS.ProcessEnv = process.env): { config: Config; log: Logger } {
   const config = loadConfig(env, CONFIG_SECTIONS);
-  const log = createLogger({ level: config.logLevel });
+  const log = createLogger({ level: config.logLevel, format: config.logFormat });
   return { config, log };
 }
 
 export async function openRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
-  const { config, log } = bootConfig(opts.env);
+  const booted = bootConfig(opts.env);
+  const { config } = booted;
+  const log = opts.log ?? booted.log;
   const closers: (() => Promise<void> | void)[] = [];
   let redisServer: RedisServerHandle | undefined;
   let redis: Redis | undefined;

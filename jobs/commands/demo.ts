@@ -13,8 +13,12 @@ import { runPositions } from '../../analytics/positions/run.ts';
 import { runProfiles } from '../../analytics/profiles/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
-import { createLogger } from '../../core/logger.ts';
+import { VARIABLES } from '../../core/config.ts';
+import { createLogger, type Logger } from '../../core/logger.ts';
+import { redisAnswers } from '../../core/redis.ts';
+import { ensureRedisServerBinary, findRedisServer } from '../../core/redis-server.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
+import { BUILD_DIR, compileContracts, contractsCompiled } from '../../sim/chain/compile.ts';
 import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
 import type { WalletSet } from '../../sim/world/wallets.ts';
@@ -40,14 +44,82 @@ function line(s = '') {
   process.stdout.write(`${s}\n`);
 }
 
+/**
+ * The simulated chain is new on every run, so the demo's data starts afresh. Its own default directory
+ * (data/demo) is emptied; a PMDATA_DATA_DIR of the user's is emptied only when it holds an earlier demo's
+ * data (its demo.json) and refused when it holds anything else. A directory whose embedded engine a
+ * running process holds is refused too. Returns the directory, or why it is refused.
+ */
+export function prepareDemoDataDir(env: NodeJS.ProcessEnv): { dir: string; refused?: string } {
+  const own = !env.PMDATA_DATA_DIR;
+  const dir = path.resolve(env.PMDATA_DATA_DIR || 'data/demo');
+  env.PMDATA_DATA_DIR = dir;
+  const entries = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  if (entries.length === 0) return { dir };
+  if (!own && !entries.includes('demo.json')) {
+    return {
+      dir,
+      refused:
+        `PMDATA_DATA_DIR=${dir} holds data that is not an earlier demo's (no demo.json). The demo starts a ` +
+        'new simulated chain every run, and data ingested from another chain would not match it (the ' +
+        'follower would fail with "Reorg below block ..."), so it leaves this directory as it is. Point ' +
+        'PMDATA_DATA_DIR at an empty or new directory, or unset it (the demo then uses data/demo).',
+    };
+  }
+  const lock = path.join(dir, 'clickhouse', '.pmdata.lock');
+  const owner = fs.existsSync(lock) ? Number(fs.readFileSync(lock, 'utf8').trim()) : 0;
+  if (owner > 0 && owner !== process.pid && processAlive(owner)) {
+    return {
+      dir,
+      refused:
+        `${dir} is in use by a running pmdata (process ${owner}). Stop it (Ctrl+C in its terminal), or ` +
+        'point PMDATA_DATA_DIR at another directory.',
+    };
+  }
+  line(`Removing the earlier demo's data in ${dir} (each demo starts a new simulated chain)`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { dir };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function runDemo(opts: DemoOptions): Promise<number> {
   const env = { ...(opts.env ?? process.env) };
-  // The simulated chain is new on every run, so the demo keeps its data apart and starts it afresh.
-  if (!env.PMDATA_DATA_DIR) {
-    env.PMDATA_DATA_DIR = path.resolve('data/demo');
-    fs.rmSync(env.PMDATA_DATA_DIR, { recursive: true, force: true });
+  const { dir: dataDir, refused } = prepareDemoDataDir(env);
+  if (refused) {
+    process.stderr.write(`pmdata demo: ${refused}\n`);
+    return 2;
   }
-  const log = createLogger({ level: env.LOG_LEVEL ?? 'info', name: 'demo' });
+  // One log line per API request is the API's `debug` here: at the demo's `info` level a terminal shows
+  // the demo's own messages (LOG_REQUEST_LEVEL=info brings them back).
+  env.LOG_REQUEST_LEVEL ??= 'debug';
+  // Every log line (LOG_LEVEL, default info) goes to a file; the terminal keeps the demo's own messages
+  // and shows log lines at error (or at LOG_LEVEL when it is set).
+  const logFile = path.join(dataDir, 'logs', 'pmdata.log');
+  const log = createLogger({
+    level: env.LOG_LEVEL || 'info',
+    stderrLevel: env.LOG_LEVEL || 'error',
+    format: env.LOG_FORMAT,
+    file: logFile,
+  });
+  line(
+    `Logs: ${logFile}${env.LOG_LEVEL ? '' : ' (errors show here too; LOG_LEVEL=info shows every line here)'}`,
+  );
+  if (!contractsCompiled()) {
+    line("Compiling the sim's Solidity contracts (first run only: ≈ 20–60 s of one core, then cached)...");
+    const tc = performance.now();
+    const n = Object.keys(compileContracts()).length;
+    line(
+      `  compiled ${n} contracts in ${Math.round((performance.now() - tc) / 1000)} s (cached in ${BUILD_DIR})`,
+    );
+  }
   line(`Starting the simulated world (seed "${opts.seed}", size ${opts.size})...`);
   const t0 = performance.now();
   const sim = await startSim({ seed: opts.seed, size: opts.size, live: true, ratePerSecond: opts.rate, log });
@@ -57,6 +129,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       `${Math.round(performance.now() - t0)} ms; trading live at ${opts.rate} matches/s`,
   );
   for (const [name, url] of Object.entries(sim.replicaUrls ?? {})) line(`  ${name.padEnd(8)} ${url}`);
+  // Written first thing, so that a later run recognizes this directory as a demo's even if this one stops early.
+  writeDemoFile(dataDir, { seed: opts.seed, size: opts.size, rpcUrl: sim.rpcUrl }, sim.wallets);
 
   env.ALPHA_RPC_URLS = sim.rpcUrl;
   if (sim.replicaUrls) env.ALPHA_METADATA_URL = sim.replicaUrls.alpha_metadata;
@@ -75,15 +149,23 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   // Profiles every 30 s (not 300) so that the demo's trading shows in them while one watches.
   env.ALPHA_PROFILES_INTERVAL_S ??= '30';
   let runtime: Runtime;
+  line();
+  await installRedisServer(env, dataDir, log);
+  line('Starting pmdata (ClickHouse, Redis, migrations)...');
+  const t1 = performance.now();
   try {
-    runtime = await openRuntime({ name: 'demo', env });
+    runtime = await openRuntime({ name: 'demo', env, log });
   } catch (err) {
     await sim.stop();
     throw err;
   }
   runtime.onClose(() => sim.stop());
   const { deps } = runtime;
-  writeDemoFile(deps.config.dataDir, { seed: opts.seed, size: opts.size, rpcUrl: sim.rpcUrl }, sim.wallets);
+  line(
+    `  clickhouse ${deps.config.clickhouseUrl ?? `embedded chDB in ${path.join(deps.config.dataDir, 'clickhouse')}`}; ` +
+      `redis ${deps.config.redisUrl}${runtime.redisServer ? ` (redis-server pid ${runtime.redisServer.pid}, started for the demo)` : ''}; ` +
+      `${runtime.migrations?.applied.length ?? 0} migrations applied; ${Math.round(performance.now() - t1)} ms`,
+  );
 
   const { createWorkers } = await import('../worker.ts');
   const { ALL_JOBS } = await import('../registry.ts');
@@ -149,6 +231,21 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   line('New trades keep arriving from the live chain. Press Ctrl+C to stop.');
   await closeOnSignals(runtime);
   return 0;
+}
+
+/**
+ * Installs redis-server first when the embedded Redis will be needed and none is installed (apt, on
+ * Debian as root), saying so and keeping apt's output in `<data dir>/logs/redis-server-install.log`.
+ */
+async function installRedisServer(env: NodeJS.ProcessEnv, dataDir: string, log: Logger): Promise<void> {
+  const url = env.REDIS_URL || String(VARIABLES.redisUrl.default);
+  if (/^(0|false|no|off)$/i.test(env.REDIS_EMBEDDED?.trim() ?? '')) return;
+  if (findRedisServer() || (await redisAnswers(url, 1000))) return;
+  const installLog = path.join(dataDir, 'logs', 'redis-server-install.log');
+  line(`redis-server is not installed: installing it with apt (output in ${installLog})...`);
+  const t0 = performance.now();
+  const binary = ensureRedisServerBinary(log, installLog);
+  line(`  installed ${binary} in ${Math.round((performance.now() - t0) / 1000)} s`);
 }
 
 /** What `demo.json` holds. Addresses lowercase; builder = the wallet's bytes32 builder code or null. */

@@ -121,8 +121,14 @@ async function checkRpc(url: string): Promise<Check> {
   }
 }
 
-/** Venue upstream base URLs are the variables named <VENUE>_..._URL, in core's or a venue's section. */
-function upstreamUrls(config: Config): { env: string; url: string }[] {
+/** Variables named *_URL(S) that have their own check above, or are not an upstream. */
+const CHECKED_APART = new Set(['CLICKHOUSE_URL', 'REDIS_URL', 'ALPHA_RPC_URLS']);
+
+/**
+ * Every upstream pmdata reads from: each variable named *_URL or *_URLS, in core's or any source's
+ * section (so a venue added later is checked without touching this), less those checked apart.
+ */
+export function upstreamUrls(config: Config): { env: string; url: string }[] {
   const out: { env: string; url: string }[] = [];
   const blocks: [VariableSpecs, Readonly<Record<string, unknown>>][] = [
     [VARIABLES, config],
@@ -133,9 +139,11 @@ function upstreamUrls(config: Config): { env: string; url: string }[] {
   ];
   for (const [specs, values] of blocks) {
     for (const [key, spec] of Object.entries(specs)) {
-      if (!/^(ALPHA|BETA|GAMMA|DELTA|EPSILON)_\w*_URL$/.test(spec.env)) continue;
+      if (!/_URLS?$/.test(spec.env) || CHECKED_APART.has(spec.env)) continue;
       const value = values[key];
-      if (typeof value === 'string' && value) out.push({ env: spec.env, url: value });
+      for (const v of Array.isArray(value) ? value : [value]) {
+        if (typeof v === 'string' && /^https?:\/\//.test(v)) out.push({ env: spec.env, url: v });
+      }
     }
   }
   return out;

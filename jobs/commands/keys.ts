@@ -19,7 +19,14 @@ export const KEYS_USAGE = `Usage:
                     [--stream <NAME=N, enterprise only, repeatable; NAME: ${Object.keys(STREAM_LIMIT_OPTIONS).join('|')}>]
   pmdata keys list
   pmdata keys revoke <key_id>
-  pmdata keys usage [<key_id>] [--month YYYY-MM]`;
+  pmdata keys usage [<key_id>] [--month YYYY-MM]
+
+Options:
+  --tier T       create: one of ${TIERS.join(', ')} (required; no default)
+  --name NAME    create: a name for the key (required; no default)
+  --rate N       create, enterprise only: requests per second, 1..100000 (default: ${rateFor('enterprise', undefined)})
+  --stream NAME=N  create, enterprise only: a streaming limit (default: the Enterprise plan's)
+  --month YYYY-MM  usage: the month (default: the current month, UTC)`;
 
 export interface KeysCommandDeps {
   redis: Redis;
@@ -87,8 +94,9 @@ export async function runKeysCommand(argv: string[], deps: KeysCommandDeps): Pro
   switch (sub) {
     case 'create': {
       const tier = values.tier as Tier | undefined;
-      if (!tier || !(TIERS as readonly string[]).includes(tier)) {
-        return usageError(`--tier is required: one of ${TIERS.join(', ')}`);
+      if (tier === undefined) return usageError(`--tier is required: one of ${TIERS.join(', ')}`);
+      if (!(TIERS as readonly string[]).includes(tier)) {
+        return usageError(`--tier: got "${tier}", expected one of ${TIERS.join(', ')}`);
       }
       if (!values.name?.trim()) return usageError('--name is required');
       let rate: number | undefined;

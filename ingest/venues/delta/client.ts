@@ -7,7 +7,8 @@
  *   = `pageSize`, the upstream's maximum 20, `sortBy=1` newest first), `status=activated` or every status
  *   (null), each entry checked (payloads.ts: the market, and a categorical market's children one by one),
  *   entries deduplicated by marketId. A page holding an entry already read on an earlier page, or a
- *   record that failed its schema, is read again (up to `rereads` times). The last page is the one
+ *   record that failed its schema, is read again (up to `rereads` times; a read again repeating the same
+ *   entries is accepted: the earlier page was served late and held them). The last page is the one
  *   reaching `total`; a failed read is quarantined even when a later read is clean (the payload as
  *   served is the evidence). When the pages held fewer entries than `total` (a page served late skips records),
  *   the whole listing is read again (up to `passes` times in all), adding what was missed.
@@ -143,6 +144,7 @@ export function createDeltaClient(options: DeltaClientOptions): DeltaClient {
         for (let page = 1; ; page++) {
           const before = new Set(seenThisPass);
           let length = 0;
+          let previous = '';
           for (let attempt = 0; attempt <= rereads; attempt++) {
             if (attempt > 0) counts.rereads++;
             const result = (await get(
@@ -157,12 +159,14 @@ export function createDeltaClient(options: DeltaClientOptions): DeltaClient {
             length = result.list.length;
             let repeated = 0;
             let failed = 0;
+            const ids: string[] = [];
             for (const raw of result.list) {
               const r = checkEntry(raw);
               for (const bad of r.invalid) invalid.set(invalidKey(bad), bad);
               if (!r.clean) failed++;
               if (r.entry === null) continue;
               const id = String(r.entry.market.marketId);
+              ids.push(id);
               if (before.has(id)) {
                 repeated++;
                 continue;
@@ -171,7 +175,11 @@ export function createDeltaClient(options: DeltaClientOptions): DeltaClient {
               const cur = held.get(id);
               if (!cur?.clean || r.clean) held.set(id, { entry: r.entry, clean: r.clean });
             }
-            if (repeated === 0 && failed === 0) break;
+            // The same repeats twice in a row: the earlier page was served late (it held this page's
+            // first entries), not this one; reading it again would change nothing.
+            const same = ids.join(',') === previous;
+            previous = ids.join(',');
+            if (failed === 0 && (repeated === 0 || same)) break;
           }
           if (length === 0 || page * pageSize >= total) break;
         }

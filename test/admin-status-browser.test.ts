@@ -1,8 +1,9 @@
 /**
  * The status page in a real headless Chromium (Debian `chromium`, installed by .ci/run; driven by
- * puppeteer-core): every source and product is shown with the numbers of status.json, the quarantine
- * counts too, the chart draws a series of 60 points per source inside the plot, the screenshot is not
- * blank and the page's text holds the same numbers (content, not pixels).
+ * puppeteer-core), signed in with HTTP Basic and the admin key: every source and product is shown with
+ * the numbers of status.json, the quarantine counts too, the chart draws a series of 60 points per source
+ * inside the plot, the screenshot is not blank and the page's text holds the same numbers (content, not
+ * pixels).
  */
 import fs from 'node:fs';
 import puppeteer, { type Browser } from 'puppeteer-core';
@@ -21,6 +22,7 @@ declare const Image: any;
 // biome-ignore lint/suspicious/noExplicitAny: browser elements, checked by the browser
 type El = { [k: string]: any };
 
+const ADMIN_KEY = 'browser-admin-key-0123456789abcdefghij';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('status page in headless Chromium', () => {
@@ -33,12 +35,13 @@ describe('status page in headless Chromium', () => {
   beforeAll(async () => {
     if (!fs.existsSync(CHROMIUM))
       throw new Error(`No Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run does)`);
-    deps = await createTestDeps('admin_status_browser');
+    deps = await createTestDeps('admin_status_browser', { env: { PMDATA_ADMIN_KEY: ADMIN_KEY } });
     world = await statusWorld(deps, chain.current, {
       polled: ['beta', 'epsilon'],
       behind: 5,
       quarantine: true,
       waiting: 2,
+      admin: true,
     });
     url = await world.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await puppeteer.launch({
@@ -54,8 +57,12 @@ describe('status page in headless Chromium', () => {
   });
 
   it('shows every source, product and quarantine count of status.json, a 60-point chart, and is not blank', async () => {
-    const doc = (await (await fetch(`${url}/admin/status.json`)).json()) as StatusDocument;
+    const doc = (await (
+      await fetch(`${url}/admin/status.json`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+    ).json()) as StatusDocument;
     const page = await browser.newPage();
+    // The browser's way in: HTTP Basic with the admin key as password (the page is in the admin scope).
+    await page.authenticate({ username: 'admin', password: ADMIN_KEY });
     await page.setViewport({ width: 1280, height: 1400 });
     const res = await page.goto(`${url}/admin/status`, { waitUntil: 'load' });
     expect(res?.status()).toBe(200);

@@ -9,6 +9,7 @@
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
+import { createProgress } from '../core/progress.ts';
 import { acquireLease } from '../ingest/chain/lease.ts';
 import { backfillBeta } from '../jobs/commands/backfill-beta.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
@@ -83,17 +84,22 @@ afterAll(async () => {
 describe('beta command and jobs', () => {
   it('backfill beta lists the venue with progress and a summary, no trades without --trades', async () => {
     const c = collect();
-    expect(await backfillBeta(deps, c.io, { trades: false, from: START })).toBe(0);
+    // Progress lines at every update (not a terminal, an interval of 0).
+    const progress = createProgress({ label: 'beta', io: c.io, intervalMs: 0 });
+    expect(await backfillBeta(deps, c.io, { trades: false, from: START, progress })).toBe(0);
     expect(c.out[0]).toMatch(/^beta: --from bounds trades only \(with --trades\); ignored/);
     expect(c.progress.length).toBeGreaterThan(0);
-    expect(c.progress.every((l) => l.startsWith('beta: '))).toBe(true);
+    expect(
+      c.progress.every((l) => /^beta [\d,]+ requests [\d,]+ requests\/s .+, \d+ quarantined$/.test(l)),
+    ).toBe(true);
     const t = betaTruth(catalog, state);
     const records = t.markets.size + t.events.size + t.series.size;
     expect(c.out.at(-1)).toMatch(
       new RegExp(
         `^beta done in [\\d.]+ s: ${records} records, ${records} written \\(markets ${t.markets.size} read, ` +
           `${t.markets.size} written; events ${t.events.size} read, ${t.events.size} written; series ` +
-          `${t.series.size} read, ${t.series.size} written\\); 0 quarantined, \\d+ requests$`,
+          `${t.series.size} read, ${t.series.size} written\\); ${records} records, \\d+ requests ` +
+          '\\([\\d,]+ records/s, [\\d,]+ requests/s\\); 0 failed, 0 quarantined$',
       ),
     );
     expect(await betaDifferences(deps.clickhouse, t, { trades: false })).toEqual([]);
@@ -107,8 +113,10 @@ describe('beta command and jobs', () => {
     expect(want).toBeLessThan(state.trades('beta').length);
     const c = collect();
     expect(await backfillBeta(deps, c.io, { trades: true, from })).toBe(0);
-    expect(c.progress).toContain(`beta: trades down to ${new Date(from).toISOString()}`);
-    expect(c.out.at(-1)).toMatch(new RegExp(`; trades ${want} read, ${want} written\\); 0 quarantined`));
+    expect(c.out).toContain(`beta: trades down to ${new Date(from).toISOString()}`);
+    expect(c.out.at(-1)).toMatch(
+      new RegExp(`; trades ${want} read, ${want} written\\); .*; 0 failed, 0 quarantined$`),
+    );
     expect(await tradeRows()).toBe(want);
 
     const again = collect();

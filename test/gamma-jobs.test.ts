@@ -8,8 +8,9 @@
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
+import { createProgress } from '../core/progress.ts';
 import { acquireLease } from '../ingest/chain/lease.ts';
-import { backfillGamma } from '../jobs/commands/backfill-gamma.ts';
+import { backfillGamma } from '../jobs/commands/backfill-listing.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext } from '../jobs/define.ts';
 import {
@@ -81,15 +82,20 @@ describe('gamma command and job', () => {
 
   it('backfill gamma lists the venue with progress and a summary; again, it writes nothing', async () => {
     const c = collect();
-    expect(await backfillGamma(deps, c.io, { trades: false, from: START })).toBe(0);
+    // Progress lines at every update (not a terminal, an interval of 0).
+    const progress = createProgress({ label: 'gamma', io: c.io, intervalMs: 0 });
+    expect(await backfillGamma(deps, c.io, { trades: false, from: START, progress })).toBe(0);
     expect(c.out[0]).toMatch(/^gamma: --from bounds trades only; ignored/);
     expect(c.progress.length).toBeGreaterThan(0);
-    expect(c.progress.every((l) => l.startsWith('gamma: '))).toBe(true);
+    expect(
+      c.progress.every((l) => /^gamma [\d,]+ requests [\d,]+ requests\/s .+, \d+ quarantined$/.test(l)),
+    ).toBe(true);
     const truth = gammaTruth(catalog, state);
     expect(c.out.at(-1)).toMatch(
       new RegExp(
         `^gamma done in [\\d.]+ s: markets ${truth.markets.size} read, ${truth.markets.size} written; ` +
-          `groups ${truth.events.size} read, ${truth.events.size} written; \\d+ read by slug; 0 quarantined, \\d+ requests$`,
+          `groups ${truth.events.size} read, ${truth.events.size} written; \\d+ read by slug; ` +
+          '[\\d,]+ records, [\\d,]+ requests \\([\\d,]+ records/s, [\\d,]+ requests/s\\); 0 failed, 0 quarantined$',
       ),
     );
     expect(await gammaDifferences(deps.clickhouse, truth)).toEqual([]);

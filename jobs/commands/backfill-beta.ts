@@ -3,9 +3,11 @@
  * of venue beta now — every series, market (all statuses) and event, rewriting what differs (the sync's
  * `reconcile` mode without its per-ticker trade check) — under the markets lease the jobs take; with
  * `--trades`, then beta's trades newest first down to `--from` (every trade without it), the ids not yet
- * stored inserted, under the trades lease. A progress line per step and a summary line.
+ * stored inserted, under the trades lease. Progress (core/progress.ts: requests and the current step) and a
+ * summary.
  */
 import type { Deps } from '../../core/deps.ts';
+import { createProgress } from '../../core/progress.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
 import { pollBetaTrades, syncBeta } from '../../ingest/venues/beta/sync.ts';
 import { BETA_MARKETS_LEASE, BETA_TRADES_LEASE } from '../processors/beta.ts';
@@ -22,21 +24,20 @@ export async function backfillBeta(
   io: CliIo,
   args: BackfillVenueArgs,
 ): Promise<number> {
-  const t0 = performance.now();
-  if (args.from !== null && !args.trades) io.out('beta: --from bounds trades only (with --trades); ignored');
+  const progress = args.progress ?? createProgress({ label: 'beta', io });
+  if (args.from !== null && !args.trades)
+    progress.note('beta: --from bounds trades only (with --trades); ignored');
+  progress.phase('requests', null);
   const summary = await withLease(deps.redis, BETA_MARKETS_LEASE, LEASE_MS, () =>
     syncBeta(deps, {
       mode: 'reconcile',
       trades: false,
       onProgress: (step, s) =>
-        io.progress(
-          `beta: ${step} (${fmt(s.requests)} requests, ${fmt(s.quarantined)} quarantined)`,
-          io.isTTY,
-        ),
+        progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
     }),
   );
   if (!summary) {
-    io.out('Another beta markets sync is running (lease held); try again when it finished');
+    progress.warn('Another beta markets sync is running (lease held); try again when it finished');
     return 1;
   }
   let records = summary.read + summary.events.read + summary.series.read;
@@ -44,32 +45,40 @@ export async function backfillBeta(
   let quarantined = summary.quarantined;
   let requests = summary.requests;
   let tradesLine = '';
+  let trades: { read: number; written: number } | null = null;
   if (args.trades) {
-    io.progress(
-      `beta: trades${args.from === null ? '' : ` down to ${new Date(args.from).toISOString()}`}`,
-      io.isTTY,
-    );
-    const trades = await withLease(deps.redis, BETA_TRADES_LEASE, LEASE_MS, () =>
+    progress.note(`beta: trades${args.from === null ? '' : ` down to ${new Date(args.from).toISOString()}`}`);
+    const t = await withLease(deps.redis, BETA_TRADES_LEASE, LEASE_MS, () =>
       pollBetaTrades(deps, { mode: 'backfill', from: args.from }),
     );
-    if (!trades) {
-      io.out('Another beta trades poll is running (lease held); try again when it finished');
+    if (!t) {
+      progress.warn('Another beta trades poll is running (lease held); try again when it finished');
       return 1;
     }
-    records += trades.read;
-    written += trades.written;
-    quarantined += trades.quarantined;
-    requests += trades.requests;
-    tradesLine = `; trades ${fmt(trades.read)} read, ${fmt(trades.written)} written`;
+    trades = t;
+    records += t.read;
+    written += t.written;
+    quarantined += t.quarantined;
+    requests += t.requests;
+    tradesLine = `; trades ${fmt(t.read)} read, ${fmt(t.written)} written`;
   }
-  if (io.isTTY) io.progress('', false);
-  const seconds = (performance.now() - t0) / 1000;
-  io.out(
-    `beta done in ${seconds.toFixed(1)} s: ${fmt(records)} records, ${fmt(written)} written ` +
+  progress.finish({
+    status: 'done',
+    done: { records, requests },
+    failures: 0,
+    quarantined,
+    detail:
+      `${fmt(records)} records, ${fmt(written)} written ` +
       `(markets ${fmt(summary.read)} read, ${fmt(summary.written)} written; events ${fmt(summary.events.read)} read, ` +
       `${fmt(summary.events.written)} written; series ${fmt(summary.series.read)} read, ` +
-      `${fmt(summary.series.written)} written${tradesLine}); ${fmt(quarantined)} quarantined, ` +
-      `${fmt(requests)} requests`,
-  );
+      `${fmt(summary.series.written)} written${tradesLine})`,
+    fields: {
+      written,
+      markets: { read: summary.read, written: summary.written },
+      events: { read: summary.events.read, written: summary.events.written },
+      series: { read: summary.series.read, written: summary.series.written },
+      ...(trades ? { trades: { read: trades.read, written: trades.written } } : {}),
+    },
+  });
   return 0;
 }

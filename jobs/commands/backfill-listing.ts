@@ -1,11 +1,18 @@
 /**
- * `pmdata backfill <delta|epsilon>` (dispatched by jobs/commands/backfill.ts): a full listing of the venue
- * now — its sync's `reconcile` mode — under the markets lease the jobs take, a progress line per step and
- * a summary line. These venues have no trades stream: `--trades` is refused (exit code 2, nothing read) and
- * `--from`, which bounds trades, is ignored with a line saying so. Exit code 1: another sync holds the lease.
+ * `pmdata backfill <gamma|delta|epsilon>` (dispatched by jobs/commands/backfill.ts): a full listing of the
+ * venue now — its sync's `reconcile` mode — under the markets lease the jobs take, with the progress
+ * reporter (core/progress.ts: requests done and the current step) and a summary. These venues have no
+ * trades stream: `--trades` is refused (exit code 2, nothing read) and `--from`, which bounds trades, is
+ * ignored with a line saying so. Exit code 1: another sync holds the lease.
+ *
+ * gamma's sync (ingest/venues/gamma/sync.ts) also checks the list against `/markets/active/slugs` and
+ * reads by slug every stored market not resolved that left it; its events are "groups".
  */
 import type { Deps } from '../../core/deps.ts';
+import { createProgress } from '../../core/progress.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
+import { type GammaSyncSummary, syncGamma } from '../../ingest/venues/gamma/sync.ts';
+import { GAMMA_LEASE } from '../processors/gamma.ts';
 import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';
 
 interface ListingSummary {
@@ -22,39 +29,61 @@ type ListingSync<S> = (
   opts: { mode: 'reconcile'; onProgress: (step: string, s: S) => void },
 ) => Promise<S>;
 
+export interface ListingOptions<S> {
+  /** What the venue calls its events (default `events`). */
+  eventsWord?: string;
+  /** More figures of the summary, after the events'. */
+  more?: (s: S) => string;
+}
+
 export function listingBackfill<S extends ListingSummary>(
   venue: string,
   lease: string,
   sync: ListingSync<S>,
+  o: ListingOptions<S> = {},
 ): (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number> {
   return async (deps, io, args) => {
+    const progress = args.progress ?? createProgress({ label: venue, io });
     if (args.trades) {
-      io.out(
+      progress.warn(
         `${venue} has no trades stream (only its markets are ingested): --trades is for beta; nothing was read`,
       );
       return 2;
     }
-    if (args.from !== null) io.out(`${venue}: --from bounds trades only; ignored`);
+    if (args.from !== null) progress.note(`${venue}: --from bounds trades only; ignored`);
+    progress.phase('requests', null);
     const summary = await withLease(deps.redis, lease, 60_000, () =>
       sync(deps, {
         mode: 'reconcile',
         onProgress: (step, s) =>
-          io.progress(
-            `${venue}: ${step} (${fmt(s.requests)} requests, ${fmt(s.quarantined)} quarantined)`,
-            io.isTTY,
-          ),
+          progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
       }),
     );
     if (!summary) {
-      io.out(`Another ${venue} sync is running (lease held); try again when it finished`);
+      progress.warn(`Another ${venue} sync is running (lease held); try again when it finished`);
       return 1;
     }
-    io.out(
-      `${venue} done in ${(summary.ms / 1000).toFixed(1)} s: markets ${fmt(summary.read)} read, ` +
-        `${fmt(summary.written)} written; events ${fmt(summary.events.read)} read, ` +
-        `${fmt(summary.events.written)} written; ${fmt(summary.quarantined)} quarantined, ` +
-        `${fmt(summary.requests)} requests`,
-    );
+    const events = o.eventsWord ?? 'events';
+    const more = o.more?.(summary);
+    progress.finish({
+      status: 'done',
+      done: { records: summary.read + summary.events.read, requests: summary.requests },
+      failures: 0,
+      quarantined: summary.quarantined,
+      detail:
+        `markets ${fmt(summary.read)} read, ${fmt(summary.written)} written; ${events} ${fmt(summary.events.read)} read, ` +
+        `${fmt(summary.events.written)} written${more ? `; ${more}` : ''}`,
+      fields: {
+        markets: { read: summary.read, written: summary.written },
+        [events]: { read: summary.events.read, written: summary.events.written },
+      },
+    });
     return 0;
   };
 }
+
+/** `pmdata backfill gamma`: its listing, checked against the active slugs (what left read by slug). */
+export const backfillGamma = listingBackfill<GammaSyncSummary>('gamma', GAMMA_LEASE, syncGamma, {
+  eventsWord: 'groups',
+  more: (s) => `${fmt(s.filled + s.reread)} read by slug`,
+});

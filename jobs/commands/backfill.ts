@@ -18,7 +18,6 @@ import {
   outputMode,
   PROGRESS_OPTIONS_HELP,
   progressIntervalMs,
-  type Reporter,
 } from '../../core/progress.ts';
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
@@ -38,8 +37,7 @@ import { createBullConnection, createQueues, DEFAULT_PREFIX } from '../queues.ts
 import { ALL_JOBS } from '../registry.ts';
 import { createWorkers } from '../worker.ts';
 import { backfillBeta } from './backfill-beta.ts';
-import { backfillGamma } from './backfill-gamma.ts';
-import { listingBackfill } from './backfill-listing.ts';
+import { backfillGamma, listingBackfill } from './backfill-listing.ts';
 import { totalsOf, watchRangeJobs } from './backfill-progress.ts';
 import { type BackfillVenueArgs, type CliIo, type CliOptions, defaultIo, fmt } from './io.ts';
 import { stopOnSignals } from './stop.ts';
@@ -79,23 +77,32 @@ async function runVenueBackfill(
   run: (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number>,
   deps: Deps,
   io: CliIo,
-  values: { trades?: boolean; from?: string },
+  values: { trades?: boolean; from?: string; quiet?: boolean; json?: boolean; 'progress-interval'?: string },
+  options: CliOptions,
 ): Promise<number> {
   let from: number | null = null;
   if (values.from !== undefined) {
     from = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(values.from) ? `${values.from}T00:00:00Z` : values.from);
     if (Number.isNaN(from)) throw new PermanentError(`--from: expected a date, got "${values.from}"`);
   }
-  const code = await run(deps, io, { trades: values.trades === true, from });
+  const progress = createProgress({
+    label: venue,
+    io,
+    mode: outputMode(values),
+    intervalMs: options.progressEveryMs ?? progressIntervalMs(values['progress-interval']),
+  });
+  const code = await run(deps, io, { trades: values.trades === true, from, progress });
   if (code !== 0) return code;
   const assigned = await withLease(deps.redis, canonicalLease(venue), 60_000, () =>
     assignCanonical(deps, venue),
   );
   if (assigned === null) {
-    io.out(`${venue}: canonical ids are being assigned by another process; they follow shortly`);
+    progress.note(`${venue}: canonical ids are being assigned by another process; they follow shortly`);
     return 0;
   }
-  io.out(`${venue} canonical ids: ${fmt(assigned.outcomes)} outcomes, ${fmt(assigned.written)} written`);
+  progress.note(
+    `${venue} canonical ids: ${fmt(assigned.outcomes)} outcomes, ${fmt(assigned.written)} written`,
+  );
   return 0;
 }
 
@@ -172,7 +179,8 @@ export async function runBackfillCommand(
   }
   const venue = positionals[0] ?? 'alpha';
   const venueBackfill = VENUE_BACKFILLS[venue];
-  if (venueBackfill) return runVenueBackfill(venue as CanonicalVenue, venueBackfill, deps, io, values);
+  if (venueBackfill)
+    return runVenueBackfill(venue as CanonicalVenue, venueBackfill, deps, io, values, options);
   if (venue !== 'alpha') {
     throw new PermanentError(
       `backfill: unknown source "${venue}" (expected alpha, ${Object.keys(VENUE_BACKFILLS).join(', ')})`,

@@ -3,7 +3,7 @@
  * their own `CliIo` to read the lines.
  */
 
-import { type ProgressIo, streamIo } from '../../core/progress.ts';
+import { type ProgressIo, type Reporter, streamIo } from '../../core/progress.ts';
 
 export { formatDuration } from '../../core/progress.ts';
 
@@ -40,4 +40,6 @@ export interface BackfillVenueArgs {
   trades: boolean;
   /** `--from DATE` as Unix ms, or null. */
   from: number | null;
+  /** The reporter (`--quiet`, `--json`, `--progress-interval`); default: a plain one on `io`. */
+  progress?: Reporter;
 }

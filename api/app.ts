@@ -39,6 +39,8 @@ export interface AppOptions {
   extraRoutes?: RoutePlugin[];
   /** Data sources of routes beyond api/cache/sources.ts (the extra routes' own, for the cache). */
   cacheSources?: RouteSources;
+  /** The BullMQ key prefix of the queues the admin queue dashboard shows (default DEFAULT_PREFIX; tests use their own). */
+  queuePrefix?: string;
   /** Called first, before the app's own plugins and routes: hooks added here run before theirs (benchmarks). */
   configure?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -118,7 +120,7 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
     for (const routes of [...DATA_ROUTES, ...(opts.extraRoutes ?? [])]) {
       await app.register(async (scope) => routes(scope, ctx));
     }
-    await registerAdmin(app, { deps, service: 'api' });
+    await registerAdmin(app, { deps, service: 'api', queuePrefix: opts.queuePrefix });
   },
   'pmdata-api',
 );
@@ -151,6 +153,7 @@ export async function buildApp(deps: Deps & AppOptions): Promise<App> {
     marketSlugs: deps.marketSlugs,
     extraRoutes: deps.extraRoutes,
     cacheSources: deps.cacheSources,
+    queuePrefix: deps.queuePrefix,
     configure: deps.configure,
   });
   await app.ready();

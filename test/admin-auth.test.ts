@@ -1,6 +1,6 @@
 /**
  * Admin access (core/admin-auth.ts, api/plugins/admin.ts) on the real API: the admin routes (`/metrics`,
- * `/admin/status.json`, `/admin`) refuse a request without the admin key, with a wrong one, and with an
+ * `/admin/status.json`, `/admin`, the queue dashboard and its JSON API) refuse a request without the admin key, with a wrong one, and with an
  * API key of any tier (401 + `WWW-Authenticate: Basic realm="pmdata admin"`); accept Bearer and Basic;
  * past 10 wrong keys a minute from one address answer 429 while the right key still passes; cluster mode
  * without PMDATA_ADMIN_KEY mounts none of them (404); they are absent from `/openapi.json` and carry no
@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const ADMIN_URLS = ['/metrics', '/admin/status.json', '/admin'];
+const ADMIN_URLS = ['/metrics', '/admin/status.json', '/admin', '/admin/queues', '/admin/queues/api/queues'];
 
 describe('admin access', () => {
   it('refuses no key, a wrong key and every tier’s API key with 401 and the Basic challenge', async () => {
@@ -60,6 +60,10 @@ describe('admin access', () => {
       expect(status.statusCode).toBe(200);
       const root = await t.app.inject({ url: '/admin', headers: { authorization } });
       expect(root.statusCode).toBe(302);
+      const board = await t.app.inject({ url: '/admin/queues', headers: { authorization } });
+      expect(board.statusCode).toBe(200);
+      const boardApi = await t.app.inject({ url: '/admin/queues/api/queues', headers: { authorization } });
+      expect(boardApi.statusCode).toBe(200);
     }
   });
 

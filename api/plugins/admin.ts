@@ -14,6 +14,8 @@ import { ADMIN_ROUTES, type AdminRoute, type AdminService } from '../routes/admi
 export interface AdminPluginOptions {
   deps: Deps;
   service: AdminService;
+  /** The BullMQ key prefix of the queue dashboard's queues (default DEFAULT_PREFIX). */
+  queuePrefix?: string;
   /** Default: every admin route (ADMIN_ROUTES). */
   routes?: readonly AdminRoute[];
 }
@@ -30,7 +32,9 @@ export async function registerAdmin(app: FastifyInstance, opts: AdminPluginOptio
       if (refusal === null) return;
       return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
     });
-    for (const routes of opts.routes ?? ADMIN_ROUTES) await routes(scope, { deps, service: opts.service });
+    for (const routes of opts.routes ?? ADMIN_ROUTES) {
+      await routes(scope, { deps, service: opts.service, queuePrefix: opts.queuePrefix });
+    }
   });
   return true;
 }

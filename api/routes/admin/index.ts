@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../core/deps.ts';
 import { metricsRoute } from './metrics.ts';
+import { queuesRoute } from './queues.ts';
 import { statusRoutes } from './status.ts';
 
 /** Which server mounts the admin routes: metric labels and what a page may show depend on it. */
@@ -14,9 +15,11 @@ export type AdminService = 'api' | 'stream' | 'trade';
 export interface AdminContext {
   deps: Deps;
   service: AdminService;
+  /** The BullMQ key prefix of the queues shown (default DEFAULT_PREFIX, core/queue-names.ts; tests use their own). */
+  queuePrefix?: string;
 }
 
 export type AdminRoute = (scope: FastifyInstance, ctx: AdminContext) => Promise<void>;
 
 /** Every admin route module, mounted in this order. */
-export const ADMIN_ROUTES: AdminRoute[] = [metricsRoute, statusRoutes];
+export const ADMIN_ROUTES: AdminRoute[] = [metricsRoute, statusRoutes, queuesRoute];

@@ -1,10 +1,12 @@
 /**
  * Starting the streaming service: on an existing HTTP server (the API's, under `pmdata up`) or on its own
- * (`pmdata stream`, STREAM_PORT, with `GET /health`). Either way it closes before the server does.
+ * (`pmdata stream`, STREAM_PORT, with `GET /health` and `GET /metrics` behind the admin key). Either
+ * way it closes before the server does.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Deps } from '../../core/deps.ts';
+import { adminAuthOf, metricsEndpoint } from '../../core/metrics-server.ts';
 import { createAlphaMarketSlugs } from '../queries/alpha/market-slugs.ts';
 import { type StreamSettings, streamSettings } from './config.ts';
 import { createStreamService, type StreamService } from './service.ts';
@@ -40,7 +42,18 @@ export async function startStream(
   let own: Server | undefined;
   let server = opts.server;
   if (!server) {
+    const metrics = metricsEndpoint(adminAuthOf(deps));
     own = createServer((req, res) => {
+      metrics(req, res)
+        .then((handled) => {
+          if (!handled) answer(req, res);
+        })
+        .catch((err) => {
+          log.error({ err }, 'Failed to serve /metrics');
+          res.destroy();
+        });
+    });
+    const answer = (req: IncomingMessage, res: ServerResponse) => {
       const ok = req.url === '/health';
       res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
       res.end(
@@ -50,7 +63,7 @@ export async function startStream(
             : { error: 'Not Found', message: 'The stream is served over WebSocket at /v1/<API key>' },
         ),
       );
-    });
+    };
     await new Promise<void>((resolve, reject) => {
       own!.once('error', reject);
       own!.listen(settings.port, config.host, () => resolve());

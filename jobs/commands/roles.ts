@@ -5,6 +5,7 @@
  */
 import { openRole, startOpsSampler } from '../ops-role.ts';
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
+import { resolveAdminKey } from '../../core/admin-key.ts';
 import { printLines } from './io.ts';
 
 // Heavy modules (BullMQ, the processors and what they import, Fastify) load only when a role needs them.
@@ -38,6 +39,15 @@ async function startApi(runtime: Runtime) {
   return server;
 }
 
+/** `/metrics` and `/health` on METRICS_PORT (worker and scheduler roles; `up` has the API's /metrics). */
+async function startMetrics(runtime: Runtime, role: string): Promise<string[]> {
+  const { startMetricsServer } = await import('../../core/metrics-server.ts');
+  const metrics = await startMetricsServer(runtime.deps, { role });
+  if (!metrics) return [];
+  runtime.onClose(() => metrics.close());
+  return [`Metrics on ${metrics.url}/metrics, health on ${metrics.url}/health`];
+}
+
 /** The streaming service: on the API's server under `up`, else on its own (STREAM_PORT). */
 async function startStream(runtime: Runtime, server?: import('node:http').Server) {
   const { startStream } = await import('../../api/stream/run.ts');
@@ -48,6 +58,14 @@ async function startStream(runtime: Runtime, server?: import('node:http').Server
 }
 
 /** `pmdata up`: migrate, Redis, workers, schedulers, the API and the stream in one process. */
+/** Where the admin pages are and where their key is (core/admin-key.ts; the key itself is not printed). */
+function adminLine(config: Runtime['deps']['config'], url: string): string {
+  const admin = resolveAdminKey(config);
+  if (!admin) return '  admin    not mounted (cluster mode without PMDATA_ADMIN_KEY)';
+  const where = admin.file ? `the key is in ${admin.file}` : 'the key is PMDATA_ADMIN_KEY';
+  return `  admin    ${url}/admin/status, ${url}/admin/queues, ${url}/metrics (${where})`;
+}
+
 export async function runUp(): Promise<number> {
   const runtime = await openRole('up');
   const { config } = runtime.deps;
@@ -62,6 +80,7 @@ export async function runUp(): Promise<number> {
     `  docs     ${server.url}/docs`,
     `  stream   ${stream.url}/v1/<API key>`,
     `  redis    ${config.redisUrl}${runtime.redisServer ? ' (started by pmdata)' : ''}`,
+    adminLine(config, server.url),
     'Press Ctrl+C to stop.',
   ]);
   await closeOnSignals(runtime);
@@ -90,7 +109,8 @@ export async function runStreamRole(): Promise<number> {
 export async function runWorkerRole(): Promise<number> {
   const runtime = await openRole('worker');
   const workers = await startWorkers(runtime);
-  printLines([`Worker processing queues: ${workers.queues.join(', ')}`]);
+  const metrics = await startMetrics(runtime, 'worker');
+  printLines([`Worker processing queues: ${workers.queues.join(', ')}`, ...metrics]);
   await closeOnSignals(runtime);
   return 0;
 }
@@ -99,7 +119,8 @@ export async function runWorkerRole(): Promise<number> {
 export async function runSchedulerRole(): Promise<number> {
   const runtime = await openRole('scheduler');
   await startScheduler(runtime);
-  printLines(['Scheduler running']);
+  const metrics = await startMetrics(runtime, 'scheduler');
+  printLines(['Scheduler running', ...metrics]);
   await closeOnSignals(runtime);
   return 0;
 }

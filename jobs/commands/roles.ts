@@ -3,9 +3,10 @@
  * `api`, `worker`, `scheduler` and `stream`; `migrate` applies the ClickHouse migrations and exits. Each runs
  * until SIGINT/SIGTERM and closes in order (jobs/runtime.ts).
  */
+
+import { resolveAdminKey } from '../../core/admin-key.ts';
 import { openRole, startOpsSampler } from '../ops-role.ts';
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
-import { resolveAdminKey } from '../../core/admin-key.ts';
 import { printLines } from './io.ts';
 
 // Heavy modules (BullMQ, the processors and what they import, Fastify) load only when a role needs them.
@@ -57,7 +58,6 @@ async function startStream(runtime: Runtime, server?: import('node:http').Server
   return stream;
 }
 
-/** `pmdata up`: migrate, Redis, workers, schedulers, the API and the stream in one process. */
 /** Where the admin pages are and where their key is (core/admin-key.ts; the key itself is not printed). */
 function adminLine(config: Runtime['deps']['config'], url: string): string {
   const admin = resolveAdminKey(config);
@@ -66,6 +66,7 @@ function adminLine(config: Runtime['deps']['config'], url: string): string {
   return `  admin    ${url}/admin/status, ${url}/admin/queues, ${url}/metrics (${where})`;
 }
 
+/** `pmdata up`: migrate, Redis, workers, schedulers, the API and the stream in one process. */
 export async function runUp(): Promise<number> {
   const runtime = await openRole('up');
   const { config } = runtime.deps;

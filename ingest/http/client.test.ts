@@ -10,6 +10,8 @@ interface Step {
   headers?: Record<string, string>;
   body?: string;
   hang?: boolean;
+  /** Headers at once, the body this many ms later. */
+  bodyDelayMs?: number;
 }
 let script: Step[] = [];
 let arrivals: { path: string; at: number }[] = [];
@@ -27,7 +29,12 @@ beforeAll(async () => {
       return;
     }
     res.writeHead(step.status ?? 200, { 'content-type': 'application/json', ...step.headers });
-    res.end(step.body ?? JSON.stringify({ ok: true, path: req.url }));
+    const body = step.body ?? JSON.stringify({ ok: true, path: req.url });
+    if (step.bodyDelayMs === undefined) res.end(body);
+    else {
+      res.flushHeaders();
+      setTimeout(() => res.end(body), step.bodyDelayMs);
+    }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -133,6 +140,31 @@ describe('http client', () => {
     // The 429 came back in a few ms; both later requests left at least 1 s after the first.
     expect(stamps[1]! - stamps[0]!).toBeGreaterThanOrEqual(1_000);
     expect(stamps[2]! - stamps[0]!).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('counts Retry-After from the headers of a 429: a call made while its body arrives waits too', async () => {
+    const stamps: { path: string; at: number }[] = [];
+    const rec = createHttpClient({
+      baseUrl: base,
+      timeoutMs: 2_000,
+      random: () => 0,
+      fetch: async (input, init) => {
+        stamps.push({ path: new URL(String(input)).pathname, at: Date.now() });
+        const res = await fetch(input, init);
+        if (res.status === 429) headersAt = Date.now();
+        return res;
+      },
+    });
+    let headersAt = 0;
+    script = [{ status: 429, headers: { 'retry-after': '1' }, bodyDelayMs: 300 }];
+    const first = rec.getJson('/a');
+    while (headersAt === 0) await new Promise((r) => setTimeout(r, 5));
+    // The 429's headers are in, its body is not: a call now must still wait out the Retry-After.
+    const second = rec.getJson('/b');
+    await Promise.all([first, second]);
+    expect(stamps.map((x) => x.path)).toEqual(['/a', '/b', '/a']);
+    expect(stamps[1]!.at - headersAt).toBeGreaterThanOrEqual(999);
+    expect(stamps[2]!.at - headersAt).toBeGreaterThanOrEqual(999);
   });
 
   it('fails at once when Retry-After exceeds what it may wait', async () => {

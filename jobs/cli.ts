@@ -4,7 +4,7 @@
  *   migrate
  *   backfill, follow                      alpha's chain ingestion (commands/backfill.ts, follow.ts)
  *   analytics                             recompute market analytics (commands/analytics.ts)
- *   recompute positions                   rebuild alpha's positions (commands/recompute.ts)
+ *   recompute <product|all>               recompute analytics products (commands/recompute.ts)
  *   demo, keys, doctor                    commands/demo.ts, keys.ts, doctor.ts
  *   tail                                  a stream client printing a channel's events (commands/tail.ts)
  *   sim                                   the simulated world (sim/cli.ts)
@@ -147,7 +147,8 @@ export const COMMANDS: Record<string, Command> = {
   backfill: {
     summary:
       'Backfill a source over a block or date range (pmdata backfill alpha --from-block N --to-block M)',
-    usage: 'pmdata backfill alpha --from-block <N|YYYY-MM-DD> --to-block <M|YYYY-MM-DD>',
+    usage:
+      'pmdata backfill alpha --from-block <N|YYYY-MM-DD> --to-block <M|YYYY-MM-DD> [--quiet | --json] [--progress-interval S]',
     passthrough: true,
     ingests: true,
     async run({ argv, values }) {
@@ -179,8 +180,9 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   recompute: {
-    summary: 'Rebuild a derived product from the chain tables (pmdata recompute positions)',
-    usage: 'pmdata recompute positions',
+    summary:
+      'Recompute analytics products to now, with progress (pmdata recompute <product|all> [--from DATE|BLOCK])',
+    usage: 'pmdata recompute <product|all> [--from DATE|BLOCK] [--quiet | --json] [--progress-interval S]',
     passthrough: true,
     async run({ argv, values }) {
       const { runRecomputeCommand } = await import('./commands/recompute.ts');

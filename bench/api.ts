@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- api [--fills N] [--activity N] [--requests R] [--concurrency 1,4,16] [--limit L]
  *   [--hot-urls H] [--zipf S] [--granularity G] [--live] [--live-seconds T] [--live-size small]
- *   [--live-rate M] [--live-seed S]`
+ *   [--live-rate M] [--live-seed S] [--metrics-rounds K] [--metrics-requests M]`
  *
  * The API's benchmark. Generates N fills (default 1,000,000) and N/4 activity rows into a fresh embedded
  * database (bench/api/data.ts), starts the real server on loopback (auth, rate limiter, validation,
@@ -10,7 +10,10 @@
  * request a key not requested before) and hot (a Zipf mix over H repeated URLs). Prints req/s,
  * p50/p90/p99, CPU ms per request and errors per run; at concurrency 1, where a request's phases run one
  * after another, where its time goes (bench/api/phases.ts). `--live` then follows the simulated chain in
- * this process and loads what it ingests (bench/api/live.ts). The last line is the SUMMARY.
+ * this process and loads what it ingests (bench/api/live.ts). Then the HTTP metrics' cost: two more
+ * servers, with and without the request metrics hook, loaded in K alternating rounds (default 5) of M hot
+ * mix requests at concurrency 4, and the time of a `/metrics` scrape (bench/api/metrics-cost.ts;
+ * `--metrics-rounds 0` skips it). The last line is the SUMMARY.
  *
  * API_CACHE_* variables in the environment reach the server's configuration (API_CACHE_BYTES=0: no cache).
  */
@@ -32,6 +35,7 @@ import type { CatalogSize } from '../sim/world/catalog.ts';
 import { generateActivitySql, generateSql, generateTokensSql, type KeyKind, sampleKeys } from './api/data.ts';
 import { runLive } from './api/live.ts';
 import { type LoadResult, load } from './api/load.ts';
+import { type MetricsCost, measureMetricsCost } from './api/metrics-cost.ts';
 import { createPhaseProbe, formatBreakdown } from './api/phases.ts';
 import {
   createFreshKeys,
@@ -88,6 +92,8 @@ export async function run(args: string[]) {
       'live-size': { type: 'string', default: 'small' },
       'live-rate': { type: 'string', default: '2' },
       'live-seed': { type: 'string', default: 'bench-live' },
+      'metrics-rounds': { type: 'string', default: '5' },
+      'metrics-requests': { type: 'string', default: '2000' },
     },
   });
   const fills = Number(values.fills);
@@ -321,6 +327,32 @@ export async function run(args: string[]) {
         );
       }
 
+      let metrics: MetricsCost | undefined;
+      if (Number(values['metrics-rounds']) > 0) {
+        record('');
+        metrics = await measureMetricsCost({
+          deps: { config, log, clickhouse, redis },
+          key,
+          urls: hotUrls(hotSets.get(MIX_NAME)!, zipfS, 3),
+          requests: Number(values['metrics-requests']),
+          concurrency: 4,
+          rounds: Number(values['metrics-rounds']),
+        });
+        record(
+          `metrics: hot mix at concurrency 4, ${metrics.rounds} alternating rounds of ${values['metrics-requests']} requests (medians): ` +
+            `with the hook ${metrics.rpsOn.toFixed(0)} req/s, ${metrics.cpuOnUs.toFixed(0)} µs CPU/req; ` +
+            `without ${metrics.rpsOff.toFixed(0)} req/s, ${metrics.cpuOffUs.toFixed(0)} µs CPU/req; ` +
+            `cost ${metrics.costUs.toFixed(1)} µs/req, ${metrics.rpsLossPct.toFixed(1)} % of req/s; errors ${metrics.errors}`,
+        );
+        record(`metrics: the hook's observe() alone ${metrics.hookUs.toFixed(2)} µs (1M calls in a loop)`);
+        record(
+          metrics.scrape
+            ? `metrics: GET /metrics ${metrics.scrape.medianMs.toFixed(1)} ms median, ${metrics.scrape.maxMs.toFixed(1)} ms max ` +
+                `(${metrics.scrape.samples} samples, ${(metrics.scrape.bytes / 1024).toFixed(0)} KiB)`
+            : 'metrics: no admin key, so no /metrics to scrape',
+        );
+      }
+
       record('');
       record(
         `load average at end ${os
@@ -338,6 +370,13 @@ export async function run(args: string[]) {
         `hot_p99_ms_c16=${fmt(get('hot', MIX_NAME, 16)?.p99, 1)}`,
       ];
       if (values.live) summary.push(`live_p99_ms_c4=${fmt(liveP99, 1)}`);
+      if (metrics) {
+        summary.push(
+          `metrics_cost_us=${fmt(metrics.costUs, 1)}`,
+          `metrics_rps_loss_pct=${fmt(metrics.rpsLossPct, 1)}`,
+          `metrics_scrape_ms=${fmt(metrics.scrape?.medianMs, 1)}`,
+        );
+      }
       process.stdout.write(`SUMMARY ${summary.join(' ')}\n`);
     } finally {
       await server.close();

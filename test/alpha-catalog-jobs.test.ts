@@ -51,9 +51,12 @@ describe('alpha catalog command and job', () => {
     const lines: string[] = [];
     const progress: string[] = [];
     const io: CliIo = { out: (l) => lines.push(l), progress: (l) => progress.push(l), isTTY: false };
-    expect(await runBackfillCommand(['alpha', '--catalog'], deps, { io })).toBe(0);
+    // Progress lines at every update (not a terminal, an interval of 0).
+    expect(await runBackfillCommand(['alpha', '--catalog'], deps, { io, progressEveryMs: 0 })).toBe(0);
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress.every((l) => l.startsWith('alpha catalog: '))).toBe(true);
+    expect(
+      progress.every((l) => /^alpha catalog [\d,]+ requests [\d,]+ requests\/s .+, \d+ quarantined$/.test(l)),
+    ).toBe(true);
     expect(lines.at(-1)).toMatch(
       /^alpha catalog done in [\d.]+ s: events ([\d,]+) read, \1 written; markets [\d,]+ read, [\d,]+ written;/,
     );

@@ -178,9 +178,7 @@ describe('alpha backfill crash safety', () => {
     const stopped = await run('interrupted', ['backfill', '1', String(head)], interrupt.onStderr);
     expect(interrupt.at()).not.toBe('');
     expect(stopped.code, stopped.stderr.slice(-2000)).toBe(130);
-    expect(stopped.stdout).toMatch(
-      /alpha backfill stopped \(SIGINT\) after [\d.]+ s: [\d,]+ of [\d,]+ blocks/,
-    );
+    expect(stopped.stdout).toMatch(/alpha backfill stopped in [\d.]+ s: SIGINT; [\d,]+ of [\d,]+ blocks/);
     expect(stopped.stdout).not.toContain('DUMP ');
 
     // The stopped jobs went back to the wait list without using an attempt; none failed or was delayed.

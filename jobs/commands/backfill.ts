@@ -18,6 +18,7 @@ import {
   outputMode,
   PROGRESS_OPTIONS_HELP,
   progressIntervalMs,
+  type Reporter,
 } from '../../core/progress.ts';
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
@@ -106,32 +107,48 @@ async function runVenueBackfill(
   return 0;
 }
 
-/** `backfill alpha --catalog`: a full catalog sweep now, a line per step and a summary. */
-async function runCatalogSweep(deps: Deps, io: CliIo): Promise<number> {
+/** `backfill alpha --catalog`: a full catalog sweep now, with progress (requests, the step) and a summary. */
+async function runCatalogSweep(deps: Deps, progress: Reporter): Promise<number> {
   const counts = (c: { read: number; written: number }) => `${fmt(c.read)} read, ${fmt(c.written)} written`;
+  progress.phase('requests', null);
   const summary = await withLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000, () =>
     syncAlphaCatalog(deps, {
       mode: 'full',
       onProgress: (step, s) =>
-        io.progress(
-          `alpha catalog: ${step} (${fmt(s.requests)} requests, ${fmt(s.quarantined)} quarantined)`,
-          io.isTTY,
-        ),
+        progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
     }),
   );
   if (!summary) {
-    io.out('Another alpha catalog sync is running (lease held); try again when it finished');
+    progress.warn('Another alpha catalog sync is running (lease held); try again when it finished');
     return 1;
   }
-  io.out(
-    `alpha catalog done in ${(summary.ms / 1000).toFixed(1)} s: events ${counts(summary.events)}; ` +
-      `markets ${counts(summary.markets)}; series ${counts(summary.series)}; tags ${counts(summary.tags)}; ` +
-      `tag relations ${counts(summary.tagRelations)}; ${fmt(summary.quarantined)} quarantined, ` +
-      `${fmt(summary.requests)} requests; deleted (gone upstream): events ${fmt(summary.events.deleted)}, ` +
-      `markets ${fmt(summary.markets.deleted)}, series ${fmt(summary.series.deleted)}, ` +
-      `tags ${fmt(summary.tags.deleted)}, tag relations ${fmt(summary.tagRelations.deleted)}` +
+  const parts = {
+    events: summary.events,
+    markets: summary.markets,
+    series: summary.series,
+    tags: summary.tags,
+    tag_relations: summary.tagRelations,
+  };
+  const records = Object.values(parts).reduce((n, c) => n + c.read, 0);
+  progress.finish({
+    status: 'done',
+    done: { records, requests: summary.requests },
+    failures: 0,
+    quarantined: summary.quarantined,
+    detail:
+      `events ${counts(summary.events)}; markets ${counts(summary.markets)}; series ${counts(summary.series)}; ` +
+      `tags ${counts(summary.tags)}; tag relations ${counts(summary.tagRelations)}; deleted (gone upstream): ` +
+      `events ${fmt(summary.events.deleted)}, markets ${fmt(summary.markets.deleted)}, ` +
+      `series ${fmt(summary.series.deleted)}, tags ${fmt(summary.tags.deleted)}, ` +
+      `tag relations ${fmt(summary.tagRelations.deleted)}` +
       (summary.removalSkipped.length > 0 ? ` (not deleting: ${summary.removalSkipped.join('; ')})` : ''),
-  );
+    fields: {
+      ...Object.fromEntries(
+        Object.entries(parts).map(([k, c]) => [k, { read: c.read, written: c.written, deleted: c.deleted }]),
+      ),
+      removal_skipped: summary.removalSkipped,
+    },
+  });
   return 0;
 }
 
@@ -186,7 +203,17 @@ export async function runBackfillCommand(
       `backfill: unknown source "${venue}" (expected alpha, ${Object.keys(VENUE_BACKFILLS).join(', ')})`,
     );
   }
-  if (values.catalog) return runCatalogSweep(deps, io);
+  if (values.catalog) {
+    return runCatalogSweep(
+      deps,
+      createProgress({
+        label: 'alpha catalog',
+        io,
+        mode: outputMode(values),
+        intervalMs: options.progressEveryMs ?? progressIntervalMs(values['progress-interval']),
+      }),
+    );
+  }
   // Range jobs worked at once. One by default: a job already keeps several eth_getLogs requests in
   // flight, and two dense ranges side by side ran slower on 2 cores and peaked near 1 GiB
   // (docs/operations.md).

@@ -48,6 +48,7 @@ describe('pmdata demo', () => {
     // demo.json: the chain's RPC URL as printed, and the sim's wallets and clusters (lowercase addresses).
     const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as {
       rpc_url: string;
+      admin_key: string;
       truth: {
         wallets: {
           address: string;
@@ -60,6 +61,21 @@ describe('pmdata demo', () => {
       };
     };
     expect(out).toContain(`chain    ${demo.rpc_url} `);
+    // The admin key: printed, in demo.json, the one kept in the data dir; the printed status page takes it.
+    expect(demo.admin_key.length).toBeGreaterThanOrEqual(32);
+    expect(fs.readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim()).toBe(demo.admin_key);
+    expect(out).toContain(`admin key ${demo.admin_key} `);
+    const statusPage = /admin {4}(\S+\/admin\/status) /.exec(out)?.[1];
+    expect(statusPage, out).toBeDefined();
+    expect((await fetch(statusPage!)).status).toBe(401);
+    const page = await fetch(statusPage!, { headers: { authorization: `Bearer ${demo.admin_key}` } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('alpha-chain');
+    // The printed queue dashboard takes the key as a browser sends it (HTTP Basic, any user name).
+    const board = /queues (\S+\/admin\/queues) /.exec(out)?.[1];
+    expect(board, out).toBeDefined();
+    const basic = `Basic ${Buffer.from(`demo:${demo.admin_key}`).toString('base64')}`;
+    expect((await fetch(board!, { headers: { authorization: basic } })).status).toBe(200);
     const hex = /^0x[0-9a-f]{40}$/;
     expect(demo.truth.wallets.length).toBeGreaterThan(10);
     expect(demo.truth.clusters.length).toBeGreaterThan(0);

@@ -3,8 +3,9 @@
  * Starts the sim (a local chain with alpha's contracts and the venue replicas) with live trading,
  * runs `up` against it, backfills the chain's history, computes its market analytics, keeps following
  * it live, creates a demo API key, and prints example requests built from the data it ingested.
- * `<data dir>/demo.json` tells scripts what the world is: the chain's RPC URL and the sim's truth about
- * its wallets (behaviour, cluster, funder, builder code) and clusters.
+ * `<data dir>/demo.json` tells scripts what the world is: the chain's RPC URL, the admin key (status
+ * page, queue dashboard, `/metrics`) and the sim's truth about its wallets (behaviour, cluster, funder,
+ * builder code) and clusters.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { runPositions } from '../../analytics/positions/run.ts';
 import { runProfiles } from '../../analytics/profiles/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
+import { resolveAdminKey } from '../../core/admin-key.ts';
 import { VARIABLES } from '../../core/config.ts';
 import { createLogger, type Logger } from '../../core/logger.ts';
 import { redisAnswers } from '../../core/redis.ts';
@@ -130,7 +132,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   );
   for (const [name, url] of Object.entries(sim.replicaUrls ?? {})) line(`  ${name.padEnd(8)} ${url}`);
   // Written first thing, so that a later run recognizes this directory as a demo's even if this one stops early.
-  writeDemoFile(dataDir, { seed: opts.seed, size: opts.size, rpcUrl: sim.rpcUrl }, sim.wallets);
+  const world = { seed: opts.seed, size: opts.size, rpcUrl: sim.rpcUrl };
+  writeDemoFile(dataDir, world, sim.wallets, null);
 
   env.ALPHA_RPC_URLS = sim.rpcUrl;
   if (sim.replicaUrls) env.ALPHA_METADATA_URL = sim.replicaUrls.alpha_metadata;
@@ -161,6 +164,9 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   }
   runtime.onClose(() => sim.stop());
   const { deps } = runtime;
+  // The admin pages' key (embedded: generated into the data dir), in demo.json for scripts.
+  const adminKey = resolveAdminKey(deps.config)?.key ?? null;
+  writeDemoFile(dataDir, world, sim.wallets, adminKey);
   line(
     `  clickhouse ${deps.config.clickhouseUrl ?? `embedded chDB in ${path.join(deps.config.dataDir, 'clickhouse')}`}; ` +
       `redis ${deps.config.redisUrl}${runtime.redisServer ? ` (redis-server pid ${runtime.redisServer.pid}, started for the demo)` : ''}; ` +
@@ -224,6 +230,14 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   line(
     `           npm run pmdata -- tail trades --key ${key} --url ${stream.url} --filters '{"users":["*"],"status":"all"}'`,
   );
+  if (adminKey) {
+    line(
+      `  admin    ${server.url}/admin/status    queues ${server.url}/admin/queues    metrics ${server.url}/metrics`,
+    );
+    line(
+      `           admin key ${adminKey}   (also in demo.json; a browser: any user name, the key as password; curl: -H 'authorization: Bearer <key>')`,
+    );
+  }
   line();
   line('Try:');
   for (const e of examples) line(`  ${e}`);
@@ -253,6 +267,8 @@ export interface DemoFile {
   seed: string;
   size: CatalogSize;
   rpc_url: string;
+  /** The admin key (status page, queue dashboard, /metrics); null only before pmdata started. */
+  admin_key: string | null;
   truth: {
     wallets: {
       address: string;
@@ -284,11 +300,13 @@ function writeDemoFile(
   dataDir: string,
   world: { seed: string; size: CatalogSize; rpcUrl: string },
   wallets: WalletSet,
+  adminKey: string | null,
 ): void {
   const file: DemoFile = {
     seed: world.seed,
     size: world.size,
     rpc_url: world.rpcUrl,
+    admin_key: adminKey,
     truth: demoTruth(wallets),
   };
   fs.mkdirSync(dataDir, { recursive: true });

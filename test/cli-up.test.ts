@@ -77,6 +77,15 @@ describe('pmdata up', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'healthy' });
     expect(await redisAnswers(`redis://127.0.0.1:${redisPort}`)).toBe(true);
+    // Where the admin pages are and the file holding their key (generated, 0600): the key opens them.
+    const admin = /admin +(\S+\/admin\/status),.* \(the key is in (\S+)\)/.exec(stdout);
+    expect(admin, stdout).not.toBeNull();
+    expect(admin![2]).toBe(path.join(dataDir, 'admin-key'));
+    expect(fs.statSync(admin![2]!).mode & 0o777).toBe(0o600);
+    const adminKey = fs.readFileSync(admin![2]!, 'utf8').trim();
+    expect((await fetch(admin![1]!)).status).toBe(401);
+    const page = await fetch(admin![1]!, { headers: { authorization: `Bearer ${adminKey}` } });
+    expect(page.status).toBe(200);
 
     const children = descendants(child.pid!);
     expect(children.length).toBeGreaterThan(0);

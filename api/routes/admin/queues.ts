@@ -35,7 +35,9 @@ export const queuesRoute: AdminRoute = async (scope, { deps, service, queuePrefi
   });
   scope.addHook('onClose', async () => {
     await Promise.all(queues.map((queue) => queue.close()));
-    await connection.quit().catch(() => connection.disconnect());
+    // quit() would wait for a connection that never came up (Redis down): then just drop it.
+    if (connection.status === 'ready') await connection.quit().catch(() => connection.disconnect());
+    else connection.disconnect();
   });
   await scope.register(serverAdapter.registerPlugin(), { prefix: QUEUES_PATH });
 };

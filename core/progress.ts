@@ -11,6 +11,7 @@
  * - `json`: the summary as one JSON line on stdout and nothing else there (no progress; notes and
  *   warnings go to stderr).
  */
+import { PermanentError } from './errors.ts';
 
 /** Where a command writes: `out` = stdout lines, `progress` = stderr (rewriting the line when `replace`). */
 export interface ProgressIo {
@@ -46,14 +47,15 @@ export function outputMode(values: { quiet?: boolean; json?: boolean }): OutputM
 export const PROGRESS_OPTIONS_HELP =
   '  --quiet              no progress lines or notes: warnings and the final summary only (default: off)\n' +
   '  --json               the final summary as one JSON line on stdout, nothing else there (default: off)\n' +
-  '  --progress-interval S  seconds between progress lines when stderr is not a terminal (default: 10)';
+  '  --progress-interval S\n' +
+  '                       seconds between progress lines when stderr is not a terminal (default: 10)';
 
 /** `--progress-interval S` in ms (default 10 s); a value that is not a positive number is refused. */
 export function progressIntervalMs(raw: string | undefined): number {
   if (raw === undefined) return 10_000;
   const s = Number(raw);
   if (!Number.isFinite(s) || s <= 0) {
-    throw new RangeError(`--progress-interval: expected a number of seconds > 0, got "${raw}"`);
+    throw new PermanentError(`--progress-interval: expected a number of seconds > 0, got "${raw}"`);
   }
   return Math.round(s * 1000);
 }

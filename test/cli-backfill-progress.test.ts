@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -55,6 +56,14 @@ const backfillArgs = () => ['backfill', 'alpha', '--to-block', String(sim.histor
 const blocks = () => (sim.historyHead + 1).toLocaleString('en-US');
 
 describe('pmdata backfill alpha progress', () => {
+  it('refuses a --progress-interval that is not a positive number of seconds, before touching any service', async () => {
+    for (const venue of ['alpha', 'gamma']) {
+      await expect(runBackfillCommand([venue, '--progress-interval', '0'], {} as never)).rejects.toThrow(
+        '--progress-interval: expected a number of seconds > 0, got "0"',
+      );
+    }
+  });
+
   it('under a pseudo-terminal rewrites one progress line in place, then prints the summary', async () => {
     const cmd = [process.execPath, BIN, ...backfillArgs()].join(' ');
     const r = await run('script', ['-qfec', cmd, '/dev/null'], env('tty', 13));
@@ -65,7 +74,9 @@ describe('pmdata backfill alpha progress', () => {
       ...r.stdout.matchAll(/\ralpha backfill ([\d,]+)\/([\d,]+) blocks \[[#.]+\] [\d.]+% [^\r\n]*/g),
     ];
     for (const d of draws) expect(d[0].endsWith(ERASE), JSON.stringify(d[0])).toBe(true);
-    expect(draws.length, r.stdout).toBeGreaterThan(0);
+    // Drawn more than once: the line is rewritten, not repeated.
+    expect(draws.length, r.stdout).toBeGreaterThan(1);
+    expect(r.stdout.match(/\n[^\n]*alpha backfill [\d,]+\//g)?.length ?? 0).toBeLessThanOrEqual(1);
     for (const d of draws) expect(d[2]).toBe(blocks());
     expect(draws.at(-1)![1]).toBe(blocks());
     expect(draws.at(-1)![0]).toMatch(/ETA \S+ jobs (\d+)\/\1/);

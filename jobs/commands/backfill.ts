@@ -78,20 +78,15 @@ async function runVenueBackfill(
   run: (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number>,
   deps: Deps,
   io: CliIo,
-  values: { trades?: boolean; from?: string; quiet?: boolean; json?: boolean; 'progress-interval'?: string },
-  options: CliOptions,
+  values: { trades?: boolean; from?: string; quiet?: boolean; json?: boolean },
+  intervalMs: number,
 ): Promise<number> {
   let from: number | null = null;
   if (values.from !== undefined) {
     from = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(values.from) ? `${values.from}T00:00:00Z` : values.from);
     if (Number.isNaN(from)) throw new PermanentError(`--from: expected a date, got "${values.from}"`);
   }
-  const progress = createProgress({
-    label: venue,
-    io,
-    mode: outputMode(values),
-    intervalMs: options.progressEveryMs ?? progressIntervalMs(values['progress-interval']),
-  });
+  const progress = createProgress({ label: venue, io, mode: outputMode(values), intervalMs });
   const code = await run(deps, io, { trades: values.trades === true, from, progress });
   if (code !== 0) return code;
   const assigned = await withLease(deps.redis, canonicalLease(venue), 60_000, () =>
@@ -194,10 +189,12 @@ export async function runBackfillCommand(
     io.out(BACKFILL_USAGE);
     return 0;
   }
+  // Checked before any service is touched.
+  const intervalMs = options.progressEveryMs ?? progressIntervalMs(values['progress-interval']);
   const venue = positionals[0] ?? 'alpha';
   const venueBackfill = VENUE_BACKFILLS[venue];
   if (venueBackfill)
-    return runVenueBackfill(venue as CanonicalVenue, venueBackfill, deps, io, values, options);
+    return runVenueBackfill(venue as CanonicalVenue, venueBackfill, deps, io, values, intervalMs);
   if (venue !== 'alpha') {
     throw new PermanentError(
       `backfill: unknown source "${venue}" (expected alpha, ${Object.keys(VENUE_BACKFILLS).join(', ')})`,
@@ -206,12 +203,7 @@ export async function runBackfillCommand(
   if (values.catalog) {
     return runCatalogSweep(
       deps,
-      createProgress({
-        label: 'alpha catalog',
-        io,
-        mode: outputMode(values),
-        intervalMs: options.progressEveryMs ?? progressIntervalMs(values['progress-interval']),
-      }),
+      createProgress({ label: 'alpha catalog', io, mode: outputMode(values), intervalMs }),
     );
   }
   // Range jobs worked at once. One by default: a job already keeps several eth_getLogs requests in
@@ -233,7 +225,6 @@ export async function runBackfillCommand(
     Math.max(0, head - settings.finalityDepth);
   if (to < from) throw new PermanentError(`backfill: --to-block ${to} is before --from-block ${from}`);
   if (to > head) throw new PermanentError(`backfill: --to-block ${to} is above the head ${head}`);
-  const intervalMs = options.progressEveryMs ?? progressIntervalMs(values['progress-interval']);
   const progress = createProgress({ label: 'alpha backfill', io, mode: outputMode(values), intervalMs });
   const stop = stopOnSignals(options.signal, () =>
     progress.warn(

@@ -19,6 +19,8 @@ export interface VariableSpec<T> {
   /** The accepted form, quoted in error messages. */
   form: string;
   parse: Parser<T>;
+  /** A secret: an error names its length, never its value. */
+  secret?: boolean;
 }
 
 class InvalidValue extends Error {}
@@ -190,12 +192,14 @@ export const VARIABLES = {
     default: undefined,
     form: 'a string of at least 32 characters, or unset (embedded mode keeps a generated one under the data dir)',
     parse: optional(minLength(32)),
+    secret: true,
   },
   adminKey: {
     env: 'PMDATA_ADMIN_KEY',
     default: undefined,
     form: 'a string of at least 32 characters, or unset (embedded mode keeps a generated one under the data dir; cluster mode then mounts no admin route)',
     parse: optional(minLength(32)),
+    secret: true,
   },
   keepAliveTimeoutMs: {
     env: 'KEEP_ALIVE_TIMEOUT_MS',
@@ -377,7 +381,7 @@ function parseVariables(
     } catch {
       problems.push({
         variable: spec.env,
-        message: `got ${JSON.stringify(raw)}, expected ${spec.form}`,
+        message: `got ${spec.secret ? `a value of ${raw.length} characters` : JSON.stringify(raw)}, expected ${spec.form}`,
       });
     }
   }

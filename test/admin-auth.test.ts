@@ -129,6 +129,9 @@ describe('admin access', () => {
     expect(resolveAdminKey(t.deps.config)!.key).toBe(first.key);
     const set = 'k'.repeat(40);
     expect(resolveAdminKey({ ...t.deps.config, adminKey: set })).toEqual({ key: set, file: null });
-    expect(() => loadConfig({ PMDATA_ADMIN_KEY: 'short' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PMDATA_ADMIN_KEY: 'short-secret' })).toThrow(ConfigError);
+    // The error names the length, never the value.
+    expect(() => loadConfig({ PMDATA_ADMIN_KEY: 'short-secret' })).toThrow(/a value of 12 characters/);
+    expect(() => loadConfig({ PMDATA_ADMIN_KEY: 'short-secret' })).not.toThrow(/short-secret/);
   });
 });

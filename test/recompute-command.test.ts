@@ -5,9 +5,11 @@
  * failure in the summary (exit 1); unknown products and dates are refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPositions } from '../analytics/positions/run.ts';
 import type { ProgressIo } from '../core/progress.ts';
 import { acquireLease } from '../ingest/chain/lease.ts';
 import { runRecomputeCommand } from '../jobs/commands/recompute.ts';
+import { alphaPositionsSettings, positionsDeps } from '../jobs/processors/alpha-positions.ts';
 import { ALPHA_PROFILES_LEASE } from '../jobs/processors/alpha-profiles.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -101,6 +103,23 @@ describe('pmdata recompute', () => {
     expect(await checkpoint()).toBe(sim.historyHead);
     expect(await positions()).toEqual(full);
   }, 300_000);
+
+  it('a positions run reports {done, total, unit} after each batch, ending at its total', async () => {
+    const reports: { done: number; total: number; unit: string }[] = [];
+    const mid = Math.floor((sim.firstBlock + sim.historyHead) / 2);
+    const run = await runPositions(
+      positionsDeps(deps),
+      { ...alphaPositionsSettings(deps.config), batchRows: 200 },
+      { rewindTo: mid - 1, onProgress: (p) => reports.push(p) },
+    );
+    expect(run.batches).toBeGreaterThan(1);
+    expect(reports).toHaveLength(run.batches);
+    const total = sim.historyHead - (mid - 1);
+    for (const r of reports) expect(r).toMatchObject({ total, unit: 'blocks' });
+    const done = reports.map((r) => r.done);
+    expect(done).toEqual([...done].sort((a, b) => a - b));
+    expect(done.at(-1)).toBe(total);
+  });
 
   it('a product whose lease is held fails the run (exit 1) and says so', async () => {
     const lease = await acquireLease(deps.redis, ALPHA_PROFILES_LEASE, 30_000);

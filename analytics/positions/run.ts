@@ -131,7 +131,12 @@ async function hasRowsAbove(ch: ClickHouse, chainId: number, block: number | nul
 export async function runPositions(
   deps: PositionsDeps,
   s: PositionsSettings,
-  opts: { rewindTo?: number; full?: boolean } = {},
+  opts: {
+    rewindTo?: number;
+    full?: boolean;
+    /** After each batch: blocks done of the run's blocks (core/progress.ts's `{done, total, unit}`). */
+    onProgress?: (p: { done: number; total: number; unit: 'blocks' }) => void;
+  } = {},
 ): Promise<PositionsRun> {
   const started = Date.now();
   const ch = deps.clickhouse;
@@ -182,6 +187,7 @@ export async function runPositions(
     await stageEvents(ch, { chainId: s.chainId, from: at, to: progress.number, protocol: s.protocol });
   }
 
+  const startAt = at;
   while (progress && at < progress.number) {
     const batch = await readEvents(ch, {
       chainId: s.chainId,
@@ -217,6 +223,7 @@ export async function runPositions(
     }
     at = batch.to;
     batches++;
+    opts.onProgress?.({ done: at - startAt, total: progress.number - startAt, unit: 'blocks' });
     if (cache.size > MAX_CACHED) {
       cache.clear();
       complete = false;
@@ -254,8 +261,12 @@ export async function runPositions(
 }
 
 /** Everything again from the first block. */
-export function recomputePositions(deps: PositionsDeps, s: PositionsSettings): Promise<PositionsRun> {
-  return runPositions(deps, s, { full: true });
+export function recomputePositions(
+  deps: PositionsDeps,
+  s: PositionsSettings,
+  onProgress?: (p: { done: number; total: number; unit: 'blocks' }) => void,
+): Promise<PositionsRun> {
+  return runPositions(deps, s, { full: true, onProgress });
 }
 
 /**

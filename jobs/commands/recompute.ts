@@ -42,7 +42,11 @@ interface ProductRun {
 }
 
 /** A product's recomputation from `fromBlock` (null: all), or null when its lease is held. */
-type Recompute = (deps: Deps, fromBlock: number | null) => Promise<ProductRun | null>;
+type Recompute = (
+  deps: Deps,
+  fromBlock: number | null,
+  onProgress: (p: { done: number; total: number; unit: string }) => void,
+) => Promise<ProductRun | null>;
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -73,12 +77,12 @@ const PRODUCTS: Record<string, Recompute> = {
       fields: { computed_at: new Date(run.computedAt).toISOString() },
     };
   },
-  async 'alpha-positions'(deps, fromBlock) {
+  async 'alpha-positions'(deps, fromBlock, onProgress) {
     const settings = alphaPositionsSettings(deps.config);
     const run = await withPositionsLease(deps, () =>
       fromBlock === null
-        ? recomputePositions(positionsDeps(deps), settings)
-        : runPositions(positionsDeps(deps), settings, { rewindTo: fromBlock - 1 }),
+        ? recomputePositions(positionsDeps(deps), settings, onProgress)
+        : runPositions(positionsDeps(deps), settings, { rewindTo: fromBlock - 1, onProgress }),
     );
     if (!run) return null;
     return {
@@ -201,7 +205,9 @@ export async function runRecomputeCommand(
   let done = 0;
   for (const n of names) {
     progress.update(done, { extra: n });
-    const run = await PRODUCTS[n]!(deps, WHOLE.has(n) ? null : fromBlock);
+    const run = await PRODUCTS[n]!(deps, WHOLE.has(n) ? null : fromBlock, (p) =>
+      progress.update(done, { extra: `${n} ${fmt(p.done)}/${fmt(p.total)} ${p.unit}` }),
+    );
     done++;
     progress.update(done, { extra: n });
     if (!run) {

@@ -60,11 +60,13 @@ export const alphaPositionsJob = defineJob<AlphaPositionsPayload, PositionsRun |
   async process({ deps, job, log }) {
     const { rewindTo } = job.data;
     const run = await withPositionsLease(deps, () =>
-      runPositions(
-        positionsDeps(deps, log),
-        alphaPositionsSettings(deps.config),
-        rewindTo === undefined ? {} : { rewindTo },
-      ),
+      runPositions(positionsDeps(deps, log), alphaPositionsSettings(deps.config), {
+        ...(rewindTo === undefined ? {} : { rewindTo }),
+        // `{done, total, unit}` (core/progress.ts): a long run shows in Bull Board and to its watchers.
+        onProgress: (p) => {
+          job.updateProgress(p).catch(() => {});
+        },
+      }),
     );
     if (!run) {
       if (rewindTo !== undefined)

@@ -8,6 +8,7 @@
  * builder code) and clusters.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { runMarketData } from '../../analytics/market-data/run.ts';
 import { runPositions } from '../../analytics/positions/run.ts';
@@ -92,7 +93,26 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** A Ctrl+C during the demo's start: the signal, and how to stop what it started. */
+interface Interrupt {
+  signal?: NodeJS.Signals;
+  stop?: () => Promise<void>;
+}
+
+class Interrupted extends Error {}
+
 export async function runDemo(opts: DemoOptions): Promise<number> {
+  const interrupt: Interrupt = {};
+  try {
+    return await startDemo(opts, interrupt);
+  } catch (err) {
+    if (!interrupt.signal) throw err;
+    await interrupt.stop?.();
+    return 128 + os.constants.signals[interrupt.signal];
+  }
+}
+
+async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<number> {
   const env = { ...(opts.env ?? process.env) };
   const { dir: dataDir, refused } = prepareDemoDataDir(env);
   if (refused) {
@@ -114,6 +134,23 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   line(
     `Logs: ${logFile}${env.LOG_LEVEL ? '' : ' (errors show here too; LOG_LEVEL=info shows every line here)'}`,
   );
+  // Until the demo is up, a Ctrl+C stops it after the current step (closing pmdata mid-query is not safe),
+  // stopping what it started (the chain, pmdata, its redis-server), and exits 130; a second exits at
+  // once. Once up, closeOnSignals takes over.
+  const onSetupSignal = (signal: NodeJS.Signals) => {
+    if (interrupt.signal) process.exit(128 + os.constants.signals[signal]);
+    interrupt.signal = signal;
+    line(`Stopping after the current step (${signal}; again to exit at once)...`);
+  };
+  process.on('SIGINT', onSetupSignal);
+  process.on('SIGTERM', onSetupSignal);
+  const setupDone = () => {
+    process.removeListener('SIGINT', onSetupSignal);
+    process.removeListener('SIGTERM', onSetupSignal);
+  };
+  const step = () => {
+    if (interrupt.signal) throw new Interrupted();
+  };
   if (!contractsCompiled()) {
     line("Compiling the sim's Solidity contracts (first run only: ≈ 20–60 s of one core, then cached)...");
     const tc = performance.now();
@@ -125,6 +162,11 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   line(`Starting the simulated world (seed "${opts.seed}", size ${opts.size})...`);
   const t0 = performance.now();
   const sim = await startSim({ seed: opts.seed, size: opts.size, live: true, ratePerSecond: opts.rate, log });
+  let runtime: Runtime | undefined;
+  let stopping: Promise<void> | undefined;
+  const stopAll = () => (stopping ??= runtime ? runtime.close() : sim.stop());
+  interrupt.stop = stopAll;
+  step();
   line(
     `  chain    ${sim.rpcUrl} (chain id ${sim.chainId}): ${sim.stats.fills.toLocaleString('en-US')} fills, ` +
       `${sim.stats.logs.toLocaleString('en-US')} logs in ${sim.historyHead} blocks, ` +
@@ -151,7 +193,6 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   env.ALPHA_FINALITY_DEPTH ??= '5';
   // Profiles every 30 s (not 300) so that the demo's trading shows in them while one watches.
   env.ALPHA_PROFILES_INTERVAL_S ??= '30';
-  let runtime: Runtime;
   line();
   await installRedisServer(env, dataDir, log);
   line('Starting pmdata (ClickHouse, Redis, migrations)...');
@@ -159,11 +200,13 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   try {
     runtime = await openRuntime({ name: 'demo', env, log });
   } catch (err) {
-    await sim.stop();
+    setupDone();
+    await stopAll();
     throw err;
   }
   runtime.onClose(() => sim.stop());
   const { deps } = runtime;
+  step();
   // The admin pages' key (embedded: generated into the data dir), in demo.json for scripts.
   const adminKey = resolveAdminKey(deps.config)?.key ?? null;
   writeDemoFile(dataDir, world, sim.wallets, adminKey);
@@ -201,24 +244,34 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     deps,
   );
   if (code !== 0) {
-    await runtime.close();
+    await stopAll();
+    setupDone();
     return code;
   }
   await queues.enqueue(alphaFollowJob, {});
+  step();
   await computeAnalytics(runtime);
+  step();
   await reportCatalog(runtime);
+  step();
   await queues.enqueue(alphaBookJob, {});
   await reportBooks(runtime);
+  step();
   await buildCatalogLists(runtime);
+  step();
   await computePositions(runtime);
-  const venuesCode = await ingestVenues(deps);
+  step();
+  const venuesCode = await ingestVenues(deps, step);
   if (venuesCode !== 0) {
-    await runtime.close();
+    await stopAll();
+    setupDone();
     return venuesCode;
   }
 
+  step();
   const { key } = await createKeyStore(deps.redis).create({ tier: 'pro', name: 'demo' });
   const examples = await exampleRequests(runtime, server.url, key);
+  step();
   line();
   line(`pmdata is up on the simulated world (data in ${deps.config.dataDir})`);
   line(`  world    ${path.join(deps.config.dataDir, 'demo.json')} (RPC URL, the sim's wallets and clusters)`);
@@ -242,6 +295,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   line('Try:');
   for (const e of examples) line(`  ${e}`);
   line();
+  setupDone();
   line('New trades keep arriving from the live chain. Press Ctrl+C to stop.');
   await closeOnSignals(runtime);
   return 0;
@@ -515,8 +569,9 @@ async function exampleRequests(runtime: Runtime, base: string, key: string): Pro
 }
 
 /** Venues beta–epsilon from their replicas: a full listing each (beta with its trades), then canonical ids. */
-async function ingestVenues(deps: Runtime['deps']): Promise<number> {
+async function ingestVenues(deps: Runtime['deps'], step: () => void): Promise<number> {
   for (const venue of ['beta', 'gamma', 'delta', 'epsilon']) {
+    step();
     line();
     line(`Ingesting venue ${venue} from its replica...`);
     const code = await runBackfillCommand(venue === 'beta' ? [venue, '--trades'] : [venue], deps);

@@ -28,9 +28,7 @@ export const queuesRoute: AdminRoute = async (scope, { deps, service, queuePrefi
   serverAdapter.setBasePath(QUEUES_PATH);
   createBullBoard({
     queues: queues.map((queue) => new BullMQAdapter(queue)),
-    // @bull-board/fastify declares its own copy of @bull-board/api's types (a patch version apart):
-    // the same interface, nominally different.
-    serverAdapter: serverAdapter as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+    serverAdapter,
     options: { uiConfig: { boardTitle: 'pmdata queues' } },
   });
   scope.addHook('onClose', async () => {

@@ -114,12 +114,14 @@ export function applyEvents(
   const position = (wallet: string, tokenId: string, conditionId?: string, outcomeIndex?: number) => {
     let p = book.get(wallet, tokenId);
     if (!p) {
+      // What the event says, else what the reference knows ('' and -1 from a fill ingested before its
+      // token's market was known are not knowledge).
       const info = ref.token(tokenId);
       p = emptyPosition(
         wallet,
         tokenId,
-        conditionId ?? info?.conditionId ?? '',
-        outcomeIndex ?? info?.outcomeIndex ?? -1,
+        conditionId || info?.conditionId || '',
+        outcomeIndex !== undefined && outcomeIndex >= 0 ? outcomeIndex : (info?.outcomeIndex ?? -1),
       );
       book.set(p);
     }

@@ -58,7 +58,7 @@ export function createReference(ch: ClickHouse, chainId: number): Reference {
     for (const part of chunks([...newTokens, ...newConditions])) {
       const rows = await ch.read<[string, string, number]>(
         'analytics.positions.tokens',
-        `SELECT token_id, any(condition_id), any(outcome_index) FROM alpha_tokens
+        `SELECT token_id, any(condition_id), max(outcome_index) FROM alpha_tokens
          WHERE chain_id = {chain:UInt32} AND (token_id IN {keys:Array(String)} OR condition_id IN {keys:Array(String)})
          GROUP BY token_id`,
         { chain: chainId, keys: part },
@@ -159,11 +159,14 @@ export function createReference(ch: ClickHouse, chainId: number): Reference {
       const redeemed = new Set<string>();
       const markets = new Set<string>();
       for (const e of events) {
-        if (e.type === 'activity') {
+        if (e.type === 'fill') {
+          // A fill ingested before its token's market was known: the market from alpha_tokens now.
+          if (e.conditionId === '' || e.outcomeIndex < 0) tokenIds.add(e.tokenId);
+        } else if (e.type === 'activity') {
           if (e.conditionId) conditionIds.add(e.conditionId);
           if (e.kind === 'REDEEM' && e.conditionId) redeemed.add(e.conditionId);
           if (e.kind === 'CONVERT' && e.negRiskMarketId) markets.add(e.negRiskMarketId);
-        } else if (e.type !== 'fill') {
+        } else {
           tokenIds.add(e.tokenId);
         }
       }

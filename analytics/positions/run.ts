@@ -12,6 +12,7 @@
  * - `recomputePositions`: everything again from the first block (`pmdata recompute positions`).
  * - A run over more than STAGE_MIN_BLOCKS blocks copies the range's rows to the stage tables first and
  *   reads its batches from them (events.ts `stageEvents`).
+ * - Each run then repairs the positions written before their token's market was known (markets.ts).
  * Each run that wrote refreshes the current prices (`alpha_token_prices`) of the tokens it touched, and
  * of every token with a position at most every PRICE_REFRESH_MS (book midpoints age out): the one
  * current-price function (analytics/prices/) at the analytics' "now" (the newest block's time).
@@ -31,6 +32,7 @@ import type { PositionState } from './accounting.ts';
 import { type ApplyStats, applyEvents, emptyStats, touchedKeys } from './apply.ts';
 import { createPositionCache, type PositionCache } from './cache.ts';
 import { readEvents, stageEvents } from './events.ts';
+import { repairMarkets } from './markets.ts';
 import { createReference } from './reference.ts';
 import {
   loadPositions,
@@ -78,6 +80,8 @@ export interface PositionsRun {
   events: number;
   changes: number;
   positions: number;
+  /** Positions whose token's market became known since they were written, repaired (markets.ts). */
+  repaired: number;
   prices: number;
   stats: ApplyStats;
   ms: number;
@@ -230,6 +234,9 @@ export async function runPositions(
     }
   }
 
+  // Positions written before their token's market was known carry it from now on (markets.ts).
+  const repaired = await repairMarkets(ch, s.chainId, nextVersion(), cache);
+  for (const t of repaired) touchedTokens.add(t);
   if (cp) carried = { database: ch.database, chainId: s.chainId, checkpoint: cp, states: cache, complete };
   if (mode === 'full' && batches > 1) {
     // A recomputation wrote the positions in as many parts as batches: merged into one, the reads of
@@ -242,10 +249,10 @@ export async function runPositions(
     prices = await refreshPrices(ch, full ? null : [...touchedTokens], full ? 0 : (from ?? -1) + 1);
     if (full) lastFullPriceRefresh = Date.now();
   }
-  if (batches > 0 || mode !== 'incremental') {
+  if (batches > 0 || repaired.length > 0 || mode !== 'incremental') {
     await deps.versions?.bump(POSITIONS_SOURCE, cp ? `${cp.number}:${cp.hash}` : '');
   }
-  if (batches === 0 && mode === 'incremental') mode = 'idle';
+  if (batches === 0 && repaired.length === 0 && mode === 'incremental') mode = 'idle';
   return {
     mode,
     from,
@@ -254,6 +261,7 @@ export async function runPositions(
     events: stats.events,
     changes: stats.changes,
     positions,
+    repaired: repaired.length,
     prices,
     stats,
     ms: Date.now() - started,

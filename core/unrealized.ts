@@ -13,3 +13,15 @@ export function unrealizedBase(
   const s = BigInt(shares);
   return Math.round(Number(s) * price - Number(s * BigInt(avgPrice)) / 1e6);
 }
+
+/**
+ * Unrealized P&L as a percentage of the cost basis (docs/positions.md): unrealized ÷ |cost basis| × 100, both
+ * in base units as served (cost basis = shares × avg entry price), rounded to 6 decimals; 0 when the cost
+ * basis is 0 (no shares, or an avg price of 0). Dividing by the magnitude keeps the sign of the unrealized
+ * P&L when the avg price is negative (a neg-risk conversion's yes price).
+ */
+export function unrealizedPct(unrealized: bigint | number, cost: bigint | number): number {
+  const c = Math.abs(Number(cost));
+  if (c === 0) return 0;
+  return Math.round((Number(unrealized) / c) * 100 * 1e6) / 1e6;
+}

@@ -32,9 +32,39 @@ describe('position rules', () => {
     expect(f.cost).toBe(-750_000n);
     expect(f.value).toBe(300_000n);
     expect(f.unrealized).toBe(1_050_000n); // 3 × (0.1 − (−0.25))
-    expect(f.unrealizedPct).toBe(-140); // (0.1 + 0.25) ÷ −0.25 × 100
+    expect(f.unrealizedPct).toBe(140); // 1.05 ÷ |−0.75| × 100: the sign of the unrealized P&L
     expect(f.realized).toBe(-5n);
     expect(f.netFees).toBe(7n);
+  });
+
+  it('takes unrealized_pct against the cost basis, with the sign of unrealized_usd for every sign of the cost', () => {
+    // Positive cost basis: a gain and a loss.
+    expect(figures(10_000_000, 500_000, 0.6).unrealizedPct).toBe(20); // 1 ÷ 5
+    expect(figures(4_000_000, 450_000, 0.4).unrealizedPct).toBe(-11.111111); // −0.2 ÷ 1.8
+    // Negative cost basis (a conversion's negative yes price): a gain is positive, a loss negative.
+    const gain = figures(2_000_000_000, -500_000, 0.75); // cost −1000, unrealized +2500
+    expect(gain.unrealized).toBe(2_500_000_000n);
+    expect(gain.unrealizedPct).toBe(250);
+    const loss = figures(1_000_000, -100_000, 0); // cost −0.1, price 0: unrealized −(−0.1)·1 = +0.1
+    expect(loss.unrealizedPct).toBe(100);
+    const below = figures(1_000_000, -100_000, null); // no price: unrealized 0
+    expect(below.unrealizedPct).toBe(0);
+    for (const [shares, avg, price] of [
+      [3_000_000, -250_000, 0.1],
+      [7_000_000, -1_300_000, 0.02],
+      [5_000_000, 200_000, 0.9],
+      [5_000_000, 900_000, 0.1],
+    ] as const) {
+      const f = figures(shares, avg, price);
+      expect(Math.sign(f.unrealizedPct), `${shares} at ${avg}, price ${price}`).toBe(
+        Math.sign(Number(f.unrealized)),
+      );
+    }
+    // Zero cost basis (no shares, or shares at an avg price of 0): 0, whatever the unrealized P&L.
+    expect(figures(0, 400_000, 0.9).unrealizedPct).toBe(0);
+    const free = figures(2_000_000, 0, 0.5);
+    expect(free.unrealized).toBe(1_000_000n);
+    expect(free.unrealizedPct).toBe(0);
   });
 
   it('prices a token without a price at its avg: value = cost, unrealized 0, open', () => {

@@ -111,7 +111,8 @@ function worldPositions(): Pos[] {
       out.push(
         pos(addr(0x100 + i), token, {
           shares: ((i * 5 + j) % 4) * 1_500_000,
-          avg: 100_000 * (1 + ((i + j) % 9)),
+          // From −0.1 (a conversion's negative yes price, docs/positions.md) to 0.7, 0 included.
+          avg: 100_000 * (((i + j) % 9) - 1),
           realized: ((i * 3 + j) % 5) * 250_000 - 500_000,
           fees: j * 10_000,
           fills: i + j,
@@ -284,7 +285,8 @@ function expected(p: Pos): { position: Position; total: number } {
       current: { price, value_usd: valueMicro / 1e6 },
       pnl: {
         unrealized_usd: unrealMicro / 1e6,
-        unrealized_pct: p.avg === 0 ? 0 : round6(((price - p.avg / 1e6) / (p.avg / 1e6)) * 100),
+        // Against the cost basis, with the unrealized P&L's sign (a negative avg included); 0 at a 0 cost.
+        unrealized_pct: costMicro === 0 ? 0 : round6((unrealMicro / Math.abs(costMicro)) * 100),
         realized_usd: p.realized / 1e6,
       },
     },

@@ -64,7 +64,9 @@ export const PositionPnL = Type.Object(
   {
     unrealized_usd: Type.Number({ description: 'shares × (price − avg_entry_price)' }),
     unrealized_pct: Type.Number({
-      description: '(price − avg_entry_price) ÷ avg_entry_price × 100; 0 when avg is 0',
+      description:
+        'unrealized_usd ÷ |total_cost_usd| × 100 (the sign of unrealized_usd, a negative avg price included); ' +
+        '0 when total_cost_usd is 0',
     }),
     realized_usd: Type.Number(),
   },

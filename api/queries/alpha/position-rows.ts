@@ -6,13 +6,14 @@
  *   shares, avg price, realized, bought, fees = base units ÷ 1e6;
  *   total_cost = shares × avg_price (cost basis of the shares held);
  *   price = the token's current price, or the avg entry price when none is known (unrealized 0);
- *   value = shares × price; unrealized = shares × (price − avg); unrealized_pct = (price − avg) ÷ avg × 100
- *   (0 when avg is 0); USD figures rounded to the base unit (6 dp), from integers where possible;
+ *   value = shares × price; unrealized = shares × (price − avg); unrealized_pct = unrealized ÷ |total_cost|
+ *   × 100 (0 when total_cost is 0; the sign of unrealized for every sign of the avg price: core/unrealized.ts);
+ *   USD figures rounded to the base unit (6 dp), from integers where possible;
  *   side: outcome index 1 → NO, else YES; side_label: the catalog's outcome label, else Yes / No;
  *   status: payout price > 0 → resolved_win, payout price 0 → resolved_loss, else open.
  */
 
-import { unrealizedBase } from '../../../core/unrealized.ts';
+import { unrealizedBase, unrealizedPct } from '../../../core/unrealized.ts';
 import type { Position } from '../../../schemas/api/alpha-positions.ts';
 import { ApiError } from '../../errors.ts';
 import type { RouteContext } from '../../routes/context.ts';
@@ -160,9 +161,6 @@ export function roundDiv(a: bigint, b: bigint): bigint {
 /** Base units (6 decimals) → a JSON number. */
 export const units = (v: bigint | string): number => Number(v) / 1e6;
 
-/** A float rounded to 6 decimals (no float noise in percentages). */
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
-
 /** The numbers of one position, in base units where they are money (exact sums and comparisons). */
 export interface PositionFigures {
   shares: bigint;
@@ -217,7 +215,7 @@ export function positionFigures(
     value,
     unrealized,
     price,
-    unrealizedPct: avgPrice === 0n ? 0 : round6(((price - avg) / avg) * 100),
+    unrealizedPct: unrealizedPct(unrealized, cost),
     status,
   };
 }

@@ -21,7 +21,7 @@ import { accessPlugin } from './plugins/access.ts';
 import { registerAdmin } from './plugins/admin.ts';
 import { cachePlugin } from './plugins/cache.ts';
 import { docsPlugin } from './plugins/docs.ts';
-import { errorsPlugin } from './plugins/errors.ts';
+import { errorsPlugin, handleError } from './plugins/errors.ts';
 import { gonePathsPlugin } from './plugins/gone.ts';
 import { unencapsulated } from './plugins/unencapsulated.ts';
 import { createAlphaMarketSlugs } from './queries/alpha/market-slugs.ts';
@@ -29,6 +29,7 @@ import { healthRoutes } from './routes/health.ts';
 import { DATA_ROUTES, type RouteContext, type RoutePlugin } from './routes/index.ts';
 import { retiredRoutes } from './routes/retired.ts';
 import { resolveApiSecret } from './secret.ts';
+import { AJV_OPTIONS, MAX_PATH_PARAM_LENGTH } from './validation.ts';
 
 export interface AppOptions {
   /** Signs pagination cursors; default: PMDATA_SECRET, or the embedded mode's kept secret. */
@@ -141,11 +142,12 @@ export async function buildApp(deps: Deps & AppOptions): Promise<App> {
     keepAliveTimeout: config.keepAliveTimeoutMs,
     bodyLimit: 64 * 1024,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    ajv: {
-      // Every violation in one 422, not only the first; query strings coerced to the declared types.
-      customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: true },
-    },
+    // A path parameter of any length reaches its schema (a 422 naming it); the request line itself is
+    // bounded by Node's 16 KiB header limit, and no route has a regular-expression parameter.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    ajv: AJV_OPTIONS,
+    // A URL the router cannot decode answers SPEC's general body too.
+    frameworkErrors: handleError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(pmdataApi, {
     deps: { config: deps.config, log: deps.log, clickhouse: deps.clickhouse, redis: deps.redis },

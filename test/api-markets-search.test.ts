@@ -222,6 +222,7 @@ describe('GET /v2/markets/search', () => {
           expect(body.count).toBe(want.length);
           expect(body.query).toBe(q);
           expect(body.venues_searched).toEqual(['alpha', 'beta', 'delta', 'epsilon', 'gamma']);
+          expect(body.venues_failed).toEqual([]);
           seen += want.length;
         }
       }
@@ -271,6 +272,8 @@ describe('GET /v2/markets/search', () => {
       ['', 'q'],
       ['q=will&limit=0', 'limit'],
       ['q=will&limit=101', 'limit'],
+      ['q=bitcoin&limit=1e309', 'limit'],
+      ['q=bitcoin&limit=Infinity', 'limit'],
       ['q=will&venue=alpha,zeta', 'venue'],
       ['q=will&venue=,', 'venue'],
       ['q=will&status=resolved', 'status'],
@@ -291,12 +294,26 @@ describe('GET /v2/markets/search', () => {
   });
 
   // Last: drops a table.
-  it('a venue that cannot be read leaves the others answering', async () => {
+  it('a venue that cannot be read: the others answer and venues_failed names it; every venue failing is a 500', async () => {
     await t.deps.clickhouse.command('test.drop', 'DROP TABLE gamma_markets');
     const body = await search('q=will&limit=100');
     expect(body.venues_searched).toEqual(['alpha', 'beta', 'delta', 'epsilon', 'gamma']);
+    expect(body.venues_failed).toEqual(['gamma']);
     expect(body.markets).toEqual(expected('will', 'open', 100, ['alpha', 'beta', 'delta', 'epsilon']));
     expect(body.markets.length).toBe(100);
     expect(body.markets.some((m) => m.venue === 'gamma')).toBe(false);
+    // Nothing could be read: not an empty 200 but the server fault, with the general body.
+    for (const params of ['q=will&venue=gamma', 'q=bitcoin&venue=gamma,gamma&limit=5']) {
+      const res = await get(`/v2/markets/search?${params}`);
+      expect(res.statusCode, params).toBe(500);
+      expect(res.json()).toEqual({
+        error: 'Internal Server Error',
+        message: expect.stringMatching(/request id/),
+      });
+    }
+    // The venues that can be read still answer alone.
+    const alpha = await search('q=will&venue=alpha,delta&limit=10');
+    expect(alpha.venues_failed).toEqual([]);
+    expect(alpha.markets).toEqual(expected('will', 'open', 10, ['alpha', 'delta']));
   });
 });

@@ -111,6 +111,15 @@ describe('metrics server', () => {
       expect(res.status).toBe(200);
       expect(await res.text()).toContain('# TYPE pmdata_stream_connections gauge');
       expect((await fetch(`${base}/health`)).status).toBe(200);
+      // A stream path without a key, asked over plain HTTP: 401 with the general body, as on a handshake.
+      for (const path of ['/v1', '/v1/']) {
+        const noKey = await fetch(`${base}${path}`);
+        expect(noKey.status, path).toBe(401);
+        expect(await noKey.json()).toEqual({
+          error: 'Unauthorized',
+          message: expect.stringContaining('/v1/<API key>'),
+        });
+      }
     } finally {
       await stream.close();
     }

@@ -8,6 +8,7 @@ import {
   connect,
   createStreamTestEnv,
   handshake,
+  handshakeAt,
   type StreamTestEnv,
   startTestStream,
   type TestStream,
@@ -45,6 +46,19 @@ describe('stream handshake and protocol', () => {
     expect(await handshake(a.url, free.key)).toEqual({
       status: 403,
       body: { error: 'Forbidden', message: expect.any(String) },
+    });
+  });
+
+  it('answers 401 with the error body when the path has no key (/v1, /v1/), 404 off /v1', async () => {
+    for (const path of ['/v1', '/v1/', '/v1?x=1', '/v1//']) {
+      expect(await handshakeAt(`${a.url}${path}`), path).toEqual({
+        status: 401,
+        body: { error: 'Unauthorized', message: expect.stringContaining('/v1/<API key>') },
+      });
+    }
+    expect(await handshakeAt(`${a.url}/v2/stream`)).toEqual({
+      status: 404,
+      body: { error: 'Not Found', message: expect.any(String) },
     });
   });
 

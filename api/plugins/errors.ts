@@ -50,6 +50,7 @@ const TYPES: Record<string, string> = {
   additionalProperties: 'extra_forbidden',
   format: 'format_error',
   anyOf: 'union_error',
+  finite: 'finite_number',
 };
 
 function messageFor(e: AjvLikeError): string {
@@ -77,6 +78,8 @@ function messageFor(e: AjvLikeError): string {
       return `Input should be ${(p.allowedValues as unknown[]).map((v) => `'${v}'`).join(', ')}`;
     case 'additionalProperties':
       return 'Extra inputs are not permitted';
+    case 'finite':
+      return 'Input should be a finite number';
     default:
       return e.message ?? 'Invalid input';
   }

@@ -9,7 +9,7 @@ import type { Deps } from '../../core/deps.ts';
 import { adminAuthOf, metricsEndpoint } from '../../core/metrics-server.ts';
 import { createAlphaMarketSlugs } from '../queries/alpha/market-slugs.ts';
 import { type StreamSettings, streamSettings } from './config.ts';
-import { createStreamService, type StreamService } from './service.ts';
+import { createStreamService, MISSING_STREAM_KEY, type StreamService, streamPathKey } from './service.ts';
 
 export interface RunningStream {
   service: StreamService;
@@ -55,12 +55,16 @@ export async function startStream(
     });
     const answer = (req: IncomingMessage, res: ServerResponse) => {
       const ok = req.url === '/health';
-      res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
+      // The stream's path without a key is a missing key, as on a handshake.
+      const noKey = !ok && streamPathKey(req.url ?? '') === '';
+      res.writeHead(ok ? 200 : noKey ? 401 : 404, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify(
           ok
             ? { status: 'ok', ...service.stats() }
-            : { error: 'Not Found', message: 'The stream is served over WebSocket at /v1/<API key>' },
+            : noKey
+              ? { error: 'Unauthorized', message: MISSING_STREAM_KEY }
+              : { error: 'Not Found', message: 'The stream is served over WebSocket at /v1/<API key>' },
         ),
       );
     };

@@ -1,7 +1,7 @@
 /**
  * The streaming service (docs/streaming.md): WebSocket connections at `/v1/<API key>` on any HTTP server
  * (the API's under `pmdata up`, its own under `pmdata stream`). The handshake answers HTTP errors before
- * upgrading: 401 unknown or revoked key, 403 Free, 429 the key's connection limit (counted in Redis
+ * upgrading: 401 missing, unknown or revoked key, 403 Free, 429 the key's connection limit (counted in Redis
  * across processes), 503 this process's STREAM_MAX_CONNECTIONS or shutting down.
  *
  * Scale-out: the process subscribes once to the follower's Redis channels and `pmdata:crypto:prices`,
@@ -50,7 +50,7 @@ export interface StreamStats {
 }
 
 export interface StreamService {
-  /** Serves upgrades at /v1/<key> on `server` (other upgrade paths get 404). */
+  /** Serves upgrades at /v1/<key> on `server` (/v1 without a key gets 401, other upgrade paths 404). */
   attach(server: Server): void;
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Resolves once the Redis subscription is in place. */
@@ -69,6 +69,20 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too Many Requests',
   503: 'Service Unavailable',
 };
+
+/** What a request to the stream's path without a key is told (401, over a handshake or plain HTTP). */
+export const MISSING_STREAM_KEY = 'Missing API key: connect to /v1/<API key> with your key in the path';
+
+/**
+ * The key in a stream path `/v1/<key>` (a trailing slash and a query string allowed), still
+ * percent-encoded; '' for `/v1` or `/v1/` (no key); null for a path that is not the stream's.
+ */
+export function streamPathKey(url: string): string | null {
+  const path = url.split('?')[0]!;
+  if (/^\/v1\/*$/.test(path)) return '';
+  const match = /^\/v1\/([^/]+)\/?$/.exec(path);
+  return match ? match[1]! : null;
+}
 
 function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ error: STATUS_TEXT[status], message });
@@ -210,13 +224,13 @@ export function createStreamService(o: StreamServiceOptions): StreamService {
   }
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const path = (req.url ?? '').split('?')[0]!;
-    const match = /^\/v1\/([^/]+)\/?$/.exec(path);
-    if (!match) return refuse(socket, 404, 'The stream is served at /v1/<API key>');
+    const raw = streamPathKey(req.url ?? '');
+    if (raw === null) return refuse(socket, 404, 'The stream is served at /v1/<API key>');
+    if (raw === '') return refuse(socket, 401, MISSING_STREAM_KEY);
     if (closing) return refuse(socket, 503, 'The stream service is restarting: reconnect shortly');
     let key: string;
     try {
-      key = decodeURIComponent(match[1]!);
+      key = decodeURIComponent(raw);
     } catch {
       return refuse(socket, 401, 'Invalid API key');
     }

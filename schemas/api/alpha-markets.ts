@@ -5,10 +5,9 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { AlphaMarket, MARKET_STATUSES } from './alpha-catalog.ts';
-import { cursorQuery, Pagination, StringEnum } from './common.ts';
+import { canonicalIdParam, cursorQuery, MAX_LIST_ITEMS, Pagination, StringEnum } from './common.ts';
 
-/** Items of an array parameter (the key repeated: `?tags=a&tags=b`). */
-export const MAX_LIST_ITEMS = 50;
+export { MAX_LIST_ITEMS };
 
 export const MARKET_SORTS = [
   'volume',
@@ -77,7 +76,7 @@ const FILTERS = {
   market_id: list("The venue's market id"),
   market_slug: list('Market slug'),
   token_id: list('Outcome token id (decimal); matches either outcome'),
-  canonical_id: list('Canonical outcome id (pmc_…); matches either outcome'),
+  canonical_id: canonicalIdParam(),
   sort: Type.Optional(
     StringEnum(MARKET_SORTS, {
       default: 'volume',

@@ -109,6 +109,23 @@ export const keyedErrorResponses = {
   503: errorResponse('Service Unavailable: retry with backoff'),
 } as const;
 
+/** Items of an array parameter (the key repeated: `?tags=a&tags=b`). */
+export const MAX_LIST_ITEMS = 50;
+
+/** What every canonical outcome id matches (core/canonical-id.ts). */
+export const CANONICAL_ID_SOURCE = '^pmc_[a-z2-7]{12}$';
+
+/** The `canonical_id` filter of every market list: anything but `pmc_` + 12 base32 characters → 422 naming it. */
+export const canonicalIdParam = () =>
+  Type.Optional(
+    Type.Array(Type.String({ pattern: CANONICAL_ID_SOURCE }), {
+      maxItems: MAX_LIST_ITEMS,
+      description:
+        `Canonical outcome id (pmc_ + 12 base32 characters); matches a market when any of its outcomes ` +
+        `has it; repeat the key for several (up to ${MAX_LIST_ITEMS})`,
+    }),
+  );
+
 /**
  * A string enum as one JSON Schema `enum` (TypeBox's union of literals becomes `anyOf`, which reports
  * one error per branch): one violation, one 422 detail entry.

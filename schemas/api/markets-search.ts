@@ -68,6 +68,12 @@ export const MarketsSearchResponse = Type.Object(
     query: Type.String({ description: 'The q parameter as given' }),
     count: Type.Integer({ description: 'Markets in this response' }),
     venues_searched: Type.Array(Type.String(), { description: 'The venues searched, sorted alphabetically' }),
+    venues_failed: Type.Array(Type.String(), {
+      description:
+        'The venues searched whose data could not be read (empty when every venue answered): their markets ' +
+        'are missing from this answer; retry later for a complete one. When every venue searched fails the ' +
+        'answer is a 500 (503 when temporary), never an empty list',
+    }),
     markets: Type.Array(SearchMarket, {
       description:
         "Interleaved round-robin across venues (one of each venue's in turn, venues in alphabetical order); " +

@@ -5,16 +5,13 @@
  * integer ids. Each venue's own parameters and resource are in schemas/api/<venue>-markets.ts.
  */
 import { Type } from '@sinclair/typebox';
-import { MAX_LIST_ITEMS } from './alpha-markets.ts';
-import { StringEnum } from './common.ts';
+import { CANONICAL_ID_SOURCE, canonicalIdParam, MAX_LIST_ITEMS, StringEnum } from './common.ts';
 
-export { MAX_LIST_ITEMS };
+export { CANONICAL_ID_SOURCE, canonicalIdParam, MAX_LIST_ITEMS };
 
 export const VENUE_STATUS_FILTERS = ['open', 'closed'] as const;
 /** A served market's `status`. */
 export const VENUE_MARKET_STATUSES = ['open', 'closed', 'resolved'] as const;
-
-export const CANONICAL_ID_SOURCE = '^pmc_[a-z2-7]{12}$';
 
 export const statusParam = () =>
   Type.Optional(
@@ -47,16 +44,6 @@ export const integerList = (description: string) =>
     Type.Array(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), {
       maxItems: MAX_LIST_ITEMS,
       description: `${description}; repeat the key for several (up to ${MAX_LIST_ITEMS}), any of them matches`,
-    }),
-  );
-
-export const canonicalIdParam = () =>
-  Type.Optional(
-    Type.Array(Type.String({ pattern: CANONICAL_ID_SOURCE }), {
-      maxItems: MAX_LIST_ITEMS,
-      description:
-        `Canonical outcome id (pmc_ + 12 base32 characters); matches a market when any of its outcomes ` +
-        `has it; repeat the key for several (up to ${MAX_LIST_ITEMS})`,
     }),
   );
 

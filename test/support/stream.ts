@@ -168,8 +168,13 @@ export async function connect(
 
 /** The HTTP answer to a handshake that is refused: status and JSON body. */
 export function handshake(url: string, key: string): Promise<{ status: number; body: unknown }> {
+  return handshakeAt(`${url}/v1/${key}`);
+}
+
+/** The same at any path of the server (`ws://host:port/path`). */
+export function handshakeAt(wsUrl: string): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${url}/v1/${key}`);
+    const ws = new WebSocket(wsUrl);
     ws.once('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (c: Buffer) => {

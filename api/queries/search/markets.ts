@@ -6,9 +6,12 @@
  *
  * One read per venue, all run at once; a venue without alpha's list gets its first outcome's canonical id
  * from `canonical_outcomes` by primary key (venue, market) in a second read. A venue whose reads fail is
- * logged and left out of `markets` (still listed in `venues_searched`): the others answer.
+ * logged, left out of `markets` and named in `venues_failed`: the others answer. When every venue
+ * searched failed there is no answer to give: the failure itself is thrown (the error handler's 500, or
+ * 503 when every failure is temporary), never an empty list.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { isRetryable } from '../../../core/errors.ts';
 import {
   type MarketsSearchQuery,
   type MarketsSearchResponse,
@@ -202,14 +205,24 @@ export async function marketsSearch(
   const venues = parseVenues(q.venue);
   const status = q.status ?? 'open';
   const limit = q.limit ?? 20;
-  const results = await Promise.all(
-    venues.map((venue) =>
-      searchVenue(ctx, venue, words, status, limit).catch((err: unknown) => {
-        log.error({ err, venue }, 'Failed to search a venue; answered without it');
-        return [] as SearchMarket[];
-      }),
-    ),
+  const settled = await Promise.allSettled(
+    venues.map((venue) => searchVenue(ctx, venue, words, status, limit)),
   );
+  const results: SearchMarket[][] = [];
+  const failed: SearchVenue[] = [];
+  const errors: unknown[] = [];
+  settled.forEach((r, i) => {
+    if (r.status === 'fulfilled') {
+      results.push(r.value);
+      return;
+    }
+    const venue = venues[i]!;
+    failed.push(venue);
+    errors.push(r.reason);
+    log.error({ err: r.reason, venue }, 'Failed to search a venue; answered without it');
+  });
+  // Nothing could be read: the fault, not an empty list (a temporary one only when all of them are).
+  if (results.length === 0) throw errors.find((e) => !isRetryable(e)) ?? errors[0];
   const markets = interleave(results, limit);
-  return { query: q.q, count: markets.length, venues_searched: venues, markets };
+  return { query: q.q, count: markets.length, venues_searched: venues, venues_failed: failed, markets };
 }

@@ -17,7 +17,8 @@ export async function marketsSearchRoutes(scope: FastifyInstance, ctx: RouteCont
           "prefix, in any order. Each venue's results are ranked by relevance (2 per query word found " +
           'whole, 1 more when the title begins with the query), then volume; the answer interleaves them ' +
           'round-robin across venues up to limit. Fields without a value are omitted. A venue that cannot ' +
-          'be read is left out and the others answer. Counted toward the monthly quota.',
+          'be read is left out, named in venues_failed, and the others answer; when no venue searched can be ' +
+          'read the answer is a 500 (503 when temporary). Counted toward the monthly quota.',
         tags: ['markets'],
         querystring: MarketsSearchQuery,
         response: { 200: MarketsSearchResponse, ...keyedErrorResponses },

@@ -26,7 +26,7 @@ import { createFlows } from './world/activity-flows.ts';
 import { type Catalog, type CatalogSize, generateCatalog } from './world/catalog.ts';
 import { createLedger, exportLedger, type Ledger, type LedgerExport } from './world/ledger.ts';
 import { createWorldState, type WorldState } from './world/state.ts';
-import { createWallets, type WalletSet } from './world/wallets.ts';
+import { type Behaviour, createWallets, type WalletSet } from './world/wallets.ts';
 
 /** Default world start: two days before alpha's V1 → V2 cutover (2026-04-28). */
 export const DEFAULT_START_TIME = Date.UTC(2026, 3, 26);
@@ -46,6 +46,8 @@ export interface StartSimOptions {
   blockTime?: number;
   /** World start, Unix ms (default DEFAULT_START_TIME). */
   startTime?: number;
+  /** Days of world time (default the size's; see GenerateCatalogOptions.horizonDays). */
+  horizonDays?: number;
   /** Start the venue replicas (default true). */
   replicas?: boolean;
   /** Number of wallets (default by size). */
@@ -66,6 +68,10 @@ export interface StartSimOptions {
   housekeeping?: number;
   /** USDC a market maker splits into inventory at a time (default [1000, 3000]). */
   mmInventory?: [number, number];
+  /** Behaviours that never fill as makers (default none; see WorldRunnerOptions.takersOnly). */
+  takersOnly?: readonly Behaviour[];
+  /** Taker weights by behaviour replacing the defaults (see WorldRunnerOptions.takerWeights). */
+  takerWeights?: Partial<Record<Behaviour, number>>;
   /** Wallet-to-wallet outcome-token transfers per trading market and day (default 3; see WorldRunnerOptions). */
   transfersPerMarketDay?: number;
   /** V1 → V2 cutover, Unix ms (default: 2026-04-28 when inside the horizon, else 40 % into it). */
@@ -115,7 +121,7 @@ export interface Sim {
 export async function startSim(options: StartSimOptions): Promise<Sim> {
   const seed = String(options.seed);
   const startTime = options.startTime ?? DEFAULT_START_TIME;
-  const catalog = generateCatalog({ seed, size: options.size, startTime });
+  const catalog = generateCatalog({ seed, size: options.size, startTime, horizonDays: options.horizonDays });
   const state = createWorldState(catalog);
   const wallets = createWallets({ seed, count: options.wallets ?? WALLETS_BY_SIZE[options.size] });
   const start = Math.floor(catalog.startTime / 1000);
@@ -145,6 +151,8 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
       matchesPerMarketDay: options.matchesPerMarketDay,
       makersPerMatch: options.makersPerMatch,
       mmInventory: options.mmInventory,
+      takersOnly: options.takersOnly,
+      takerWeights: options.takerWeights,
       transfersPerMarketDay: options.transfersPerMarketDay,
       housekeeping: options.housekeeping,
       cutoverTime:

@@ -22,6 +22,7 @@ import { redisAnswers } from '../../core/redis.ts';
 import { ensureRedisServerBinary, findRedisServer } from '../../core/redis-server.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
 import { BUILD_DIR, compileContracts, contractsCompiled } from '../../sim/chain/compile.ts';
+import { demoWorldOptions } from '../../sim/demo-world.ts';
 import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
 import type { WalletSet } from '../../sim/world/wallets.ts';
@@ -161,7 +162,14 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   }
   line(`Starting the simulated world (seed "${opts.seed}", size ${opts.size})...`);
   const t0 = performance.now();
-  const sim = await startSim({ seed: opts.seed, size: opts.size, live: true, ratePerSecond: opts.rate, log });
+  const sim = await startSim({
+    seed: opts.seed,
+    size: opts.size,
+    ...demoWorldOptions(opts.size),
+    live: true,
+    ratePerSecond: opts.rate,
+    log,
+  });
   let runtime: Runtime | undefined;
   let stopping: Promise<void> | undefined;
   const stopAll = () => (stopping ??= runtime ? runtime.close() : sim.stop());

@@ -54,7 +54,7 @@ export const BETA_MARKETS = defineTable('beta_markets', {
   close_time: c.nullableTime,
   expected_expiration_time: c.nullableTime,
   settlement_time: c.nullableTime,
-  /** Not served by the upstream: null. */
+  /** settlement_ts − settlement_timer_seconds; null until settled. */
   determination_time: c.nullableTime,
   can_close_early: c.bool,
   strike_type: c.nullableText,

@@ -59,6 +59,13 @@ export interface WorldRunnerOptions {
   /** USDC a market maker splits into inventory at a time, inclusive range (default [1000, 3000]). */
   mmInventory?: [number, number];
   /**
+   * Behaviours whose wallets only take (never fill another taker's match as a maker; default none): a
+   * whale that takes only trades at its own size.
+   */
+  takersOnly?: readonly Behaviour[];
+  /** Taker weights by behaviour replacing the defaults (TAKER_WEIGHT) for the behaviours named. */
+  takerWeights?: Partial<Record<Behaviour, number>>;
+  /**
    * Mean wallet-to-wallet outcome-token transfers per trading market and day (default 3, scaled by
    * `housekeeping`); live blocks send about this many per `matchesPerMarketDay` matches.
    */
@@ -208,6 +215,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
   const [invLo, invHi] = options.mmInventory ?? [1_000, 3_000];
   const inventory = () => BigInt(rng.int(invLo, invHi)) * USDC;
   const hk = options.housekeeping ?? 1;
+  const takersOnly = new Set(options.takersOnly ?? []);
   const transfersPerDay = options.transfersPerMarketDay ?? 3;
   /** Transfers draw from their own stream, so the other flows keep their draws. */
   const trng = rng.fork('transfers');
@@ -223,7 +231,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
   const events = new Map(catalog.venues.alpha.events.map((e) => [e.key, e]));
   const mms = wallets.byBehaviour.market_maker;
   const traders = wallets.wallets;
-  const takerWeights = traders.map((w) => TAKER_WEIGHT[w.behaviour]);
+  const takerWeights = traders.map((w) => options.takerWeights?.[w.behaviour] ?? TAKER_WEIGHT[w.behaviour]);
 
   const markets: LiveMarket[] = catalog.venues.alpha.markets.map((cm) => {
     const a = cm.alpha;
@@ -755,7 +763,10 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     const extra = [];
     for (let i = 0; i < nMakers + 4; i++) extra.push(rng.pick(traders));
     const candidates = [...rng.shuffle(pool), ...extra].filter(
-      (w, i, arr) => w.address !== taker.address && arr.findIndex((x) => x.address === w.address) === i,
+      (w, i, arr) =>
+        w.address !== taker.address &&
+        !takersOnly.has(w.behaviour) &&
+        arr.findIndex((x) => x.address === w.address) === i,
     );
     const makers: { w: SimWallet; side: 0 | 1; tokenId: bigint; shares: bigint; c: number }[] = [];
     let remaining = wantUnits;

@@ -19,6 +19,25 @@ describe('catalog', () => {
     expect(JSON.stringify(a.venues.alpha.markets)).not.toBe(JSON.stringify(c.venues.alpha.markets));
   });
 
+  it("horizonDays spreads the same topics over more days; the default is the size's", () => {
+    const day = 86_400_000;
+    const a = generateCatalog({ seed: 42, size: 'small', startTime: START });
+    const same = generateCatalog({ seed: 42, size: 'small', startTime: START, horizonDays: 3 });
+    const b = generateCatalog({ seed: 42, size: 'small', startTime: START, horizonDays: 6 });
+    expect(JSON.stringify(same)).toBe(JSON.stringify(a));
+    expect(a.endTime - a.startTime).toBe(3 * day);
+    expect(b.endTime - b.startTime).toBe(6 * day);
+    expect(b.venues.alpha.markets.map((m) => m.question.replace(/\d/g, ''))).toEqual(
+      a.venues.alpha.markets.map((m) => m.question.replace(/\d/g, '')),
+    );
+    const lastEnd = (c: typeof a) => Math.max(...c.venues.alpha.markets.map((m) => m.endTime));
+    expect(lastEnd(b)).toBeGreaterThan(lastEnd(a));
+    for (const bad of [0, 1.5, -2])
+      expect(() => generateCatalog({ seed: 42, size: 'small', startTime: START, horizonDays: bad })).toThrow(
+        /horizonDays/,
+      );
+  });
+
   it('a small world has about 20 alpha markets and every venue lists markets', () => {
     const cat = generateCatalog({ seed: 1, size: 'small', startTime: START });
     expect(cat.venues.alpha.markets.length).toBeGreaterThanOrEqual(15);

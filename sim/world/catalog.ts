@@ -46,6 +46,8 @@ export interface GenerateCatalogOptions {
   size: CatalogSize;
   /** World start, Unix ms (UTC). Trading and all planned resolutions happen at or after it. */
   startTime: number;
+  /** Days of world time (default the size's: small 3, medium 7, large 14); the same topics spread over them. */
+  horizonDays?: number;
 }
 
 export type TopicKind =
@@ -976,8 +978,14 @@ function categoriesFor(venue: VenueCode): CatalogCategory[] {
 
 /** Builds the deterministic catalog of a world. Same options → deep-equal result. */
 export function generateCatalog(options: GenerateCatalogOptions): Catalog {
-  const spec = SIZES[options.size];
-  if (!spec) throw new Error(`unknown catalog size ${String(options.size)}`);
+  const sized = SIZES[options.size];
+  if (!sized) throw new Error(`unknown catalog size ${String(options.size)}`);
+  if (
+    options.horizonDays !== undefined &&
+    !(Number.isInteger(options.horizonDays) && options.horizonDays >= 1)
+  )
+    throw new Error(`horizonDays must be a whole number of days ≥ 1, got ${options.horizonDays}`);
+  const spec: SizeSpec = { ...sized, horizonDays: options.horizonDays ?? sized.horizonDays };
   if (!Number.isFinite(options.startTime))
     throw new Error('generateCatalog needs a numeric startTime (Unix ms)');
   const seed = String(options.seed);

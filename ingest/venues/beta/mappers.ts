@@ -11,8 +11,9 @@
  *   amended or finalized → resolved; `result` '' → null;
  * - the event gives `event_title`, `event_subtitle`, `series_ticker` and `category`, the series `tags`;
  *   `group_label` is `yes_sub_title` when the event is mutually exclusive and has more than one market;
- * - `custom_strike` (an object upstream) is stored as its JSON text; `determination_time` is not served
- *   (null).
+ * - `custom_strike` (an object upstream) is stored as its JSON text;
+ * - `determination_time` = `settlement_ts` − `settlement_timer_seconds` (the upstream settles a market
+ *   that long after its determination); null until the market is settled (`settlement_ts` served).
  */
 import type { RowOf } from '../../../core/clickhouse/table.ts';
 import { searchWords } from '../../../core/search-words.ts';
@@ -73,6 +74,14 @@ export function isMultivariate(m: MarketPayload): boolean {
   return typeof m.mve_collection_ticker === 'string' && m.mve_collection_ticker !== '';
 }
 
+/** When the market was determined: its settlement time minus the settlement timer (null before). */
+export function determinationOf(m: MarketPayload): number | null {
+  const settled = timeOf(m.settlement_ts);
+  const timer = m.settlement_timer_seconds;
+  if (settled === null || timer === null || timer === undefined) return null;
+  return settled - timer * 1000;
+}
+
 export function marketRow(m: MarketPayload, event: EventInfo | null, tags: readonly string[]): BetaMarketRow {
   const volume = fixed(m.volume_fp);
   const openInterest = fixed(m.open_interest_fp);
@@ -103,7 +112,7 @@ export function marketRow(m: MarketPayload, event: EventInfo | null, tags: reado
     close_time: timeOf(m.close_time),
     expected_expiration_time: timeOf(m.expected_expiration_time),
     settlement_time: timeOf(m.settlement_ts),
-    determination_time: null,
+    determination_time: determinationOf(m),
     can_close_early: m.can_close_early,
     strike_type: m.strike_type ?? null,
     custom_strike: m.custom_strike ? JSON.stringify(m.custom_strike) : null,

@@ -57,6 +57,8 @@ export const MarketPayload = Type.Object({
   result: Type.String(),
   can_close_early: Type.Boolean(),
   settlement_ts: OptTime,
+  /** Seconds from determination to settlement. */
+  settlement_timer_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
   strike_type: OptStr,
   custom_strike: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
   mve_collection_ticker: OptStr,

@@ -12,7 +12,9 @@
  *   latest trade price given by the sync (`yes`), NO = 1 − YES (4 places); null when unknown;
  * - amounts: the decimal USD strings as numbers; a child's 24 h and 7 d volumes are not served: 0;
  * - times: Unix seconds → ms, 0 → null; `end_time` = `cutoff_time` = `cutoffAt`;
- * - not served by the upstream: `slug`, `event_slug` ('' and null), `labels` ([]), `thumbnail_url` ('').
+ * - `slug`: the record's `slug` ('' when not served); a child's `event_slug` is its parent's slug (null for
+ *   a binary market, or when the parent serves none);
+ * - not served by the upstream: `labels` ([]), `thumbnail_url` ('').
  */
 import type { RowOf } from '../../../core/clickhouse/table.ts';
 import { searchWords } from '../../../core/search-words.ts';
@@ -87,7 +89,7 @@ export function marketRow(
     group_label: parent ? m.marketTitle : null,
     category: '',
     tags: [],
-    slug: '',
+    slug: m.slug ?? '',
     description: m.rules ?? '',
     market_type: parent ? 'categorical' : 'binary',
     volume_24h_usd: usd(own?.volume24h),
@@ -96,7 +98,7 @@ export function marketRow(
     question_id: m.questionId ?? '',
     result_token_id: m.resultTokenId ? m.resultTokenId : null,
     event_id: parent ? parent.marketId : null,
-    event_slug: null,
+    event_slug: parent?.slug ? parent.slug : null,
     labels: [],
     thumbnail_url: '',
     chain_id: m.chainId ?? parent?.chainId ?? '',

@@ -28,6 +28,8 @@ const Id = Type.Integer({ minimum: 1 });
 const Common = {
   marketId: Id,
   marketTitle: Type.String(),
+  /** The slug `/market/slug/{slug}` takes (not listed in the file's MarketData; absent → ''). */
+  slug: Str,
   /** 1 Created, 2 Activated, 3 Resolving, 4 Resolved, 5 Failed, 6 Deleted. */
   status: Type.Integer({ minimum: 1, maximum: 6 }),
   statusEnum: Str,

@@ -14,9 +14,9 @@
  * - `winning_outcome` the index of `winningOutcome` in `outcomes`, `payout_numerators` 1 for it and 0
  *   for the others once resolved, else [];
  * - `created_time` = `startDate`, `end_time` = `endDate`, `resolved_time` = `resolvedAt`;
- * - not served: `market_variant` ('' unless `marketVariant`), `image_url` ('' unless `image`),
- *   `is_yield_bearing` (false unless `isYieldBearing`), `resolution_block`, `resolution_tx`,
- *   `updated_time` (null), `category` ('').
+ * - `market_variant` = `marketVariant`, `image_url` = `image` (fields of the live API the file does not
+ *   list; '' when absent); `is_yield_bearing` false unless `isYieldBearing`;
+ * - not served: `resolution_block`, `resolution_tx`, `updated_time` (null), `category` ('').
  */
 import type { RowOf } from '../../../core/clickhouse/table.ts';
 import { searchWords } from '../../../core/search-words.ts';

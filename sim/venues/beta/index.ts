@@ -38,6 +38,12 @@ function malformKeepingId(record: Record<string, unknown>): void {
   }
 }
 
+/**
+ * `settlement_timer_seconds`: a market is determined at the world's resolution and settled (finalized)
+ * this long after; `settlement_ts` (served once settled) − the timer is the determination time.
+ */
+const SETTLEMENT_TIMER_S = 3600;
+
 function notFound(): HttpError {
   return new HttpError(404, { error: { code: 'not_found', message: 'not found', service: 'exchange' } });
 }
@@ -54,7 +60,7 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
     if (now < m.startTime) return 'initialized';
     const st = state.status('beta', m.key);
     if (st.status === 'resolved')
-      return now - (st.resolvedAt ?? now) < 60 * MINUTE ? 'determined' : 'finalized';
+      return now - (st.resolvedAt ?? now) < SETTLEMENT_TIMER_S * 1000 ? 'determined' : 'finalized';
     if (st.status === 'closed') return 'closed';
     return 'active';
   };
@@ -71,7 +77,7 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
     if (now >= m.startTime) t = Math.max(t, m.startTime);
     if (st.closedAt !== null) t = Math.max(t, st.closedAt);
     if (st.resolvedAt !== null) {
-      const finalized = st.resolvedAt + 60 * MINUTE;
+      const finalized = st.resolvedAt + SETTLEMENT_TIMER_S * 1000;
       t = Math.max(t, now >= finalized ? finalized : st.resolvedAt);
     }
     return Math.min(t, Math.max(now, m.createdAt));
@@ -108,7 +114,7 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
       expected_expiration_time: iso(m.resolution?.time ?? m.endTime + 3 * 60 * MINUTE),
       expiration_time: iso(m.endTime + 7 * DAY),
       latest_expiration_time: iso(m.endTime + 7 * DAY),
-      settlement_timer_seconds: 300,
+      settlement_timer_seconds: SETTLEMENT_TIMER_S,
       status,
       response_price_units: 'usd_cent',
       notional_value: 100,
@@ -152,7 +158,8 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
     if (settled) {
       out.settlement_value = st.winningIndex === 0 ? 100 : 0;
       out.settlement_value_dollars = dollars(st.winningIndex === 0 ? 1 : 0);
-      out.settlement_ts = iso(st.resolvedAt ?? now);
+      // Settled (finalized) SETTLEMENT_TIMER_S after the determination; served once settled.
+      if (status === 'finalized') out.settlement_ts = iso((st.resolvedAt ?? now) + SETTLEMENT_TIMER_S * 1000);
     }
     return out;
   };

@@ -4,7 +4,9 @@
  * /token/latest-price, /token/orderbook, /token/price-history, /quoteToken.
  * Every answer is wrapped as `{ code: 0, msg: 'success', result }`. A Yes/No topic is a binary market
  * (marketType 0); a multi-outcome topic is a categorical market (marketType 1) whose `childMarkets` are
- * binary markets with their own token ids. Times are Unix seconds.
+ * binary markets with their own token ids. Times are Unix seconds. Every market carries the `slug`
+ * `/market/slug/{slug}` takes (a binary market's or a child's own slug, a categorical market's event
+ * ticker): the file's `MarketData` does not list it, the endpoint shows the upstream has one.
  */
 import type { Catalog, CatalogEvent, CatalogMarket } from '../../world/catalog.ts';
 import type { WorldState } from '../../world/state.ts';
@@ -54,6 +56,7 @@ export function deltaRoutes(catalog: Catalog, state: WorldState): Route[] {
     return {
       marketId: Number(m.id),
       marketTitle: m.groupItemTitle ?? m.question,
+      slug: m.slug,
       status: code,
       statusEnum: STATUS[code],
       yesLabel: m.outcomes[0],
@@ -117,6 +120,7 @@ export function deltaRoutes(catalog: Catalog, state: WorldState): Route[] {
     return {
       marketId: Number(e.id),
       marketTitle: e.title,
+      slug: e.ticker,
       status: code,
       statusEnum: STATUS[code],
       marketType: 1,

@@ -2,7 +2,8 @@
  * Replica of epsilon's public API (epsilon-api.yaml, "Probable"): events (list, by id, by slug, tags),
  * markets (list with `pagination`, by id), tags, and the order-book data endpoints /book, /midpoint,
  * /price, POST /prices, /prices-history, all under /public/api/v1. Unlike alpha's metadata API,
- * `outcomes` and `clobTokenIds` are real JSON arrays here.
+ * `outcomes` and `clobTokenIds` are real JSON arrays here. A market also carries the live API's `image`
+ * (a made-up URL from its slug) and `marketVariant` (`marketVariant()`), which the file does not list.
  */
 import { createHash } from 'node:crypto';
 import type { Catalog, CatalogEvent, CatalogMarket, CatalogTag } from '../../world/catalog.ts';
@@ -13,6 +14,14 @@ import { intervalMs, MINUTE, priceHistory } from '../market-views.ts';
 import { clampLimit, offsetPage } from '../paging.ts';
 
 const BASE = '/public/api/v1';
+
+/**
+ * A market's `marketVariant`: a game between two teams is `SPORTS_TEAM_MATCH` (every sports topic of the
+ * world is one), anything else `DEFAULT` (the world has no up/down, tweet-count or one-on-one markets).
+ */
+export function marketVariant(m: CatalogMarket): 'SPORTS_TEAM_MATCH' | 'DEFAULT' {
+  return m.sports ? 'SPORTS_TEAM_MATCH' : 'DEFAULT';
+}
 
 function notFound(what: string): HttpError {
   return new HttpError(404, { detail: `${what} not found` });
@@ -55,6 +64,8 @@ export function epsilonRoutes(catalog: Catalog, state: WorldState): Route[] {
       minOrderSize: m.minOrderSize,
       winningOutcome: resolved ? m.outcomes[st.winningIndex ?? 0] : null,
       resolvedAt: st.resolvedAt === null ? null : iso(st.resolvedAt),
+      image: `https://sim.pmdata.local/epsilon/markets/${m.slug}.png`,
+      marketVariant: marketVariant(m),
     };
   };
 

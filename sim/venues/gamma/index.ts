@@ -4,7 +4,8 @@
  * (CLOB markets only; AMM markets answer 400), /markets/{slug}/historical-price, /markets/{slug}/events,
  * /markets/search. Single markets are order-book ('clob') or pool ('amm') markets; a multi-outcome topic
  * is a 'group' of binary CLOB markets. Amounts are strings in collateral base units (6 dp) with a
- * `...Formatted` decimal twin; `prices` are percents [yes, no].
+ * `...Formatted` decimal twin; `prices` are percents [yes, no]. Every market carries the file's
+ * `image_url` and `og_url` (made-up URLs derived from its slug).
  */
 import type { Catalog, CatalogEvent, CatalogMarket } from '../../world/catalog.ts';
 import type { WorldState } from '../../world/state.ts';
@@ -92,6 +93,8 @@ export function gammaRoutes(catalog: Catalog, state: WorldState): Route[] {
       tradeType: m.kind,
       marketType: 'single',
       slug: m.slug,
+      og_url: `https://sim.pmdata.local/gamma/og/${m.slug}.png`,
+      image_url: `https://sim.pmdata.local/gamma/markets/${m.slug}.png`,
       createdAt: iso(m.createdAt),
       updatedAt: iso(Math.max(m.createdAt, px.lastTradeTime ?? m.createdAt)),
       winningOutcomeIndex: resolved ? st.winningIndex : null,

@@ -57,6 +57,7 @@ const CHAIN_TABLES: Record<string, string> = {
   alpha_tokens: '*',
   alpha_blocks: '*',
   alpha_neg_risk_markets: '*',
+  alpha_neg_risk_questions: '*',
   alpha_fill_hashes: '*',
   quarantine: '* EXCEPT quarantined_at',
 };

@@ -297,7 +297,8 @@ describe('alpha chain ingestion against the sim ground truth', () => {
       (x) => `${lc(x.txHash)}|${x.kind}|${lc(x.to)}|${x.amount}`,
       (x) => `${x.tx_hash}|${x.kind}|${x.to_address}|${x.amount}`,
     )) {
-      expect(r).toMatchObject({ caller: lc(l.from), token: lc(l.token) });
+      // from_address: who transferred in what was wrapped (not in the Wrapped/Unwrapped log itself).
+      expect(r).toMatchObject({ caller: lc(l.from), token: lc(l.token), from_address: lc(l.funder) });
     }
   });
 
@@ -416,7 +417,10 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     const hot = (rows: RowSet) => ({
       alpha_fills: rows.alpha_fills,
       alpha_token_transfers: rows.alpha_token_transfers,
-      alpha_collateral: rows.alpha_collateral,
+      // A wrap's from_address is read from the transaction's other logs: checked against the ledger below.
+      alpha_collateral: rows.alpha_collateral.map((r) =>
+        r.kind === 'transfer' ? r : { ...r, from_address: 'funder' },
+      ),
       alpha_exchange_events: rows.alpha_exchange_events.filter(
         (r) => r.kind === 'orders_matched' || r.kind === 'fee_charged',
       ),
@@ -435,9 +439,16 @@ describe('alpha chain ingestion against the sim ground truth', () => {
       expect(String(r.shares)).toBe(String(l.shares));
     }
     expect(objects.alpha_token_transfers.some((r) => r.batch_index > 0)).toBe(true);
-    expect(objects.alpha_collateral.filter((r) => r.kind !== 'transfer')).toHaveLength(
-      ledger.collateral.filter((c) => c.kind === 'wrap' || c.kind === 'unwrap').length,
-    );
+    const ledgerWraps = ledger.collateral.filter((c) => c.kind === 'wrap' || c.kind === 'unwrap');
+    const wraps = objects.alpha_collateral.filter((r) => r.kind !== 'transfer');
+    expect(wraps).toHaveLength(ledgerWraps.length);
+    for (const [l, r] of pairUp(
+      ledgerWraps,
+      wraps,
+      (x) => `${lc(x.txHash)}|${x.kind}|${lc(x.to)}|${x.amount}`,
+      (x) => `${x.tx_hash}|${x.kind}|${x.to_address}|${x.amount}`,
+    ))
+      expect(r.from_address).toBe(lc(l.funder));
   }, 120_000);
 
   it('writes hot logs the sim does not emit, and quarantines with its reason each one it cannot take', async () => {

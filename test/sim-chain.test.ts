@@ -88,6 +88,7 @@ function decodeAll(logs: RawLog[]): Decoded[] {
 }
 
 const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)']);
+const ERC20_APPROVE = parseAbi(['function approve(address spender, uint256 value) returns (bool)']);
 const ERC1155 = parseAbi([
   'function balanceOfBatch(address[] owners, uint256[] ids) view returns (uint256[])',
 ]);
@@ -356,5 +357,53 @@ describe('sim chain', () => {
       d.kind.endsWith('OrderFilled'),
     );
     expect(fills.length).toBeGreaterThan(0);
+  });
+
+  it('live mode mines foreign transactions sent to its RPC URL (an ETH transfer, a contract call) and keeps trading', async () => {
+    const [dev] = await sim.anvil.rpc<Address[]>('eth_accounts');
+    const stranger = '0x00000000000000000000000000000000000f0e1a' as Address;
+    sim.control.startLive({ ratePerSecond: 6, blockTime: 1 });
+    try {
+      await new Promise((r) => setTimeout(r, 1200));
+      // Sent as any user of the printed RPC URL would: from anvil's dev account, no gas fields.
+      const transfer = await sim.anvil.rpc<Hex>('eth_sendTransaction', [
+        { from: dev, to: stranger, value: '0x2386f26fc10000' },
+      ]);
+      const call = await sim.anvil.rpc<Hex>('eth_sendTransaction', [
+        {
+          from: dev,
+          to: ADDR.usdcE,
+          data: encodeFunctionData({ abi: ERC20_APPROVE, functionName: 'approve', args: [stranger, 1n] }),
+        },
+      ]);
+      const receipt = async (hash: Hex) => {
+        for (let i = 0; i < 100; i++) {
+          const r = await sim.anvil.rpc<{ status: Hex; blockNumber: Hex } | null>(
+            'eth_getTransactionReceipt',
+            [hash],
+          );
+          if (r) return r;
+          await new Promise((res) => setTimeout(res, 100));
+        }
+        throw new Error(`${hash} was not mined`);
+      };
+      const [r1, r2] = [await receipt(transfer), await receipt(call)];
+      expect([r1.status, r2.status]).toEqual(['0x1', '0x1']);
+      const mined = Math.max(Number(r1.blockNumber), Number(r2.blockNumber));
+      for (let i = 0; i < 100 && sim.control.head() < mined + 2; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(sim.control.isLive(), 'live trading stopped').toBe(true);
+      expect(sim.control.head()).toBeGreaterThanOrEqual(mined + 2);
+      const balance = await sim.anvil.rpc<Hex>('eth_getBalance', [stranger, 'latest']);
+      expect(BigInt(balance)).toBe(10_000_000_000_000_000n);
+      // The blocks after the foreign ones still carry the sim's trades.
+      const fills = decodeAll(await allLogs(sim.anvil, mined + 1, sim.control.head())).filter((d) =>
+        d.kind.endsWith('OrderFilled'),
+      );
+      expect(fills.length).toBeGreaterThan(0);
+    } finally {
+      await sim.control.stopLive();
+    }
+    expect(await balanceMismatches(sim)).toEqual([]);
   });
 });

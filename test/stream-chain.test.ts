@@ -3,11 +3,14 @@
  * processes (services) subscribed once each, clients on both. Every confirmed row reaches each wildcard
  * subscriber exactly once with the REST row's fields; with status all, pending then confirmed per fill
  * and `removed` for the fills a reorg of depth 3 orphaned; a client that left midway recovers exactly
- * the rest through `GET /v2/alpha/trades?after=`.
+ * the rest through `GET /v2/alpha/trades?after=`. Wraps and unwraps name who funded them as the chain's
+ * transfers say, and oracle events (neg-risk questions included) the condition of their question as the
+ * contracts say.
  */
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { encodeFunctionData, type Hex, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
@@ -18,12 +21,17 @@ import type { Follower } from '../ingest/chain/follower.ts';
 import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { createPublisher } from '../ingest/venues/alpha/chain/publish.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
+import { ADDR } from '../sim/chain/addresses.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { TEST_SECRET } from './api-helpers.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { connect, type Message, type TestClient } from './support/stream.ts';
 
 type Row = Record<string, unknown>;
+const NEG_RISK_READS = parseAbi([
+  'function questionIds(bytes32 requestId) view returns (bytes32)',
+  'function getConditionId(bytes32 questionId) view returns (bytes32)',
+]);
 const keyOf = (d: Row) => `${d.tx_hash}:${d.log_index}`;
 /** Chain order (the follower publishes a tick's rows in the order its pages completed). */
 const chainOrder = (rows: Row[]) =>
@@ -59,7 +67,7 @@ describe('stream over the live sim chain', () => {
   beforeAll(async () => {
     [deps, sim] = await Promise.all([
       createTestDeps('stream_chain'),
-      startSim({ seed: 'stream-chain', size: 'small', replicas: false, historyFills: 150 }),
+      startSim({ seed: 'stream-chain', size: 'small', replicas: false }),
     ]);
     app = await buildApp({ ...deps, secret: TEST_SECRET, marketSlugs: noMarketMetadata });
     apiKey = (await createKeyStore(deps.redis).create({ tier: 'pro', name: 'stream-chain' })).key;
@@ -216,6 +224,74 @@ describe('stream over the live sim chain', () => {
         "kind IN ('propose_price', 'dispute_price', 'settle', 'question_reset')",
       ),
     );
+
+    // Each wrap/unwrap names who funded it as the chain says: the `from` of the transaction's earlier
+    // Transfer of what is wrapped (USDC.e; pUSD for an unwrap) into the pUSD contract, the sim's funder.
+    const funders = new Map(
+      sim.ledger.collateral
+        .filter((c) => c.kind === 'wrap' || c.kind === 'unwrap')
+        .map((c) => [`${c.txHash.toLowerCase()}|${c.kind}|${c.to.toLowerCase()}|${c.amount}`, c.funder]),
+    );
+    const wraps = data(ca, subs.collateral);
+    expect(wraps.length).toBeGreaterThan(0);
+    const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+    const word = (a: string) => `0x${a.slice(2).toLowerCase().padStart(64, '0')}`;
+    for (const d of wraps) {
+      const receipt = await sim.anvil.rpc<{
+        logs: { address: string; topics: string[]; data: string; logIndex: string }[];
+      }>('eth_getTransactionReceipt', [d.tx_hash]);
+      const at = receipt.logs.findIndex((l) => Number(l.logIndex) === d.log_index);
+      const own = receipt.logs[at]!;
+      const token = d.event_type === 'wrap' ? `0x${own.topics[2]!.slice(26)}` : own.address.toLowerCase();
+      const funding = receipt.logs
+        .slice(0, at)
+        .filter(
+          (l) =>
+            l.address.toLowerCase() === token &&
+            l.topics[0] === TRANSFER &&
+            l.topics[2] === word(own.address) &&
+            BigInt(l.data) === BigInt(own.data),
+        )
+        .at(-1);
+      const chainFrom = funding ? `0x${funding.topics[1]!.slice(26)}` : '';
+      expect(chainFrom, keyOf(d)).not.toBe('');
+      expect(d.from_address, keyOf(d)).toBe(chainFrom);
+      const amount = BigInt(Math.round(Number(d.amount) * 1e6));
+      expect(d.from_address, keyOf(d)).toBe(
+        funders.get(`${d.tx_hash}|${d.event_type}|${d.to_address}|${amount}`)?.toLowerCase(),
+      );
+    }
+
+    // Each oracle event carries the condition of its question, neg-risk questions included (their UMA
+    // question id is the NegRiskOperator's request id): as the sim's ledger and the chain's contracts say.
+    const conditionOf = new Map(
+      sim.ledger.oracle.map((o) => [o.umaQuestionId.toLowerCase(), o.conditionId.toLowerCase()]),
+    );
+    const oracleEvents = data(ca, subs.oracle);
+    const negRisk = oracleEvents.filter((d) => d.neg_risk === true);
+    expect(negRisk.length).toBeGreaterThan(0);
+    expect(oracleEvents.filter((d) => d.neg_risk === false).length).toBeGreaterThan(0);
+    for (const d of oracleEvents) {
+      expect(d.question_id, keyOf(d)).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(d.condition_id, keyOf(d)).toBe(conditionOf.get(d.question_id as string));
+    }
+    const call = (to: string, data: string) => sim.anvil.rpc<string>('eth_call', [{ to, data }, 'latest']);
+    for (const d of negRisk) {
+      // NegRiskOperator.questionIds(requestId) → NegRiskAdapter.getConditionId(questionId).
+      const question = await call(
+        ADDR.negRiskOperator,
+        encodeFunctionData({
+          abi: NEG_RISK_READS,
+          functionName: 'questionIds',
+          args: [d.question_id as Hex],
+        }),
+      );
+      const condition = await call(
+        ADDR.negRiskAdapter,
+        encodeFunctionData({ abi: NEG_RISK_READS, functionName: 'getConditionId', args: [question as Hex] }),
+      );
+      expect(d.condition_id, keyOf(d)).toBe(condition);
+    }
 
     // status all: deep history once as confirmed; live fills pending then confirmed; orphaned ones removed.
     const byFill = new Map<string, string[]>();

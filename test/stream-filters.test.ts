@@ -3,7 +3,6 @@
  * redis-server: each filter key of each chain channel, wildcards, trades' status, update replacing the
  * filters; crypto prices published on `pmdata:crypto:prices` reach feed and wildcard subscribers once.
  */
-import { encodePacked, keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MarketSlugResolver } from '../api/markets.ts';
 import { createPublisher, type Publisher } from '../ingest/venues/alpha/chain/publish.ts';
@@ -322,6 +321,7 @@ describe('stream filters', () => {
         contract: addr(0x00),
         neg_risk: false,
         question_id: b32(31),
+        condition_id: b32(11),
         requester: addr(2),
         proposer: addr(7),
         disputer: '',
@@ -338,6 +338,7 @@ describe('stream filters', () => {
         contract: addr(0x00),
         neg_risk: false,
         question_id: b32(31),
+        condition_id: b32(11),
         requester: addr(2),
         proposer: '',
         disputer: '',
@@ -354,6 +355,7 @@ describe('stream filters', () => {
         contract: addr(0x00),
         neg_risk: true,
         question_id: b32(32),
+        condition_id: '',
         requester: addr(3),
         proposer: addr(7),
         disputer: '',
@@ -373,6 +375,7 @@ describe('stream filters', () => {
     const lifeAll = await subscribe(c, 'lifecycle', { condition_ids: ['*'] });
     const oracleQuestion = await subscribe(c, 'oracle', { question_ids: [b32(31)] });
     const oracleNegRisk = await subscribe(c, 'oracle', { question_ids: [b32(32)] });
+    const oracleCondition = await subscribe(c, 'oracle', { condition_ids: [b32(11)] });
     await publishAndSettle(c, {
       alpha_activity: activity as never,
       alpha_collateral: collateral as never,
@@ -419,16 +422,14 @@ describe('stream filters', () => {
         event_type: 'proposal',
         question_id: b32(31),
         proposer: addr(7),
-        // The condition the requesting adapter (addr(2)) prepares for the question.
-        condition_id: keccak256(
-          encodePacked(
-            ['address', 'bytes32', 'uint256'],
-            [addr(2) as `0x${string}`, b32(31) as `0x${string}`, 2n],
-          ),
-        ),
+        // The row's condition, as ingested (mappers/uma.ts).
+        condition_id: b32(11),
       }),
     ]);
-    // A neg-risk question's condition is not derivable from the oracle row: null, not a wrong id.
+    expect(c.events(oracleCondition).map((e) => (e.data as { question_id: string }).question_id)).toEqual([
+      b32(31),
+    ]);
+    // A row whose condition the chain has not said yet ('' as stored): null.
     expect(c.events(oracleNegRisk).map((e) => e.data)).toEqual([
       expect.objectContaining({ event_type: 'proposal', question_id: b32(32), condition_id: null }),
     ]);

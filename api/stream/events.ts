@@ -5,8 +5,6 @@
  * in Unix ms; rows re-read for `confirmed` and `removed` carry ClickHouse's JSON (64-bit integers as
  * strings, `block_time` as text): both give one shape here.
  */
-import { encodePacked, keccak256 } from 'viem';
-
 export type Row = Record<string, unknown>;
 
 /** Where an event sits in the chain: the `after` of a gap message and of REST catch-up. */
@@ -175,22 +173,6 @@ export const ORACLE_EVENTS: Record<string, string> = {
   question_reset: 'reset',
 };
 
-/**
- * The condition a UMA adapter question prepares: keccak256(adapter, questionId, 2 outcomes). Not for
- * neg-risk questions: there the UMA question id is the NegRiskOperator's request id and the condition
- * is prepared by the NegRiskAdapter from the operator's own question id, a mapping (the operator's
- * QuestionPrepared `requestId`) the ingested rows do not hold — null rather than a wrong id.
- */
-function oracleCondition(r: Row, kind: string): string | null {
-  if (bool(r.neg_risk)) return null;
-  const adapter = kind.startsWith('question_') ? str(r.contract) : str(r.requester);
-  const q = str(r.question_id);
-  if (!/^0x[0-9a-f]{40}$/i.test(adapter) || !/^0x[0-9a-f]{64}$/i.test(q)) return null;
-  return keccak256(
-    encodePacked(['address', 'bytes32', 'uint256'], [adapter as `0x${string}`, q as `0x${string}`, 2n]),
-  );
-}
-
 function oracle(r: Row, event: string, kind: string, status: string): Row {
   return {
     event_type: event,
@@ -199,7 +181,8 @@ function oracle(r: Row, event: string, kind: string, status: string): Row {
     contract: str(r.contract),
     neg_risk: bool(r.neg_risk),
     question_id: nullable(r.question_id),
-    condition_id: oracleCondition(r, kind),
+    // The ingested row's condition (ingest/venues/alpha/chain/mappers/uma.ts); null when not known.
+    condition_id: nullable(r.condition_id),
     requester: nullable(r.requester),
     proposer: nullable(r.proposer),
     disputer: nullable(r.disputer),

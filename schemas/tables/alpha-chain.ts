@@ -127,6 +127,8 @@ export const ALPHA_ORACLE = defineTable('alpha_oracle', {
   contract: c.hex(),
   neg_risk: c.bool,
   question_id: c.hex(),
+  /** The condition the question prepares ('' when not known: a neg-risk question not prepared in range). */
+  condition_id: c.hex(),
   requester: c.hex(),
   proposer: c.hex(),
   disputer: c.hex(),
@@ -205,6 +207,22 @@ export const ALPHA_NEG_RISK_MARKETS = defineTable('alpha_neg_risk_markets', {
   log_index: c.u32,
 });
 
+/**
+ * Neg-risk questions as the NegRiskOperator prepared them (041): the UMA question id (its request id) →
+ * the neg-risk question, its market and the condition the NegRiskAdapter prepares for it.
+ */
+export const ALPHA_NEG_RISK_QUESTIONS = defineTable('alpha_neg_risk_questions', {
+  chain_id: c.u32,
+  request_id: c.hex(),
+  question_id: c.hex(),
+  market_id: c.hex(),
+  condition_id: c.hex(),
+  operator: c.hex(),
+  block_number: c.u64n,
+  tx_hash: c.hex(),
+  log_index: c.u32,
+});
+
 /** Headers of the blocks the event rows came from. */
 export const ALPHA_BLOCKS = defineTable('alpha_blocks', {
   chain_id: c.u32,
@@ -253,6 +271,7 @@ export const ALPHA_CHAIN_TABLES = {
   alpha_exchange_events: ALPHA_EXCHANGE_EVENTS,
   alpha_tokens: ALPHA_TOKENS,
   alpha_neg_risk_markets: ALPHA_NEG_RISK_MARKETS,
+  alpha_neg_risk_questions: ALPHA_NEG_RISK_QUESTIONS,
   alpha_blocks: ALPHA_BLOCKS,
   alpha_checkpoints: ALPHA_CHECKPOINTS,
   alpha_fill_hashes: ALPHA_FILL_HASHES,

@@ -1,8 +1,10 @@
 /**
  * Transaction layer of the sim: transactions are sent (impersonated, gas price 0, explicit gas so anvil
  * never estimates) into the pool in order, then mined together into one block at a chosen timestamp.
- * Every receipt of the block is checked: a reverted transaction stops the world (its ledger would no
- * longer match the chain), with the revert reason when anvil can tell it.
+ * Every receipt of the sim's own transactions is checked: a reverted one stops the world (its ledger
+ * would no longer match the chain), with the revert reason when anvil can tell it. Transactions anyone
+ * else sent to the node's RPC URL wait in the same pool and are mined into the next block with the
+ * sim's: they are counted (`foreignTxCount`), never checked, and never stop the world.
  */
 import {
   type Abi,
@@ -19,9 +21,11 @@ export interface MinedBlock {
   number: number;
   hash: Hex;
   timestamp: number;
+  /** The sim's transactions in the block. */
   txCount: number;
-  /** Logs in the block (0 when the driver verifies 'light'). */
-  /** Logs in the block (0 when the driver verifies 'light'). */
+  /** Transactions in the block the sim did not send (sent by others to the node's RPC URL). */
+  foreignTxCount: number;
+  /** Logs of the sim's transactions in the block (0 when the driver verifies 'light'). */
   logCount: number;
   gasUsed: bigint;
 }
@@ -140,45 +144,35 @@ export async function createChainDriver(
       'eth_getBlockByNumber',
       ['latest', false],
     );
-    if (verify === 'light') {
-      if (block.transactions.length !== expected.length) {
-        throw new SimTxError(
-          `block ${Number(block.number)} holds ${block.transactions.length} transactions, ${expected.length} were sent`,
-        );
-      }
-      headNumber = Number(block.number);
-      headTimestamp = Number(block.timestamp);
-      timings.mineMs += performance.now() - t0;
-      return {
-        number: headNumber,
-        hash: block.hash,
-        timestamp: headTimestamp,
-        txCount: expected.length,
-        logCount: 0,
-        gasUsed: BigInt(block.gasUsed),
-      };
-    }
-    const receipts = expected.length > 0 ? await rpc<Receipt[]>('eth_getBlockReceipts', [block.number]) : [];
-    if (receipts.length !== expected.length) {
+    // The block holds the sim's transactions in the order sent (`--order fifo`), and maybe others'.
+    const sent = new Set(expected.map((t) => t.hash));
+    const foreignTxCount = block.transactions.filter((h) => !sent.has(h)).length;
+    const ours = block.transactions.filter((h) => sent.has(h));
+    if (ours.length !== expected.length) {
       throw new SimTxError(
-        `block ${Number(block.number)} holds ${receipts.length} transactions, ${expected.length} were sent`,
+        `block ${Number(block.number)} holds ${ours.length} of the ${expected.length} transactions sent`,
       );
     }
+    if (ours.some((h, i) => h !== expected[i]!.hash)) {
+      throw new SimTxError(`transaction order changed in block ${Number(block.number)}`);
+    }
     let logCount = 0;
-    for (let i = 0; i < receipts.length; i++) {
-      const r = receipts[i] as Receipt;
-      const sent = expected[i] as (typeof expected)[number];
-      if (r.transactionHash !== sent.hash) {
-        throw new SimTxError(`transaction order changed in block ${Number(block.number)}`);
+    if (verify === 'full' && expected.length > 0) {
+      const receipts = (await rpc<Receipt[]>('eth_getBlockReceipts', [block.number])).filter((r) =>
+        sent.has(r.transactionHash),
+      );
+      for (let i = 0; i < receipts.length; i++) {
+        const r = receipts[i] as Receipt;
+        const tx = expected[i] as (typeof expected)[number];
+        if (r.status !== '0x1') {
+          const reason = await revertReason(r.transactionHash);
+          throw new SimTxError(
+            `transaction ${r.transactionHash} from ${tx.from} to ${tx.to} (selector ${tx.data.slice(0, 10)}) ` +
+              `reverted in block ${Number(block.number)}: ${reason}`,
+          );
+        }
+        logCount += r.logs.length;
       }
-      if (r.status !== '0x1') {
-        const reason = await revertReason(r.transactionHash);
-        throw new SimTxError(
-          `transaction ${r.transactionHash} from ${sent.from} to ${sent.to} (selector ${sent.data.slice(0, 10)}) ` +
-            `reverted in block ${Number(block.number)}: ${reason}`,
-        );
-      }
-      logCount += r.logs.length;
     }
     headNumber = Number(block.number);
     headTimestamp = Number(block.timestamp);
@@ -187,7 +181,8 @@ export async function createChainDriver(
       number: headNumber,
       hash: block.hash,
       timestamp: headTimestamp,
-      txCount: receipts.length,
+      txCount: expected.length,
+      foreignTxCount,
       logCount,
       gasUsed: BigInt(block.gasUsed),
     };

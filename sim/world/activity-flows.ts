@@ -233,16 +233,17 @@ export function createFlows(deps: {
     else L.addCollateral(r);
   }
 
-  function pusdWrap(caller: Address, to: Address, amount: bigint) {
+  /** `funder` transferred the asset (wrap) or the pUSD (unwrap) into the pUSD contract before. */
+  function pusdWrap(caller: Address, to: Address, amount: bigint, funder: Address) {
     L.move20(pusd, ZERO_ADDRESS, to, amount);
     L.move20(usdc, pusd, VAULTS.pUsdVault, amount);
-    collateralRecord({ kind: 'wrap', txHash: lastHash, token: pusd, from: caller, to, amount });
+    collateralRecord({ kind: 'wrap', txHash: lastHash, token: pusd, from: caller, to, amount, funder });
   }
 
-  function pusdUnwrap(caller: Address, to: Address, amount: bigint) {
+  function pusdUnwrap(caller: Address, to: Address, amount: bigint, funder: Address) {
     L.move20(usdc, VAULTS.pUsdVault, to, amount);
     L.move20(pusd, pusd, ZERO_ADDRESS, amount);
-    collateralRecord({ kind: 'unwrap', txHash: lastHash, token: pusd, from: caller, to, amount });
+    collateralRecord({ kind: 'unwrap', txHash: lastHash, token: pusd, from: caller, to, amount, funder });
   }
 
   const collateralAdapterOf = (m: ChainMarket) =>
@@ -252,7 +253,7 @@ export function createFlows(deps: {
   function adapterSplit(sender: Address, m: ChainMarket, amount: bigint) {
     const A = collateralAdapterOf(m);
     L.move20(pusd, sender, pusd, amount);
-    pusdUnwrap(A, A, amount);
+    pusdUnwrap(A, A, amount, sender);
     if (m.negRisk) nraSplit(A, m, amount);
     else ctfSplit(A, usdc, m, amount);
     L.move1155(m.yes, A, sender, amount);
@@ -266,7 +267,7 @@ export function createFlows(deps: {
     if (m.negRisk) nraMerge(A, m, amount);
     else ctfMerge(A, usdc, m, amount);
     L.move20(usdc, A, pusd, amount);
-    pusdWrap(A, sender, amount);
+    pusdWrap(A, sender, amount, A);
   }
 
   function adapterRedeem(sender: Address, m: ChainMarket): { burned: bigint; payout: bigint } {
@@ -279,7 +280,7 @@ export function createFlows(deps: {
     else ctfRedeem(A, usdc, m);
     const amount = L.balance20(usdc, A);
     L.move20(usdc, A, pusd, amount);
-    pusdWrap(A, sender, amount);
+    pusdWrap(A, sender, amount, A);
     return { burned: yes + no, payout: amount };
   }
 
@@ -361,12 +362,12 @@ export function createFlows(deps: {
     async onrampWrap(user, amount) {
       await call(user, 'onramp', 'wrap', [usdc, user, amount], 500_000n);
       L.move20(usdc, user, pusd, amount);
-      pusdWrap(ADDR.onramp, user, amount);
+      pusdWrap(ADDR.onramp, user, amount, user);
     },
     async offrampUnwrap(user, amount) {
       await call(user, 'offramp', 'unwrap', [usdc, user, amount], 500_000n);
       L.move20(pusd, user, pusd, amount);
-      pusdUnwrap(ADDR.offramp, user, amount);
+      pusdUnwrap(ADDR.offramp, user, amount, user);
     },
     async split(user, m, amount, via) {
       if (via === 'adapter') {

@@ -119,6 +119,11 @@ export interface LedgerCollateralEvent {
   from: Address;
   to: Address;
   amount: bigint;
+  /**
+   * wrap/unwrap: who transferred what is wrapped (USDC.e) or unwrapped (pUSD) into the pUSD contract
+   * first: the user through a ramp or before an adapter split, the adapter after a merge or redemption.
+   */
+  funder?: Address;
 }
 
 export interface LedgerOracleEvent {

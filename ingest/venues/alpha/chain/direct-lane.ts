@@ -641,8 +641,29 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
   }
 
   /**
+   * Who funded pUSD Wrapped/Unwrapped log `i` of pUSD contract `ct` (data word at `d`): the `from` of the
+   * nearest ERC-20 Transfer before it in its transaction that moved the same amount of what is wrapped
+   * (a wrap's asset, an unwrap's pUSD) into the pUSD contract, which CollateralToken.wrap/unwrap require
+   * before they emit (the ramps and collateral adapters transfer it in first). '' when the transaction
+   * holds none among the logs ingested (an asset the chain ingestion does not follow, e.g. native USDC).
+   */
+  function funder(logs: PackedLogs, i: number, ct: Contract, d: number, wrap: boolean): string {
+    const buf = logs.buf;
+    const token = wrap ? topicAddress(logs, i, 2) : ct.address;
+    const amount = buf.toString('latin1', d, d + 64).toLowerCase();
+    for (let j = i - 1; j >= 0 && logs.sameTxAsPrevious(j + 1); j--) {
+      if (logs.removed(j) || hotOf(logs, j) !== Hot.Erc20Transfer) continue;
+      if (hotContract?.address !== token || !topicsOk(logs, j, 3)) continue;
+      const dj = dataOf(logs, j, 1);
+      if (dj < 0 || buf.toString('latin1', dj, dj + 64).toLowerCase() !== amount) continue;
+      if (topicAddress(logs, j, 2) === ct.address) return topicAddress(logs, j, 1);
+    }
+    return '';
+  }
+
+  /**
    * A collateral row: an ERC-20 Transfer (from, to indexed) or a pUSD Wrapped/Unwrapped (caller, asset
-   * and recipient indexed); the amount, the one data word, a UInt64.
+   * and recipient indexed; from: `funder`); the amount, the one data word, a UInt64.
    */
   function writeCollateral(
     logs: PackedLogs,
@@ -653,7 +674,9 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
   ): boolean {
     const buf = logs.buf;
     const transfer = kind === 'transfer';
-    if (collateralOf(logs, i, transfer) < 0) return false;
+    const d = collateralOf(logs, i, transfer);
+    if (d < 0) return false;
+    const from = transfer ? '' : funder(logs, i, ct, d, kind === 'wrap');
     const block = blockOf(logs, i);
     if (block === undefined) return badBlock(logs, i);
     const w = sink.writer('alpha_collateral');
@@ -671,7 +694,7 @@ export function createDirectLane(o: DirectLaneOptions): DirectLane {
       w.ascii('');
       w.ascii('');
     } else {
-      w.ascii('');
+      w.ascii(from);
       address(w, buf, logs.at(i, Field.TopicStart + 6));
       address(w, buf, t1);
       address(w, buf, t2);

@@ -47,9 +47,10 @@ export interface AlphaChainIngestor {
   /** The first block at or after `timeMs` (Unix ms), at most `head` + 1. */
   blockAt(timeMs: number, head: number): Promise<number>;
   /**
-   * The reference pass: ConditionPreparation, TokenRegistered and MarketPrepared over [from, to] into
-   * alpha_tokens and alpha_neg_risk_markets (and the in-memory token map), so range jobs running in any
-   * order know every token's condition. Idempotent: the range's reference rows are rewritten.
+   * The reference pass: ConditionPreparation, TokenRegistered, MarketPrepared and the NegRiskOperator's
+   * QuestionPrepared over [from, to] into alpha_tokens, alpha_neg_risk_markets and
+   * alpha_neg_risk_questions (and the in-memory token map), so range jobs running in any order know every
+   * token's condition and every neg-risk UMA question's. Idempotent: the range's reference rows are rewritten.
    */
   referencePass(from: number, to: number, opts?: { signal?: AbortSignal }): Promise<{ tokens: number }>;
   /**
@@ -155,7 +156,7 @@ async function referencePass(
     settings.roles.negRiskAdapter.toLowerCase(),
     ...Object.values(settings.sets)
       .flat()
-      .filter((c) => c.kind === 'exchangeV1')
+      .filter((c) => c.kind === 'exchangeV1' || c.kind === 'negRiskOperator')
       .map((c) => c.address.toLowerCase()),
   ].filter((a) => decoders.contractAt(a));
   // Rewrite the range's reference rows: idempotent whatever ran before.
@@ -168,6 +169,7 @@ async function referencePass(
         ALPHA_EVENT_TOPICS.conditionPreparation,
         ALPHA_EVENT_TOPICS.tokenRegistered,
         ALPHA_EVENT_TOPICS.marketPrepared,
+        ALPHA_EVENT_TOPICS.operatorQuestionPrepared,
       ],
     ],
     initialRange: settings.logRangeMax,
@@ -186,6 +188,7 @@ async function referencePass(
     await writer.add({
       alpha_tokens: mapped.rows.alpha_tokens,
       alpha_neg_risk_markets: mapped.rows.alpha_neg_risk_markets,
+      alpha_neg_risk_questions: mapped.rows.alpha_neg_risk_questions,
     });
   }
   await writer.flush();

@@ -11,8 +11,9 @@
  * by its contract family's module (mappers/*.ts). A log `PackedLogs.of` could not write as it was
  * (`defect`) is quarantined as 'bad_log' before anything reads it.
  */
+import { toEventSelector } from 'viem';
 import type { AlphaContract } from '../../../../schemas/abi/alpha-addresses.ts';
-import { ALPHA_EVENT_TOPICS } from '../../../../schemas/abi/alpha-events.ts';
+import { ALPHA_EVENT_TOPICS, eventAbi } from '../../../../schemas/abi/alpha-events.ts';
 import { AmountOverflowError, hexNumber } from '../../../chain/hex.ts';
 import type { PackedLogs } from '../../../chain/packed-logs.ts';
 import type { BlockHeader, MapStats, RpcLog } from '../../../chain/types.ts';
@@ -26,7 +27,7 @@ import { createExchangeMapper } from './mappers/exchange.ts';
 import { createNegRiskAdapterMapper } from './mappers/neg-risk-adapter.ts';
 import { createOperatorMapper } from './mappers/operator.ts';
 import { learnTokens } from './mappers/tokens.ts';
-import { createUmaMapper } from './mappers/uma.ts';
+import { createUmaMapper, umaQuestionId } from './mappers/uma.ts';
 import { emptyRowSet, type QuarantineRow, type RowSet, type RowSink, type Status } from './rows.ts';
 
 export { toU64 } from './mappers/context.ts';
@@ -38,12 +39,17 @@ export const QUARANTINE_SOURCE = 'alpha-chain';
 const YIELD_EVERY = 1_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Events that teach the mapper token ids or neg-risk market fees before a page's rows are made. */
+/**
+ * Events that teach the mapper token ids, neg-risk market fees or neg-risk questions' conditions before a
+ * page's rows are made, and the UMA events whose neg-risk questions' conditions are looked up then.
+ */
 const TOKEN_TOPICS = new Set<string>([
   ALPHA_EVENT_TOPICS.conditionPreparation,
   ALPHA_EVENT_TOPICS.tokenRegistered,
   ALPHA_EVENT_TOPICS.marketPrepared,
   ALPHA_EVENT_TOPICS.positionsConverted,
+  ALPHA_EVENT_TOPICS.operatorQuestionPrepared,
+  ...[...eventAbi('umaCtfAdapter'), ...eventAbi('optimisticOracleV2')].map((e) => toEventSelector(e)),
 ]);
 
 export interface MappedPage {
@@ -174,6 +180,7 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     //    below), the token ids its fills trade and the neg-risk markets it converts in, looked up at once.
     const fillTokens = new Set<string>();
     const convertMarkets = new Set<string>();
+    const negRiskQuestions = new Set<string>();
     for (let i = 0; i < logs.length; i++) {
       if (logs.removed(i) || (defects && logs.defect(i) !== undefined)) continue;
       const c = lane.topicClass(logs, i);
@@ -190,6 +197,17 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
         convertMarkets.add(String(r.args.marketId));
         continue;
       }
+      const kind = r.contract.kind;
+      if (kind === 'umaCtfAdapter' || kind === 'umaCtfAdapterV1' || kind === 'optimisticOracleV2') {
+        // A neg-risk UMA question: its condition is looked up below (unless this page prepares it).
+        const oo = kind === 'optimisticOracleV2';
+        const adapter = oo ? String(r.args.requester) : ctx.addressOf(r.contract);
+        if (ctx.umaAdapterNegRisk.get(adapter)) {
+          const q = oo ? umaQuestionId(ctx, adapter, r.args.ancillaryData) : String(r.args.questionID ?? '');
+          if (q !== '') negRiskQuestions.add(q);
+        }
+        continue;
+      }
       try {
         learnTokens(ctx, decodedOf(log, r), sink);
       } catch (err) {
@@ -202,6 +220,8 @@ export function createRowMapper(decoders: DecoderRegistry, opts: MapperOptions):
     }
     await opts.tokens.resolve(fillTokens);
     await opts.tokens.resolveMarkets(convertMarkets);
+    const unknownQuestions = [...negRiskQuestions].filter((q) => !opts.tokens.questionCondition(q));
+    if (unknownQuestions.length > 0) await opts.tokens.resolveQuestions(unknownQuestions);
 
     // 2. Rows, transaction by transaction (logs of a tx are contiguous in a page). Hot logs go to their
     //    rows at once (the lane); the others are decoded as they are mapped, and a transaction's decoded

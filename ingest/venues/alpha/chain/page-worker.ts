@@ -30,16 +30,18 @@ function remoteTokenMap(): TokenMap {
   const local = createTokenMap({ chainId: data.settings.chainId });
   const asked = new Set<string>();
   const askedMarkets = new Set<string>();
-  const ask = (tokens: string[], markets: string[]) =>
+  const askedQuestions = new Set<string>();
+  const ask = (tokens: string[], markets: string[], questions: string[] = []) =>
     new Promise<void>((resolve) => {
       const id = ++nextId;
       tokenReplies.set(id, (m) => {
         for (const [token, condition_id, outcome_index] of m.tokens)
           local.set(token, { condition_id, outcome_index });
         for (const [market, bips] of m.fees) local.setMarketFee(market, bips);
+        for (const [request, condition] of m.questions) local.setQuestionCondition(request, condition);
         resolve();
       });
-      post({ type: 'resolve', id, tokens, markets });
+      post({ type: 'resolve', id, tokens, markets, questions });
     });
   return {
     get: (id) => local.get(id),
@@ -49,6 +51,16 @@ function remoteTokenMap(): TokenMap {
     },
     marketFee: (id) => local.marketFee(id),
     setMarketFee: (id, bips) => local.setMarketFee(id, bips),
+    questionCondition: (id) => local.questionCondition(id),
+    setQuestionCondition: (id, c) => local.setQuestionCondition(id, c),
+    async resolveQuestions(ids) {
+      const wanted = [...new Set(ids)].filter(
+        (id) => local.questionCondition(id) === undefined && !askedQuestions.has(id),
+      );
+      if (wanted.length === 0) return;
+      for (const id of wanted) askedQuestions.add(id);
+      await ask([], [], wanted);
+    },
     async resolve(ids) {
       const wanted: string[] = [];
       for (const id of ids) if (!local.get(id) && !asked.has(id)) wanted.push(id);

@@ -40,14 +40,20 @@ export interface PageWorkerData {
 
 export type ToWorker =
   | { type: 'ack'; id: number }
-  | { type: 'tokens'; id: number; tokens: [string, string, number][]; fees: [string, number][] }
+  | {
+      type: 'tokens';
+      id: number;
+      tokens: [string, string, number][];
+      fees: [string, number][];
+      questions: [string, string][];
+    }
   | { type: 'flush'; id: number }
   | { type: 'start' };
 
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'batch'; id: number; table: string; rows: number; body: Uint8Array }
-  | { type: 'resolve'; id: number; tokens: string[]; markets: string[] }
+  | { type: 'resolve'; id: number; tokens: string[]; markets: string[]; questions: string[] }
   | ({ type: 'page' } & PageResult)
   | { type: 'flushed'; id: number }
   | { type: 'done'; waitFetchMs: number; waitHeadersMs: number }
@@ -268,7 +274,11 @@ export async function ingestRangeOnWorkers(
           .then(() => w.postMessage({ type: 'ack', id: m.id } satisfies ToWorker), fail);
         return;
       case 'resolve':
-        Promise.all([tokens.resolve(m.tokens), tokens.resolveMarkets(m.markets)])
+        Promise.all([
+          tokens.resolve(m.tokens),
+          tokens.resolveMarkets(m.markets),
+          tokens.resolveQuestions(m.questions),
+        ])
           .then(() => {
             const found: [string, string, number][] = [];
             for (const id of m.tokens) {
@@ -280,7 +290,12 @@ export async function ingestRangeOnWorkers(
               const f = tokens.marketFee(id);
               if (f !== undefined) fees.push([id, f]);
             }
-            w.postMessage({ type: 'tokens', id: m.id, tokens: found, fees } satisfies ToWorker);
+            const questions: [string, string][] = [];
+            for (const id of m.questions) {
+              const c = tokens.questionCondition(id);
+              if (c !== undefined) questions.push([id, c]);
+            }
+            w.postMessage({ type: 'tokens', id: m.id, tokens: found, fees, questions } satisfies ToWorker);
           })
           .catch(fail);
         return;

@@ -12,6 +12,7 @@ import type {
   ALPHA_FILLS,
   ALPHA_LIFECYCLE,
   ALPHA_NEG_RISK_MARKETS,
+  ALPHA_NEG_RISK_QUESTIONS,
   ALPHA_ORACLE,
   ALPHA_TOKEN_TRANSFERS,
   ALPHA_TOKENS,
@@ -38,6 +39,7 @@ export type TokenTransferRow = RowOf<typeof ALPHA_TOKEN_TRANSFERS>;
 export type ExchangeEventRow = RowOf<typeof ALPHA_EXCHANGE_EVENTS>;
 export type TokenRow = RowOf<typeof ALPHA_TOKENS>;
 export type NegRiskMarketRow = RowOf<typeof ALPHA_NEG_RISK_MARKETS>;
+export type NegRiskQuestionRow = RowOf<typeof ALPHA_NEG_RISK_QUESTIONS>;
 export type BlockRow = RowOf<typeof ALPHA_BLOCKS>;
 export type QuarantineRow = RowOf<typeof QUARANTINE>;
 
@@ -53,6 +55,7 @@ export interface RowSet {
   alpha_exchange_events: ExchangeEventRow[];
   alpha_tokens: TokenRow[];
   alpha_neg_risk_markets: NegRiskMarketRow[];
+  alpha_neg_risk_questions: NegRiskQuestionRow[];
 }
 
 export type EventTable = keyof RowSet;
@@ -80,13 +83,19 @@ export const EVENT_TABLES: readonly EventTable[] = [
   'alpha_exchange_events',
   'alpha_tokens',
   'alpha_neg_risk_markets',
+  'alpha_neg_risk_questions',
 ];
 
 /**
- * Reference tables: what later events need to be understood (token → condition, market → fee). The
- * backfill's reference pass owns them for its range; range jobs leave them alone.
+ * Reference tables: what later events need to be understood (token → condition, market → fee, a
+ * neg-risk UMA question → its condition). The backfill's reference pass owns them for its range; range
+ * jobs leave them alone.
  */
-export const REFERENCE_TABLES: readonly EventTable[] = ['alpha_tokens', 'alpha_neg_risk_markets'];
+export const REFERENCE_TABLES: readonly EventTable[] = [
+  'alpha_tokens',
+  'alpha_neg_risk_markets',
+  'alpha_neg_risk_questions',
+];
 
 /** Tables with a `status` column (the reference tables have none). */
 export const STATUS_TABLES: readonly EventTable[] = EVENT_TABLES.filter((t) => !REFERENCE_TABLES.includes(t));
@@ -103,6 +112,7 @@ export function emptyRowSet(): RowSet {
     alpha_exchange_events: [],
     alpha_tokens: [],
     alpha_neg_risk_markets: [],
+    alpha_neg_risk_questions: [],
   };
 }
 
@@ -124,5 +134,6 @@ export const NATURAL_ORDER: Record<EventTable | 'alpha_blocks', string> = {
   alpha_exchange_events: 'block_number, log_index',
   alpha_tokens: 'block_number, tx_hash, log_index, token_id',
   alpha_neg_risk_markets: 'block_number, tx_hash, log_index',
+  alpha_neg_risk_questions: 'block_number, tx_hash, log_index',
   alpha_blocks: 'number, hash',
 };

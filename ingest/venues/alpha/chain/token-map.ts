@@ -1,6 +1,6 @@
 /**
  * Outcome token → condition knowledge, used to fill `condition_id`/`outcome_index` on fills and to
- * write `alpha_tokens`. Bounded: a size-capped cache in front of the `alpha_tokens` table; misses of a
+ * write `alpha_tokens`; neg-risk market fees and neg-risk UMA questions' conditions beside it. Bounded: a size-capped cache in front of the `alpha_tokens` table; misses of a
  * page are looked up in one query.
  */
 import type { ClickHouse } from '../../../../core/clickhouse/index.ts';
@@ -22,6 +22,14 @@ export interface TokenMap {
   setMarketFee(marketId: string, feeBips: number): void;
   /** Loads the fees of `marketIds` the cache does not hold, from ClickHouse. */
   resolveMarkets(marketIds: Iterable<string>): Promise<void>;
+  /**
+   * The condition of a neg-risk UMA question, by its UMA question id (the NegRiskOperator's request
+   * id, which the operator's QuestionPrepared maps to the neg-risk question), when known.
+   */
+  questionCondition(requestId: string): string | undefined;
+  setQuestionCondition(requestId: string, conditionId: string): void;
+  /** Loads the conditions of `requestIds` the cache does not hold, from alpha_neg_risk_questions. */
+  resolveQuestions(requestIds: Iterable<string>): Promise<void>;
 }
 
 export function createTokenMap(deps: {
@@ -47,7 +55,25 @@ export function createTokenMap(deps: {
   }
 
   const fees = new Map<string, number>();
+  // Neg-risk questions are few (thousands on Polygon): kept whole, like the market fees.
+  const questions = new Map<string, string>();
   return {
+    questionCondition: (id) => questions.get(id),
+    setQuestionCondition: (id, conditionId) => {
+      questions.set(id, conditionId);
+    },
+    async resolveQuestions(ids) {
+      if (!deps.clickhouse) return;
+      const wanted = [...new Set(ids)].filter((id) => !questions.has(id));
+      if (wanted.length === 0) return;
+      const rows = await deps.clickhouse.query<{ request_id: string; condition_id: string }>(
+        'alpha.questions.resolve',
+        `SELECT request_id, any(condition_id) AS condition_id FROM alpha_neg_risk_questions
+         WHERE chain_id = {chain:UInt32} AND request_id IN {ids:Array(String)} GROUP BY request_id`,
+        { chain: deps.chainId, ids: wanted },
+      );
+      for (const r of rows) questions.set(r.request_id, r.condition_id);
+    },
     marketFee: (id) => fees.get(id),
     setMarketFee: (id, bips) => {
       fees.set(id, bips);

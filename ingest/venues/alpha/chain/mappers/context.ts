@@ -5,7 +5,7 @@
  * uma.ts, tokens.ts) takes it and maps the decoded logs of its contracts to rows (the hot events are the
  * direct lane's, direct-lane.ts).
  */
-import type { Hex } from 'viem';
+import { encodePacked, type Hex, keccak256 } from 'viem';
 import type { AddressSets, AlphaContract } from '../../../../../schemas/abi/alpha-addresses.ts';
 import { allContracts } from '../../../../../schemas/abi/alpha-addresses.ts';
 import { AmountOverflowError } from '../../../../chain/hex.ts';
@@ -19,8 +19,11 @@ import type { TxContext } from './attribution.ts';
 export interface MapperOptions {
   chainId: number;
   sets: AddressSets;
-  /** Role addresses: collateral of standard (USDC.e) and neg-risk (WCOL) positions, the pUSD token. */
-  roles: { usdcE: string; wcol: string; pUsd: string };
+  /**
+   * Role addresses: collateral of standard (USDC.e) and neg-risk (WCOL) positions, the pUSD token, the
+   * NegRiskAdapter that prepares neg-risk conditions (default: the sets' first).
+   */
+  roles: { usdcE: string; wcol: string; pUsd: string; negRiskAdapter?: string };
   positionIds: PositionIdScheme;
   tokens: TokenMap;
 }
@@ -46,6 +49,14 @@ export interface MapContext {
   readonly negRiskAdapters: ReadonlySet<string>;
   readonly collateralAdapters: ReadonlySet<string>;
   readonly umaAdapters: ReadonlySet<string>;
+  /** UMA adapter → whether it serves neg-risk questions (its question ids are operator request ids). */
+  readonly umaAdapterNegRisk: ReadonlyMap<string, boolean>;
+  /** UMA adapters whose question id is keccak256 of the request's ancillary data (v2 and later). */
+  readonly umaHashedQuestions: ReadonlySet<string>;
+  /** The condition `oracle` prepares for a binary question: keccak256(oracle, questionId, 2). */
+  conditionOf(oracle: string, questionId: string): string;
+  /** The condition of a neg-risk question (prepared by the NegRiskAdapter). */
+  negRiskConditionOf(questionId: string): string;
   /** Collateral adapter → whether it serves neg-risk markets. */
   readonly collateralAdapterNegRisk: ReadonlyMap<string, boolean>;
   readonly usdcE: string;
@@ -77,6 +88,14 @@ export function createMapContext(opts: MapperOptions): MapContext {
   for (const c of contracts)
     if (c.kind === 'erc20Collateral' || c.kind === 'collateralToken') symbols.set(lower(c.address), c.label);
 
+  const negRiskAdapter = lower(
+    opts.roles.negRiskAdapter ?? contracts.find((c) => c.kind === 'negRiskAdapter')?.address ?? '',
+  );
+  const conditionOf = (oracle: string, questionId: string): string =>
+    /^0x[0-9a-f]{40}$/.test(oracle) && /^0x[0-9a-fA-F]{64}$/.test(questionId)
+      ? keccak256(encodePacked(['address', 'bytes32', 'uint256'], [oracle as Hex, questionId as Hex, 2n]))
+      : '';
+
   const lowered = new Map<string, string>();
   // A binary condition's ids are wanted by its preparation (twice: tokens, lifecycle) and by every
   // adapter-mediated split, merge and redemption of it.
@@ -100,6 +119,14 @@ export function createMapContext(opts: MapperOptions): MapContext {
     negRiskAdapters: addressesOf(['negRiskAdapter']),
     collateralAdapters: addressesOf(['collateralAdapter']),
     umaAdapters: addressesOf(['umaCtfAdapter', 'umaCtfAdapterV1']),
+    umaAdapterNegRisk: new Map(
+      contracts
+        .filter((c) => c.kind === 'umaCtfAdapter' || c.kind === 'umaCtfAdapterV1')
+        .map((c) => [lower(c.address), c.negRisk]),
+    ),
+    umaHashedQuestions: addressesOf(['umaCtfAdapter']),
+    conditionOf,
+    negRiskConditionOf: (questionId) => conditionOf(negRiskAdapter, questionId),
     collateralAdapterNegRisk: new Map(
       contracts.filter((c) => c.kind === 'collateralAdapter').map((c) => [lower(c.address), c.negRisk]),
     ),

@@ -1,8 +1,9 @@
 /**
  * Reference events: what later events need to be understood. A binary condition's preparation teaches its
  * two outcome token ids (derived: position-ids.ts), an exchange's TokenRegistered a token pair, a neg-risk
- * MarketPrepared the market's fee. They are learnt before a page's rows are made (the token map), and
- * written to alpha_tokens and alpha_neg_risk_markets.
+ * MarketPrepared the market's fee, a NegRiskOperator's QuestionPrepared the condition of a neg-risk UMA
+ * question (its UMA question id is the operator's request id). They are learnt before a page's rows are
+ * made (the token map), and written to alpha_tokens, alpha_neg_risk_markets and alpha_neg_risk_questions.
  */
 import type { RowSink } from '../rows.ts';
 import { type Decoded, type MapContext, str } from './context.ts';
@@ -45,6 +46,19 @@ export function learnTokens(ctx: MapContext, d: Decoded, rows: RowSink): void {
       market_id: str(a.marketId),
       oracle: str(a.oracle),
       fee_bips: feeBips,
+    });
+  } else if (d.contract.kind === 'negRiskOperator' && d.name === 'QuestionPrepared') {
+    const requestId = str(a.requestId);
+    const questionId = str(a.questionId);
+    const conditionId = ctx.negRiskConditionOf(questionId);
+    ctx.tokens.setQuestionCondition(requestId, conditionId);
+    rows.alpha_neg_risk_questions.push({
+      ...base,
+      request_id: requestId,
+      question_id: questionId,
+      market_id: str(a.marketId),
+      condition_id: conditionId,
+      operator: ctx.addressOf(d.contract),
     });
   } else if (d.contract.kind === 'exchangeV1' && d.name === 'TokenRegistered') {
     const token = str(a.token0);

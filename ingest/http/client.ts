@@ -68,10 +68,18 @@ export interface HttpClient {
   /**
    * The upstream's clock, Unix ms: a venue's "now" (core/now.ts), which stamps its observations. The wall
    * clock, moved by how far the `Date` of the upstream's newest answer lay from it when that is more than
-   * CLOCK_SKEW_MS (a simulated world answers in its own time); the wall clock before any answer.
+   * CLOCK_SKEW_MS (a simulated world answers in its own time); the wall clock before any answer. Strictly
+   * increasing per upstream within the process.
    */
   clock(): number;
 }
+
+/**
+ * The newest time each upstream's clock gave in this process (by base URL): a clock never gives a time
+ * twice nor goes back, so that observations stamped by it (ReplacingMergeTree by observed_at) stay ordered
+ * even while a simulated world stands still (its Date does not move).
+ */
+const newestClock = new Map<string, number>();
 
 /** An upstream `Date` this close to the wall clock is the wall clock (the header has whole seconds). */
 export const CLOCK_SKEW_MS = 5_000;
@@ -199,6 +207,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   return {
     getJson: (path, query) => call('GET', buildUrl(options.baseUrl, path, query), undefined),
     postJson: (path, body, query) => call('POST', buildUrl(options.baseUrl, path, query), body),
-    clock: () => now() + offset,
+    clock() {
+      const t = Math.max(now() + offset, (newestClock.get(options.baseUrl) ?? Number.NEGATIVE_INFINITY) + 1);
+      newestClock.set(options.baseUrl, t);
+      return t;
+    },
   };
 }

@@ -243,7 +243,8 @@ export async function syncAlphaCatalog(
   const changed = tables.reduce((n, c) => n + c.written + c.deleted, 0);
   if (changed > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump('venue:alpha');
   // The last good sync, for the status page's lag (venue_checkpoints, ingest/sources.ts).
-  await writeCheckpoint(ch, 'alpha', 'catalog', String(now()), now());
+  // updated_at on the wall clock (the operations' lag), the value the observation's time.
+  await writeCheckpoint(ch, 'alpha', 'catalog', String(now()));
   summary.ms = Math.round(performance.now() - t0);
   deps.log.info({ ...summary }, 'Synced the alpha catalog');
   return summary;

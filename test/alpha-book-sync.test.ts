@@ -4,6 +4,7 @@
  * are handled by the REST ingestion rules.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { currentPrices } from '../analytics/prices/current-price.ts';
 import { PermanentError, RetryableError } from '../core/errors.ts';
 import { HttpPermanentError, HttpRetryableError } from '../ingest/http/client.ts';
 import { createAlphaBookClient } from '../ingest/venues/alpha/book/client.ts';
@@ -273,5 +274,41 @@ describe('alpha book sync', () => {
     expect(err).toBeInstanceOf(HttpPermanentError);
     expect(err).toBeInstanceOf(PermanentError);
     expect(log).toHaveLength(1);
+  });
+});
+
+describe("the book's observation time: the upstream's clock (the world's, months before the wall clock)", () => {
+  it("answers every replica request with the world's time in its Date header", async () => {
+    const world = w.state.now();
+    expect(Date.now() - world).toBeGreaterThan(30 * 86_400_000);
+    for (const url of Object.values(w.replicas.urls)) {
+      const res = await fetch(`${url}/no-such-path`);
+      await res.text();
+      expect(res.headers.get('date'), url).toBe(new Date(world).toUTCString());
+    }
+  });
+
+  it('stamps observed_at with the world time, so the current price of now takes the book', async () => {
+    const world = w.state.now();
+    const tokens = openTokens().slice(0, 12);
+    const { clock: _c, ...o } = options([]);
+    const result = await syncAlphaBooks(deps, tokens, o);
+    expect(result.written).toBe(tokens.length);
+    const rows = await deps.clickhouse.read<[string, string, number | null]>(
+      'test.book_observed',
+      `SELECT token_id, toString(toUnixTimestamp64Milli(observed_at)), mid FROM alpha_book_quotes
+       WHERE token_id IN {tokens:Array(String)}
+         AND observed_at >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
+         AND observed_at < fromUnixTimestamp64Milli({to:Int64}, 'UTC')`,
+      // The Date header has whole seconds; the sync reads the clock right after the answer.
+      { tokens, from: world - 1000, to: world + 5000 },
+    );
+    expect(rows).toHaveLength(tokens.length);
+    expect(new Set(rows.map(([t]) => t)).size).toBe(tokens.length);
+    const prices = await currentPrices(deps.clickhouse, tokens, world + 5000);
+    const withMid = rows.filter(([, , mid]) => mid !== null);
+    expect(withMid.length).toBeGreaterThan(0);
+    for (const [token, , mid] of withMid)
+      expect(prices.get(token), token).toEqual({ price: mid, source: 'book' });
   });
 });

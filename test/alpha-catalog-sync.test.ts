@@ -334,7 +334,9 @@ describe('alpha catalog sync', () => {
   it('rewrites only the records whose content changed', async () => {
     await deps.clickhouse.command(
       'test.mutate',
-      `INSERT INTO alpha_tags SELECT * REPLACE ('stale' AS label, 'stale' AS content_hash, now64(3) AS observed_at) FROM alpha_tags FINAL WHERE id = {id:String}`,
+      // The same observed_at: of equal versions the last inserted wins, so FINAL shows the stale row; the
+      // sync's observation (the replica's world time, never earlier than the last) replaces it.
+      `INSERT INTO alpha_tags SELECT * REPLACE ('stale' AS label, 'stale' AS content_hash) FROM alpha_tags FINAL WHERE id = {id:String}`,
       { id: sim.catalog.venues.alpha.tags[0]!.id },
     );
     const summary = await syncer().run('full');

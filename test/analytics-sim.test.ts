@@ -32,6 +32,7 @@ import type { AlphaAnalyticsSettings } from '../analytics/market-data/settings.t
 import { runRolling } from '../analytics/rolling-metrics/run.ts';
 import { type App, buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
+import { roundPrice } from '../api/queries/alpha/market-data.ts';
 import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { ALPHA_ADDRESS_SETS, ALPHA_ROLES } from '../schemas/abi/alpha-addresses.ts';
@@ -749,6 +750,12 @@ function priceTruth(
   return { price: Number(newest.num) / Number(newest.den), branch: 'last', mixed };
 }
 
+/** A served price: the truth rounded to 6 decimals (docs/api.md), within half a unit of the 6th decimal. */
+function expectPrice(served: number, truth: number, what: string): void {
+  expect(served, what).toBe(roundPrice(served));
+  expect(Math.abs(served - truth), what).toBeLessThanOrEqual(5e-7 + 1e-12);
+}
+
 describe('GET /v2/alpha/market-price against the sim ledger', () => {
   let app: App;
   let key: string;
@@ -790,7 +797,7 @@ describe('GET /v2/alpha/market-price against the sim ledger', () => {
         }
         expect(status, `token ${token} at ${at}`).toBe(200);
         expect(body.at_time).toBe(at);
-        expect(body.price, `token ${token} at ${at} (${truth.branch})`).toBeCloseTo(truth.price, 9);
+        expectPrice(body.price, truth.price, `token ${token} at ${at} (${truth.branch})`);
         seen[truth.branch]++;
         if (truth.mixed) seen[truth.branch === 'mean' ? 'meanMixed' : 'lastMixed']++;
         if (truth.mixed && fills.find((f) => f.token === token)?.outcome === 1) seen.noToken++;
@@ -804,16 +811,149 @@ describe('GET /v2/alpha/market-price against the sim ledger', () => {
     expect(seen.notFound).toBeGreaterThan(0);
   }, 120_000);
 
-  it('answers the price of now without at_time, echoing now', async () => {
+  it("answers the price of now without at_time: the newest block's time, not the wall clock", async () => {
     for (const token of [...conditionOf.keys()].sort().slice(0, 8)) {
-      const before = Math.floor(Date.now() / 1000);
       const { status, body } = await price(token);
       expect(status).toBe(200);
-      expect(body.at_time).toBeGreaterThanOrEqual(before);
-      expect(body.at_time).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
-      expect(body.price).toBeCloseTo((priceTruth(token, body.at_time) as { price: number }).price, 9);
+      expect(body.at_time).toBe(headTime);
+      expectPrice(body.price, (priceTruth(token, body.at_time) as { price: number }).price, token);
     }
   });
+});
+
+describe("alpha's series and defaults at the chain's now (the world lies months before the wall clock)", () => {
+  let app: App;
+  let key: string;
+  beforeAll(async () => {
+    app = await buildApp({ ...deps, secret: TEST_SECRET });
+    key = (
+      await createKeyStore(deps.redis).create({ tier: 'enterprise', name: 'series-sim', rate: 1_000_000 })
+    ).key;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  const get = async <T>(url: string): Promise<T> => {
+    const res = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+    expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+    return res.json() as T;
+  };
+  type VolumePoint = { timestamp: number; volume: number; buy_volume: number; sell_volume: number };
+  type OiPoint = { timestamp: number; open_interest_usd: number };
+  const usd = (v: bigint) => Number(v) / 1e6;
+
+  it('lies months before the wall clock', () => {
+    expect(Date.now() / 1000 - headTime).toBeGreaterThan(30 * DAY);
+  });
+
+  it('ends every default series at the newest block, pads no day after it, and takes start_time on a quiet token', async () => {
+    const day = Math.floor(headTime / DAY) * DAY;
+    const token = [...conditionOf.keys()].sort()[0] as string;
+    const condition = conditionOf.get(token) as string;
+    const volume = await get<{ end_time: number; volume_over_time: VolumePoint[] }>(
+      `/v2/alpha/markets/${token}/volume`,
+    );
+    expect(volume.volume_over_time.at(-1)?.timestamp).toBe(day);
+    const total = fills.filter((f) => f.token === token).reduce((s, f) => s + f.usd, 0n);
+    expect(volume.volume_over_time.at(-1)?.volume).toBeCloseTo(usd(total), 6);
+    const all = await get<{ volume_over_time: VolumePoint[] }>(
+      `/v2/alpha/markets/${token}/volume?granularity=all`,
+    );
+    expect(all.volume_over_time.map((p) => p.timestamp)).toEqual([headTime]);
+    const oi = await get<{ open_interest_over_time: OiPoint[] }>(
+      `/v2/alpha/markets/${condition}/open_interest?granularity=all`,
+    );
+    expect(oi.open_interest_over_time.map((p) => p.timestamp)).toEqual([headTime]);
+    const oiDays = await get<{ open_interest_over_time: OiPoint[] }>(
+      `/v2/alpha/markets/${condition}/open_interest`,
+    );
+    expect(oiDays.open_interest_over_time.at(-1)?.timestamp).toBe(day);
+    const wallet = sim.wallets.wallets[0]!.address.toLowerCase();
+    const pnl = await get<{ end_time: number }>(`/v2/alpha/wallet/pnl/${wallet}?granularity=day`);
+    expect(pnl.end_time).toBe(headTime);
+    // A token the chain knows that never traded: an hour before now at interval=1 is a range, not a 400.
+    const [quiet] = await query(
+      `SELECT token_id AS id FROM alpha_tokens
+       WHERE token_id NOT IN (SELECT id FROM alpha_market_totals FINAL WHERE level = 'token') LIMIT 1`,
+    );
+    expect(quiet, 'a token without trades').toBeDefined();
+    const candles = await get<{ candlesticks: unknown[] }>(
+      `/v2/alpha/candlesticks/token/${quiet!.id}?interval=1&start_time=${headTime - HOUR}`,
+    );
+    expect(candles.candlesticks).toEqual([]);
+  });
+
+  it('holds the volume up to end_time, to its second, nothing traded after it (all and the last day)', async () => {
+    let cut = 0;
+    for (const token of [...conditionOf.keys()].sort().slice(0, 6)) {
+      const own = fills.filter((f) => f.token === token);
+      const times = [...new Set(own.map((f) => f.time))];
+      for (const t of times.filter((_, i) => i % 7 === 3).flatMap((x) => [x, x - 1])) {
+        const upTo = own.filter((f) => f.time <= t);
+        const sum = (pick: (f: Fill) => boolean) => usd(upTo.filter(pick).reduce((s, f) => s + f.usd, 0n));
+        const truth = {
+          volume: sum(() => true),
+          buy_volume: sum((f) => f.buy),
+          sell_volume: sum((f) => !f.buy),
+        };
+        if (own.some((f) => f.time > t && f.time < Math.floor(t / DAY) * DAY + DAY)) cut++;
+        const all = await get<{ volume_over_time: VolumePoint[] }>(
+          `/v2/alpha/markets/${token}/volume?granularity=all&end_time=${t}`,
+        );
+        expect(all.volume_over_time.length, `token ${token} at ${t}`).toBe(upTo.length > 0 ? 1 : 0);
+        if (upTo.length === 0) continue;
+        const [point] = all.volume_over_time;
+        expect(point!.timestamp).toBe(t);
+        for (const k of ['volume', 'buy_volume', 'sell_volume'] as const) {
+          expect(point![k], `token ${token} at ${t}: ${k}`).toBeCloseTo(truth[k], 6);
+        }
+        const days = await get<{ volume_over_time: VolumePoint[] }>(
+          `/v2/alpha/markets/${token}/volume?granularity=day&end_time=${t}`,
+        );
+        const last = days.volume_over_time.at(-1)!;
+        expect(last.timestamp).toBe(Math.floor(t / DAY) * DAY);
+        expect(last.volume, `token ${token} day of ${t}`).toBeCloseTo(truth.volume, 6);
+      }
+    }
+    // Trades later on end_time's day were left out (the case that failed).
+    expect(cut).toBeGreaterThan(5);
+  }, 120_000);
+
+  it("holds the open interest at end_time in the point stamped with end_time's day, as granularity=all", async () => {
+    let cut = 0;
+    const conditions = [...new Set(oi.events.map((e) => e.condition))].sort().slice(0, 8);
+    for (const condition of conditions) {
+      const events = oi.events.filter((e) => e.condition === condition);
+      for (const e of events.filter((_, i) => i % 3 === 1)) {
+        const t = e.time;
+        // The hour is the resolution of open interest: the changes of the hours starting at or before t.
+        const truth = usd(
+          events.filter((x) => Math.floor(x.time / HOUR) * HOUR <= t).reduce((s, x) => s + x.delta, 0n),
+        );
+        if (
+          events.some(
+            (x) => x.time >= Math.floor(t / HOUR) * HOUR + HOUR && x.time < Math.floor(t / DAY) * DAY + DAY,
+          )
+        ) {
+          cut++;
+        }
+        const all = await get<{ open_interest_over_time: OiPoint[] }>(
+          `/v2/alpha/markets/${condition}/open_interest?granularity=all&end_time=${t}`,
+        );
+        expect(all.open_interest_over_time[0]?.open_interest_usd, `${condition} at ${t}`).toBeCloseTo(
+          truth,
+          6,
+        );
+        const days = await get<{ open_interest_over_time: OiPoint[] }>(
+          `/v2/alpha/markets/${condition}/open_interest?granularity=day&end_time=${t}`,
+        );
+        const last = days.open_interest_over_time.at(-1)!;
+        expect(last.timestamp).toBe(Math.floor(t / DAY) * DAY);
+        expect(last.open_interest_usd, `${condition} day of ${t}`).toBeCloseTo(truth, 6);
+      }
+    }
+    expect(cut).toBeGreaterThan(0);
+  }, 120_000);
 });
 
 // ---------------------------------------------------------------------------------------------- incremental

@@ -454,6 +454,75 @@ describe('GET /v2/alpha/candlesticks', () => {
   });
 });
 
+describe('prices and means as served', () => {
+  it('rounds candle prices and the share-weighted mean to 6 decimals (100 USD for 300 shares: 0.333333)', async () => {
+    const ch = t.deps.clickhouse;
+    const THIRD = '4001';
+    await ch.insert('test.tokens.third', 'alpha_tokens', [token(THIRD, bytes32(0xc4), 0, '4002', 5)]);
+    const c: Ohlc = {
+      bucket: D0,
+      o: 1 / 3,
+      h: 2 / 3,
+      l: 0.1 + 0.2,
+      c: 1 / 3,
+      usd: 100,
+      shares: 300,
+      trades: 2,
+    };
+    await ch.insert('test.candles.third', 'alpha_token_candles_1d', [tokenCandle(THIRD, c)]);
+    await ch.insert('test.totals.third', 'alpha_market_totals', [totals('token', THIRD, D0 + 5, D0 + 50)]);
+    const r = await ok<CandlesResponse>(`/v2/alpha/candlesticks/token/${THIRD}?interval=1440`);
+    const { open, high, low, close, mean, previous } = r.candlesticks[0]!.price;
+    expect({ open, high, low, close, mean, previous }).toEqual({
+      open: 0.333333,
+      high: 0.666667,
+      low: 0.3,
+      close: 0.333333,
+      mean: 0.333333,
+      previous: 0.333333,
+    });
+  });
+});
+
+describe('series stamped at end_time hold nothing after it', () => {
+  it("volume: all and the last day hold the candles' whole days, hours and minutes before end_time, then its minute's fills", async () => {
+    // 10:01:30 on D0: the day before D0 (30), the 10:00 minute (100 after its correction); not the rest of D0.
+    const all = await ok<VolumeResponse>(
+      `/v2/alpha/markets/${YES}/volume?granularity=all&end_time=${M + 90}`,
+    );
+    expect(all.volume_over_time).toEqual([
+      { timestamp: M + 90, volume: 130, buy_volume: 120, sell_volume: 10 },
+    ]);
+    const days = await ok<VolumeResponse>(`/v2/alpha/markets/${YES}/volume?end_time=${M + 90}`);
+    expect(days.volume_over_time.at(-1)).toEqual({
+      timestamp: D0,
+      volume: 130,
+      buy_volume: 120,
+      sell_volume: 10,
+    });
+    // 20:01:30: the 10:00 hour (264) and the maker fill of 20:01 (50); the taker row of 22:00 never counts.
+    const fills = await ok<VolumeResponse>(
+      `/v2/alpha/markets/${YES}/volume?granularity=all&end_time=${P0 + 90}`,
+    );
+    expect(fills.volume_over_time[0]).toMatchObject({ volume: 30 + 264 + 50 });
+    const taker = await ok<VolumeResponse>(
+      `/v2/alpha/markets/${YES}/volume?granularity=all&end_time=${P0 + 2 * H + 30}`,
+    );
+    expect(taker.volume_over_time[0]).toMatchObject({ volume: 30 + 264 });
+  });
+
+  it("open interest: the point stamped with end_time's day holds the OI at end_time, as all does", async () => {
+    const days = await ok<OpenInterestResponse>(
+      `/v2/alpha/markets/${COND}/open_interest?end_time=${D0 + 4 * H}`,
+    );
+    expect(days.open_interest_over_time).toEqual([{ timestamp: D0, open_interest_usd: 100 }]);
+    const weeks = await ok<OpenInterestResponse>(
+      `/v2/alpha/markets/${COND}/open_interest?granularity=week&end_time=${D0 + 2 * DAY}`,
+    );
+    expect(weeks.open_interest_over_time).toEqual([{ timestamp: D0, open_interest_usd: 80 }]);
+  });
+});
+
 describe('GET /v2/alpha/volume-chart', () => {
   it('lists hourly volume, YES and NO apart, periods without trades omitted', async () => {
     const r = await ok<VolumeChartResponse>(
@@ -599,10 +668,10 @@ describe('GET /v2/alpha/market-price', () => {
     const at = P0 + 5 * 60;
     const r = await ok<{ price: number; at_time: number }>(`/v2/alpha/market-price/${YES}?at_time=${at}`);
     expect(r.at_time).toBe(at);
-    expect(r.price).toBeCloseTo(weighted, 12);
+    expect(r.price).toBe(Number(weighted.toFixed(6))); // 0.503952: rounded to 6 decimals
     // The NO token: the same fills in its terms.
     const no = await ok<{ price: number }>(`/v2/alpha/market-price/${NO}?at_time=${at}`);
-    expect(no.price).toBeCloseTo(1 - weighted, 12);
+    expect(no.price).toBe(Number((1 - weighted).toFixed(6)));
     // One second earlier the fifth fill is not yet there: the first fill comes in.
     const before = await ok<{ price: number }>(`/v2/alpha/market-price/${YES}?at_time=${at - 1}`);
     // (0.30 … 0.52: over 0.10 apart, so the last price.)

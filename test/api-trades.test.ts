@@ -174,6 +174,23 @@ describe('GET /v2/alpha/trades', () => {
     expect(v2[0]).toMatchObject({ exchange_version: 2, side: 'SELL', fee_asset: 'collateral', price: 0.5 });
   });
 
+  it('rounds price to 6 decimals: 1 USD for 3 shares is 0.333333, a fee-noisy taker row 0.535', async () => {
+    const wallet = addr(0x3333);
+    await t.deps.clickhouse.insert('test.fills.noise', 'alpha_fills', [
+      fillRow({ block: 9_000_001, logIndex: 1, maker: wallet, usd: 1_000_000, shares: 3_000_000 }),
+      fillRow({
+        block: 9_000_002,
+        logIndex: 1,
+        maker: wallet,
+        usd: 5_350_003,
+        shares: 10_000_000,
+        role: 'taker',
+      }),
+    ]);
+    const rows = (await page(`/v2/alpha/trades?wallet=${wallet}&order=asc&limit=2`)).trades;
+    expect(rows.map((r) => r.price)).toEqual([0.333333, 0.535]);
+  });
+
   it('yields identical rows and pagination keys for the same wallet list in any order with duplicates', async () => {
     const p1 = await page(`/v2/alpha/trades?wallet=${A},${B},${C}&limit=25`);
     const p2 = await page(

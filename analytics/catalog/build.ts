@@ -8,6 +8,7 @@
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { DataVersions } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
+import { alphaNow } from '../../core/now.ts';
 import {
   ALPHA_CATEGORY_LIST,
   ALPHA_EVENT_LIST,
@@ -17,14 +18,7 @@ import {
 } from '../../schemas/tables/alpha-catalog-lists.ts';
 import { currentPrices } from '../prices/current-price.ts';
 import { readAssignedIds } from './canonical.ts';
-import {
-  catalogNow,
-  readBookLiquidity,
-  readCatalog,
-  readResolutions,
-  readRolling,
-  readTotals,
-} from './read.ts';
+import { readBookLiquidity, readCatalog, readResolutions, readRolling, readTotals } from './read.ts';
 import { catalogLists } from './rows.ts';
 import { replaceTable } from './write.ts';
 
@@ -59,7 +53,7 @@ export async function buildAlphaCatalogLists(
 ): Promise<CatalogBuildSummary> {
   const started = Date.now();
   const ch = deps.clickhouse;
-  const now = opts.now ?? (await catalogNow(ch));
+  const now = opts.now ?? (await alphaNow(ch));
   const [sources, resolutions, totals, rolling, canonical] = await Promise.all([
     readCatalog(ch),
     readResolutions(ch, now),

@@ -264,13 +264,3 @@ export async function readBookLiquidity(
   }
   return out;
 }
-
-/** The analytics' "now": the newest alpha block's time, else the wall clock (Unix ms). */
-export async function catalogNow(ch: ClickHouse): Promise<number> {
-  const rows = await ch.read<[string | null]>(
-    'analytics.catalog.now',
-    'SELECT if(count() = 0, NULL, toUnixTimestamp64Milli(max(timestamp))) FROM alpha_blocks',
-  );
-  const t = rows[0]?.[0];
-  return t === null || t === undefined ? Date.now() : Number(t);
-}

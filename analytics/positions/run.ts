@@ -24,7 +24,7 @@
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { DataVersions } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
-import { catalogNow } from '../catalog/read.ts';
+import { alphaNow } from '../../core/now.ts';
 import { blockAtOrBelow, chainProgress, isCanonical } from '../market-data/progress.ts';
 import { nextVersion } from '../market-data/run.ts';
 import { currentPrices } from '../prices/current-price.ts';
@@ -297,7 +297,7 @@ export async function refreshPrices(
     tokens === null ? {} : { tokens },
   );
   if (rows.length === 0) return 0;
-  const now = await catalogNow(ch);
+  const now = await alphaNow(ch);
   const prices = await currentPrices(
     ch,
     rows.map(([t]) => t),

@@ -7,9 +7,9 @@
  */
 
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import { alphaNow } from '../../core/now.ts';
 import { unrealizedBase } from '../../core/unrealized.ts';
 import { PROFILE_WINDOWS, type ProfileWindowName } from '../../schemas/tables/alpha-profiles.ts';
-import { catalogNow } from '../catalog/read.ts';
 import { type AnalyticsDeps, nextVersion } from '../market-data/run.ts';
 import { currentPrices } from '../prices/current-price.ts';
 import { computeProfile, type Profile, type WalletInputs } from './metrics.ts';
@@ -170,7 +170,7 @@ export async function runProfiles(
 ): Promise<ProfilesRun> {
   const started = Date.now();
   const ch = deps.clickhouse;
-  const now = o.now ?? (await catalogNow(ch));
+  const now = o.now ?? (await alphaNow(ch));
   const version = nextVersion();
   const batch = o.batchWallets ?? DEFAULT_BATCH_WALLETS;
   const wallets = await readProfiledWallets(ch);

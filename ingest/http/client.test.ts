@@ -213,4 +213,21 @@ describe('http client', () => {
     const { c } = client();
     expect(await c.postJson('/books', [{ token_id: '1' }])).toEqual({ ok: true, path: '/books' });
   });
+
+  it("keeps the upstream's clock: its Date when over 5 s from the wall clock, strictly increasing", async () => {
+    const { c } = client({ baseUrl: `${base}/clock-a` });
+    expect(c.clock()).toBe(1_000_000); // no answer yet: the wall clock
+    const world = Date.UTC(2026, 3, 1, 12);
+    script = [{ headers: { date: new Date(world).toUTCString() } }];
+    await c.getJson('/x');
+    expect(c.clock()).toBe(world);
+    expect(c.clock()).toBe(world + 1); // the world stands still, the clock does not give a time twice
+    clock += 250;
+    expect(c.clock()).toBe(world + 250);
+    // A Date within 5 s of the wall clock (whole seconds, a little latency) is the wall clock.
+    const near = createHttpClient({ baseUrl: `${base}/clock-b`, timeoutMs: 2_000, now: () => clock });
+    script = [{ headers: { date: new Date(clock + 2_000).toUTCString() } }];
+    await near.getJson('/x');
+    expect(near.clock()).toBe(clock);
+  });
 });

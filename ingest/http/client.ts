@@ -65,6 +65,31 @@ export interface HttpClientOptions {
 export interface HttpClient {
   getJson(path: string, query?: Record<string, QueryValue>): Promise<unknown>;
   postJson(path: string, body: unknown, query?: Record<string, QueryValue>): Promise<unknown>;
+  /**
+   * The upstream's clock, Unix ms: a venue's "now" (core/now.ts), which stamps its observations. The wall
+   * clock, moved by how far the `Date` of the upstream's newest answer lay from it when that is more than
+   * CLOCK_SKEW_MS (a simulated world answers in its own time); the wall clock before any answer. Strictly
+   * increasing per upstream within the process.
+   */
+  clock(): number;
+}
+
+/**
+ * The newest time each upstream's clock gave in this process (by base URL): a clock never gives a time
+ * twice nor goes back, so that observations stamped by it (ReplacingMergeTree by observed_at) stay ordered
+ * even while a simulated world stands still (its Date does not move).
+ */
+const newestClock = new Map<string, number>();
+
+/** An upstream `Date` this close to the wall clock is the wall clock (the header has whole seconds). */
+export const CLOCK_SKEW_MS = 5_000;
+
+/** The offset of an answer's `Date` header from the wall clock `now` (0 within CLOCK_SKEW_MS or unreadable). */
+export function clockOffsetMs(date: string | null, now: number): number {
+  if (date === null) return 0;
+  const t = Date.parse(date);
+  if (!Number.isFinite(t) || Math.abs(t - now) <= CLOCK_SKEW_MS) return 0;
+  return t - now;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -100,6 +125,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const doFetch = options.fetch ?? fetch;
   /** No request of this client leaves before this time (set by a 429's Retry-After). */
   let notBefore = 0;
+  /** The upstream's clock minus the wall clock, from the newest answer's Date header. */
+  let offset = 0;
 
   const gate = async () => {
     for (let t = now(); t < notBefore; t = now()) await sleep(notBefore - t);
@@ -128,6 +155,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           signal: AbortSignal.timeout(options.timeoutMs),
         });
         status = res.status;
+        offset = clockOffsetMs(res.headers.get('date'), now());
         if (status === 429) {
           // The wait starts from the answer's headers, before its body is read: a concurrent call
           // retrying meanwhile must not leave before Retry-After.
@@ -179,5 +207,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   return {
     getJson: (path, query) => call('GET', buildUrl(options.baseUrl, path, query), undefined),
     postJson: (path, body, query) => call('POST', buildUrl(options.baseUrl, path, query), body),
+    clock() {
+      const t = Math.max(now() + offset, (newestClock.get(options.baseUrl) ?? Number.NEGATIVE_INFINITY) + 1);
+      newestClock.set(options.baseUrl, t);
+      return t;
+    },
   };
 }

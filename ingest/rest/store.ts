@@ -129,7 +129,10 @@ export async function readCheckpoint(ch: ClickHouse, venue: string, stream: stri
   return rows[0]?.value ?? null;
 }
 
-/** Records a venue's progress on one stream; call it after the data it covers is written. */
+/**
+ * Records a venue's progress on one stream; call it after the data it covers is written. `updated_at` is
+ * the wall clock (when the poll ran, for the operations' lag), not the venue's "now" (core/now.ts).
+ */
 export async function writeCheckpoint(
   ch: ClickHouse,
   venue: string,

@@ -69,6 +69,8 @@ export interface ReplicaServerOptions {
   /** Body for a 5xx (default: a JSON error). */
   serverErrorBody?: unknown;
   notFoundBody?: (path: string) => unknown;
+  /** The world's time, Unix ms: every answer's `Date` header (default the wall clock). */
+  clock?: () => number;
 }
 
 function badRequest(name: string, value: string): HttpError {
@@ -175,11 +177,19 @@ async function readBody(req: http.IncomingMessage): Promise<unknown> {
   }
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+function send(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  now: number = Date.now(),
+) {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, {
     'content-type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
     'content-length': Buffer.byteLength(text),
+    // The upstream's clock is the world's: a replica answers in world time.
+    date: new Date(now).toUTCString(),
     ...headers,
   });
   res.end(text);
@@ -187,6 +197,7 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
 
 export async function startReplicaServer(options: ReplicaServerOptions): Promise<ReplicaServer> {
   const { name, faults } = options;
+  const clock = options.clock ?? Date.now;
   const routes: CompiledRoute[] = options.routes.map((r) => ({ ...r, segments: splitPath(r.path) }));
   const hanging = new Set<http.ServerResponse>();
 
@@ -196,11 +207,17 @@ export async function startReplicaServer(options: ReplicaServerOptions): Promise
     const fault = faults.draw(name, path);
     if (fault?.kind === 'rate_limit') {
       const retry = String(fault.retryAfterS ?? 1);
-      send(res, 429, options.rateLimitBody ?? { error: 'Too Many Requests' }, { 'retry-after': retry });
+      send(
+        res,
+        429,
+        options.rateLimitBody ?? { error: 'Too Many Requests' },
+        { 'retry-after': retry },
+        clock(),
+      );
       return;
     }
     if (fault?.kind === 'server_error') {
-      send(res, fault.status ?? 503, options.serverErrorBody ?? { error: 'internal error' });
+      send(res, fault.status ?? 503, options.serverErrorBody ?? { error: 'internal error' }, {}, clock());
       return;
     }
     if (fault?.kind === 'hang') {
@@ -227,8 +244,8 @@ export async function startReplicaServer(options: ReplicaServerOptions): Promise
       break;
     }
     if (!route || !params) {
-      if (methodMismatch) send(res, 405, { error: 'method not allowed' });
-      else send(res, 404, options.notFoundBody?.(path) ?? { error: 'not found' });
+      if (methodMismatch) send(res, 405, { error: 'method not allowed' }, {}, clock());
+      else send(res, 404, options.notFoundBody?.(path) ?? { error: 'not found' }, {}, clock());
       return;
     }
     const pageFault =
@@ -251,7 +268,7 @@ export async function startReplicaServer(options: ReplicaServerOptions): Promise
       const target = records[0];
       if (target) (reply.malform ?? defaultMalform)(target as Record<string, unknown>);
     }
-    send(res, reply.status ?? 200, reply.body, reply.headers);
+    send(res, reply.status ?? 200, reply.body, reply.headers, clock());
   };
 
   const server = http.createServer((req, res) => {
@@ -260,8 +277,8 @@ export async function startReplicaServer(options: ReplicaServerOptions): Promise
         res.destroy();
         return;
       }
-      if (err instanceof HttpError) send(res, err.status, err.body);
-      else send(res, 500, { error: 'internal error' });
+      if (err instanceof HttpError) send(res, err.status, err.body, {}, clock());
+      else send(res, 500, { error: 'internal error' }, {}, clock());
     });
   });
   server.keepAliveTimeout = 5_000;

@@ -86,6 +86,7 @@ export async function startReplicas(options: StartReplicasOptions): Promise<Repl
           faults,
           rateLimitBody: bodies?.rateLimit,
           serverErrorBody: bodies?.serverError,
+          clock: () => state.now(),
         }),
       );
     }

@@ -10,6 +10,7 @@
  * (1m rows of that day, else 1d rows before it), else its own open.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { alphaNowSeconds } from '../../../core/now.ts';
 import type {
   CandleInterval,
   CandlesQuery,
@@ -26,7 +27,7 @@ import {
   ID_COLUMN,
   type MarketRef,
   MINUTE,
-  nowSeconds,
+  roundPrice,
   tradeSpan,
 } from './market-data.ts';
 
@@ -143,8 +144,15 @@ function previousSql(m: MarketRef): string {
 
 const dollars = (v: number) => v.toFixed(4);
 
-function priceData(r: CandleRow, previous: number): PriceData {
-  const [, open, high, low, close, mean] = r;
+function priceData(r: CandleRow, previousClose: number): PriceData {
+  const [open, high, low, close, mean] = r.slice(1, 6).map(roundPrice) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const previous = roundPrice(previousClose);
   return {
     open,
     high,
@@ -168,7 +176,9 @@ export async function alphaCandles(ch: ClickHouse, m: MarketRef, q: CandlesQuery
     resolveRange(q, { first: null, last: null }, 0);
   }
   const span = await tradeSpan(ch, m);
-  const { width, start, end } = resolveRange(q, span, nowSeconds());
+  // Now is asked for only when it is the end (no end_time, no trade).
+  const now = q.end_time === undefined && span.last === null ? await alphaNowSeconds(ch) : 0;
+  const { width, start, end } = resolveRange(q, span, now);
   const widthS = width * MINUTE;
   const body: CandlesResponse = {
     condition_id: m.level === 'condition' ? m.id : null,

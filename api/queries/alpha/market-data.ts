@@ -101,6 +101,13 @@ async function requireOnChain(ch: ClickHouse, m: MarketRef): Promise<void> {
   }
 }
 
+/**
+ * A price or a mean price (0–1) as served: rounded to 6 decimals, the base unit's precision (a price is USD
+ * per share, both in 6-decimal base units): 0.535, not the 0.5350003130674347 of a division in floats.
+ */
+export const PRICE_DECIMALS = 6;
+export const roundPrice = (p: number) => Math.round(p * 10 ** PRICE_DECIMALS) / 10 ** PRICE_DECIMALS;
+
 /** Base units (UInt64/Int64 as a string or number) → USD. */
 export const usdOf = (v: string | number) => Number(v) / 1e6;
 
@@ -142,9 +149,6 @@ export function nextPeriod(start: number, p: Period): number {
       return Date.UTC(new Date(start * 1000).getUTCFullYear() + 1, 0, 1) / 1000;
   }
 }
-
-/** Wall-clock now, Unix seconds. */
-export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
  * A cumulative series: one point per period from the period of the first row (or of `start`, when

@@ -9,9 +9,10 @@
  * read per token, each stopping after 5 rows, merged here.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { alphaNowSeconds } from '../../../core/now.ts';
 import type { MarketPriceQuery, MarketPriceResponse } from '../../../schemas/api/alpha-market-data.ts';
 import { ApiError } from '../../errors.ts';
-import { clampSeconds, nowSeconds } from './market-data.ts';
+import { clampSeconds, roundPrice } from './market-data.ts';
 
 /** Fills the price looks at. */
 export const PRICE_FILLS = 5;
@@ -53,7 +54,7 @@ export async function alphaMarketPrice(
   tokenId: string,
   q: MarketPriceQuery,
 ): Promise<MarketPriceResponse> {
-  const atTime = q.at_time ?? nowSeconds();
+  const atTime = q.at_time ?? (await alphaNowSeconds(ch));
   const tokens = await ch.read<[string]>(
     'api.alpha.market_price.token',
     `SELECT max(complement_token_id) FROM alpha_tokens WHERE token_id = {token:String} HAVING count() > 0`,
@@ -77,5 +78,5 @@ export async function alphaMarketPrice(
     const [u, sh] = [BigInt(usd), BigInt(shares)];
     return { num: token === tokenId ? u : sh - u, den: sh, usd: Number(usd) };
   });
-  return { price: priceOf(fills), at_time: atTime };
+  return { price: roundPrice(priceOf(fills)), at_time: atTime };
 }

@@ -1,13 +1,15 @@
 /**
  * `GET /v2/alpha/markets/{condition_id}/open_interest` (interface-shapes §11): a condition's open
  * interest (USD) at the end of each day, week, month or year, from the hourly changes of
- * alpha_oi_deltas_1h FINAL (OI at T = Σ delta of the hours before T). One point per period from the
- * period of the first change, carried forward through periods without one; `all`: one point at
- * end_time (default now) with the OI of every hour that starts at or before it. `market_id`: the
+ * alpha_oi_deltas_1h FINAL (OI at T = Σ delta of the hours that start at or before T: the hour is the
+ * resolution). One point per period from the period of the first change, carried forward through periods
+ * without one, the last one holding the OI at end_time (default now), not at its period's end; `all`: one
+ * point at end_time with the OI at it. `market_id`: the
  * condition's market in alpha's catalog (alpha_markets, through the app's market resolver,
  * api/markets.ts), null when the catalog does not know it.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { alphaNowSeconds } from '../../../core/now.ts';
 import type { OpenInterestResponse, SeriesQuery } from '../../../schemas/api/alpha-market-data.ts';
 import type { MarketSlugResolver } from '../../markets.ts';
 import {
@@ -16,8 +18,6 @@ import {
   cumulative,
   DAY,
   HOUR,
-  nextPeriod,
-  nowSeconds,
   periodStart,
   requireSeen,
   total,
@@ -32,10 +32,9 @@ export async function alphaOpenInterest(
   q: SeriesQuery,
 ): Promise<OpenInterestResponse> {
   const g = q.granularity ?? 'day';
-  const end = seriesEnd(q, nowSeconds());
-  const until = clampSeconds(
-    g === 'all' ? periodStart(end, 'hour') + HOUR : nextPeriod(periodStart(end, g), g),
-  );
+  const end = seriesEnd(q, await alphaNowSeconds(ch));
+  // Nothing after end's hour (the finest OI rows are hourly): the last point holds the OI at end, as `all`.
+  const until = clampSeconds(periodStart(end, 'hour') + HOUR);
   // Summed per day in the engine (a busy condition has an hourly row for most hours of its life).
   const rows = await ch.read<[number, string]>(
     'api.alpha.open_interest',

@@ -12,6 +12,7 @@ import { ALPHA_FILLS } from '../../../schemas/tables/alpha-chain.ts';
 import { bytes32, equals, type Filter, marketSlug, walletList } from '../filters.ts';
 import type { ListSpec } from '../list.ts';
 import { afterPosition, blockTimeRange, CHAIN_EVENT_HEAD, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
+import { roundPrice } from './market-data.ts';
 import { type TokenCondition, type TokenConditions, tokenConditionsOf } from './tokens.ts';
 
 /**
@@ -99,7 +100,7 @@ function toTrade(r: FillRow, known: TokenCondition | undefined, slugs: Map<strin
     outcome_index: outcomeIndex < 0 ? null : outcomeIndex,
     market_slug: (conditionId && slugs.get(conditionId)) ?? null,
     shares: units(shares),
-    price: Number(shares) > 0 ? Number(usd) / Number(shares) : 0,
+    price: Number(shares) > 0 ? roundPrice(Number(usd) / Number(shares)) : 0,
     total: units(usd),
     fee: units(fee),
     fee_asset: version === 1 && side === 'BUY' ? 'shares' : 'collateral',

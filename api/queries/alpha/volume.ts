@@ -2,12 +2,15 @@
  * `GET /v2/alpha/volume-chart/{condition_id}` (interface-shapes §9): USD volume per hour, day or week
  * of a condition (both tokens, YES and NO apart), from alpha_condition_candles_1h / _1d FINAL; weeks roll
  * the daily rows up from Monday 00:00 UTC. `GET /v2/alpha/markets/{token_id}/volume` (§10): the token's
- * cumulative volume at the end of each day, week, month or year, from alpha_token_candles_1d FINAL.
+ * cumulative volume at the end of each day, week, month or year, from alpha_token_candles_1d FINAL; the
+ * last point (and `all`'s one point) holds the volume up to end_time (default now), to its second: the
+ * hours, minutes and maker fills of end_time's day up to it, nothing after it.
  *
  * A period is in the answer when it overlaps [start_time, end_time] (its start lies in [start floored
  * to the period, end]); it counts whole. Periods are listed by their start.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { alphaNowSeconds } from '../../../core/now.ts';
 import type {
   SeriesQuery,
   VolumeChartGranularity,
@@ -22,9 +25,9 @@ import {
   clampSeconds,
   cumulative,
   DAY,
+  MINUTE,
   MONDAY_EPOCH,
   nextPeriod,
-  nowSeconds,
   periodStart,
   requireSeen,
   total,
@@ -109,17 +112,39 @@ export async function alphaTokenVolume(
   q: SeriesQuery,
 ): Promise<VolumeResponse> {
   const g = q.granularity ?? 'day';
-  const end = seriesEnd(q, nowSeconds());
-  // Every day up to the last period's end (`all`: the day holding end): earlier days count too.
-  const until = clampSeconds(
-    g === 'all' ? periodStart(end, 'day') + DAY : nextPeriod(periodStart(end, g), g),
-  );
+  const end = seriesEnd(q, await alphaNowSeconds(ch));
+  // Nothing after end (to its second): whole days before end's day, whole hours of that day before end's
+  // hour, whole minutes of that hour before end's minute, then the maker fills of that minute up to the end
+  // of end's second (block times carry milliseconds).
+  const day = periodStart(end, 'day');
+  const hour = periodStart(end, 'hour');
+  const minute = end - (end % MINUTE);
   const rows = await ch.read<[number, string, string, string]>(
     'api.alpha.token_volume',
-    `SELECT toUnixTimestamp(bucket), usd, buy_usd, sell_usd FROM alpha_token_candles_1d FINAL
-     WHERE token_id = {id:String} AND bucket < ${at('until')} AND deleted = 0
-     ORDER BY bucket`,
-    { id: tokenId, until },
+    `SELECT t, usd, buy_usd, sell_usd FROM (
+       SELECT toUnixTimestamp(bucket) AS t, usd, buy_usd, sell_usd FROM alpha_token_candles_1d FINAL
+       WHERE token_id = {id:String} AND bucket < ${at('day')} AND deleted = 0
+       UNION ALL
+       SELECT toUnixTimestamp(bucket) AS t, usd, buy_usd, sell_usd FROM alpha_token_candles_1h FINAL
+       WHERE token_id = {id:String} AND bucket >= ${at('day')} AND bucket < ${at('hour')} AND deleted = 0
+       UNION ALL
+       SELECT toUnixTimestamp(bucket) AS t, usd, buy_usd, sell_usd FROM alpha_token_candles_1m FINAL
+       WHERE token_id = {id:String} AND bucket >= ${at('hour')} AND bucket < ${at('minute')} AND deleted = 0
+       UNION ALL
+       SELECT {minute:UInt32} AS t, sum(fill_usd) AS usd, sumIf(fill_usd, side = 'BUY') AS buy_usd,
+         sumIf(fill_usd, side = 'SELL') AS sell_usd
+       FROM (SELECT usd AS fill_usd, side FROM alpha_fills
+             WHERE token_id = {id:String} AND role = 'maker' AND block_time >= ${at('minute')}
+               AND block_time < fromUnixTimestamp64Milli({until_ms:Int64}, 'UTC'))
+       HAVING count() > 0
+     ) ORDER BY t`,
+    {
+      id: tokenId,
+      day: clampSeconds(day),
+      hour: clampSeconds(hour),
+      minute: clampSeconds(minute),
+      until_ms: (clampSeconds(end) + 1) * 1000,
+    },
   );
   if (rows.length === 0) await requireSeen(ch, { level: 'token', id: tokenId });
   const amounts = rows.map(

@@ -8,11 +8,12 @@
  * start_time included (pnl_to_date is the realized P&L to that date, not since start_time).
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { alphaNowSeconds } from '../../../core/now.ts';
 import { unrealizedBase } from '../../../core/unrealized.ts';
 import type { PnlQuery, PnlResponse } from '../../../schemas/api/alpha-pnl.ts';
 import { ApiError } from '../../errors.ts';
 import { checkTimeRange, parseHash } from '../filters.ts';
-import { cumulative, nowSeconds, total } from './market-data.ts';
+import { cumulative, total } from './market-data.ts';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -89,7 +90,7 @@ export async function alphaWalletPnl(ch: ClickHouse, rawWallet: string, q: PnlQu
   }
 
   const lastChange = days.length > 0 ? Math.floor(Number(days[days.length - 1]![3]) / 1000) : 0;
-  const end = q.end_time ?? Math.max(nowSeconds(), lastChange);
+  const end = q.end_time ?? Math.max(await alphaNowSeconds(ch), lastChange);
   const firstChange = days.length > 0 ? Math.floor(Number(days[0]![2]) / 1000) : null;
   const start = q.start_time ?? firstChange ?? end;
   const rows = days.map(([day, r]) => [Number(day), Number(r)] as const);

@@ -45,6 +45,8 @@ export interface ListRead<T> extends ReadCounts {
 }
 
 export interface BetaClient {
+  /** The upstream's clock, Unix ms (HttpClient.clock): stamps the observations. */
+  clock(): number;
   markets(options?: { minUpdatedTs?: number; eventTicker?: string }): Promise<ListRead<MarketPayload>>;
   events(): Promise<ListRead<EventPayload>>;
   /** One event; `event` is null when the upstream answers 404 or the record failed every read. */
@@ -181,6 +183,7 @@ export function createBetaClient(options: BetaClientOptions): BetaClient {
   }
 
   return {
+    clock: () => http.clock(),
     markets(opts = {}) {
       return list({
         path: '/markets',

@@ -107,7 +107,7 @@ export interface BetaSyncDeps extends Pick<Deps, 'clickhouse' | 'log'> {
   redis?: Deps['redis'];
   /** The upstream client (default: from the config's BETA_API_URL and VENUE_HTTP_TIMEOUT_MS). */
   client?: BetaClient;
-  /** Observation clock (default Date.now). */
+  /** Observation clock (default: the upstream's clock, HttpClient.clock). */
   now?: () => number;
 }
 
@@ -164,9 +164,9 @@ async function bump(deps: BetaSyncDeps): Promise<void> {
 
 export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promise<BetaSyncSummary> {
   const t0 = performance.now();
-  const now = deps.now ?? Date.now;
   const ch = deps.clickhouse;
   const client = clientOf(deps);
+  const now = deps.now ?? client.clock;
   const summary: BetaSyncSummary = {
     mode: opts.mode,
     read: 0,
@@ -322,8 +322,9 @@ export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promi
     }
   }
   if (opts.mode === 'reconcile') await writeCheckpoint(ch, BETA_VENUE, 'reconcile', String(observedAt));
-  // The markets checkpoint moves only with a newer change: 'poll' records every good poll (the status page's lag).
-  await writeCheckpoint(ch, BETA_VENUE, 'poll', String(observedAt), observedAt);
+  // The markets checkpoint moves only with a newer change: 'poll' records every good poll (the status page's
+  // lag: updated_at on the wall clock, the value the observation's time).
+  await writeCheckpoint(ch, BETA_VENUE, 'poll', String(observedAt));
   if (summary.written + summary.events.written + summary.series.written > 0) await bump(deps);
   summary.ms = Math.round(performance.now() - t0);
   deps.log.info({ ...summary }, 'Synced beta');
@@ -470,9 +471,9 @@ export async function pollBetaTrades(
   opts: BetaTradesOptions = {},
 ): Promise<BetaTradesSummary> {
   const t0 = performance.now();
-  const now = deps.now ?? Date.now;
   const ch = deps.clickhouse;
   const client = clientOf(deps);
+  const now = deps.now ?? client.clock;
   const newest = await newestStoredTrade(ch);
   const stopBefore =
     newest === null || opts.mode === 'backfill' ? (opts.from ?? null) : newest - TRADES_OVERLAP_MS;
@@ -529,8 +530,8 @@ export async function reconcileBetaTrades(
   markets: readonly MarketPayload[],
 ): Promise<BetaTradesReconcileSummary> {
   const ch = deps.clickhouse;
-  const now = deps.now ?? Date.now;
   const client = clientOf(deps);
+  const now = deps.now ?? client.clock;
   const counts = await storedCounts(ch);
   const out: BetaTradesReconcileSummary = {
     compared: markets.length,

@@ -50,6 +50,8 @@ export interface ListRead extends ReadCounts {
 }
 
 export interface DeltaClient {
+  /** The upstream's clock, Unix ms (HttpClient.clock): stamps the observations. */
+  clock(): number;
   list(status: 'activated' | null): Promise<ListRead>;
   market(id: string, categorical: boolean): Promise<ReadCounts & { entry: DeltaEntry | null; gone: boolean }>;
   latestPrice(tokenId: string): Promise<ReadCounts & { price: number | null }>;
@@ -133,6 +135,7 @@ export function createDeltaClient(options: DeltaClientOptions): DeltaClient {
   }
 
   return {
+    clock: () => http.clock(),
     async list(status) {
       const counts: ReadCounts = { invalid: [], requests: 0, rereads: 0 };
       const held = new Map<string, { entry: DeltaEntry; clean: boolean }>();

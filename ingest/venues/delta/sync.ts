@@ -58,7 +58,7 @@ export interface DeltaSyncDeps extends Pick<Deps, 'clickhouse' | 'log'> {
   redis?: Deps['redis'];
   /** The upstream client (default: from the config's DELTA_API_URL and VENUE_HTTP_TIMEOUT_MS). */
   client?: DeltaClient;
-  /** Observation clock (default Date.now). */
+  /** Observation clock (default: the upstream's clock, HttpClient.clock). */
   now?: () => number;
 }
 
@@ -91,9 +91,9 @@ interface Stored {
 
 export async function syncDelta(deps: DeltaSyncDeps, opts: DeltaSyncOptions): Promise<DeltaSyncSummary> {
   const t0 = performance.now();
-  const now = deps.now ?? Date.now;
   const ch = deps.clickhouse;
   const client = deps.client ?? createDeltaClientFromConfig(requireConfig(deps));
+  const now = deps.now ?? client.clock;
   const summary: DeltaSyncSummary = {
     mode: opts.mode,
     read: 0,

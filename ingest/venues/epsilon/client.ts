@@ -38,6 +38,8 @@ export interface ReadCounts {
 }
 
 export interface EpsilonClient {
+  /** The upstream's clock, Unix ms (HttpClient.clock): stamps the observations. */
+  clock(): number;
   markets(active: boolean | null): Promise<ReadCounts & { markets: MarketPayload[]; total: number }>;
   events(status: 'active' | 'all'): Promise<ReadCounts & { events: EventPayload[] }>;
   tags(): Promise<ReadCounts & { tags: TagPayload[] }>;
@@ -147,6 +149,7 @@ export function createEpsilonClient(options: EpsilonClientOptions): EpsilonClien
   }
 
   return {
+    clock: () => http.clock(),
     async markets(active) {
       const counts = newCounts();
       const invalid = new Map<string, InvalidRecord>();

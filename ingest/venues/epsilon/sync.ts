@@ -68,7 +68,7 @@ export interface EpsilonSyncDeps extends Pick<Deps, 'clickhouse' | 'log'> {
   redis?: Deps['redis'];
   /** The upstream client (default: from the config's EPSILON_API_URL and VENUE_HTTP_TIMEOUT_MS). */
   client?: EpsilonClient;
-  /** Observation clock (default Date.now). */
+  /** Observation clock (default: the upstream's clock, HttpClient.clock). */
   now?: () => number;
 }
 
@@ -96,9 +96,9 @@ export async function syncEpsilon(
   opts: EpsilonSyncOptions,
 ): Promise<EpsilonSyncSummary> {
   const t0 = performance.now();
-  const now = deps.now ?? Date.now;
   const ch = deps.clickhouse;
   const client = deps.client ?? createEpsilonClientFromConfig(requireConfig(deps));
+  const now = deps.now ?? client.clock;
   const summary: EpsilonSyncSummary = {
     mode: opts.mode,
     read: 0,

@@ -53,6 +53,8 @@ export interface ActiveRead extends ReadCounts {
 }
 
 export interface GammaClient {
+  /** The upstream's clock, Unix ms (HttpClient.clock): stamps the observations. */
+  clock(): number;
   active(): Promise<ActiveRead>;
   activeSlugs(): Promise<ReadCounts & { slugs: ActiveSlugPayload[] }>;
   /** `gone`: the upstream answered 404; `entry` is null then, or when every read failed its schema. */
@@ -107,6 +109,7 @@ export function createGammaClient(options: GammaClientOptions): GammaClient {
   const rereads = options.rereads ?? 3;
 
   return {
+    clock: () => http.clock(),
     async active() {
       const held = new Map<string, { entry: GammaEntry; clean: boolean }>();
       const invalid = new Map<string, InvalidRecord>();

@@ -56,7 +56,7 @@ export interface GammaSyncDeps extends Pick<Deps, 'clickhouse' | 'log'> {
   redis?: Deps['redis'];
   /** The upstream client (default: from the config's GAMMA_API_URL and VENUE_HTTP_TIMEOUT_MS). */
   client?: GammaClient;
-  /** Observation clock (default Date.now). */
+  /** Observation clock (default: the upstream's clock, HttpClient.clock). */
   now?: () => number;
 }
 
@@ -78,9 +78,9 @@ export function createGammaClientFromConfig(config: Config): GammaClient {
 
 export async function syncGamma(deps: GammaSyncDeps, opts: GammaSyncOptions): Promise<GammaSyncSummary> {
   const t0 = performance.now();
-  const now = deps.now ?? Date.now;
   const ch = deps.clickhouse;
   const client = deps.client ?? createGammaClientFromConfig(requireConfig(deps));
+  const now = deps.now ?? client.clock;
   const summary: GammaSyncSummary = {
     mode: opts.mode,
     read: 0,

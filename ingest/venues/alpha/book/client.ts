@@ -16,6 +16,8 @@ export const MAX_BOOKS_PER_CALL = 100;
 export interface AlphaBookClient {
   /** The books of up to MAX_BOOKS_PER_CALL tokens (tokens without a book are absent), unchecked. */
   books(tokenIds: readonly string[]): Promise<unknown[]>;
+  /** The book API's clock, Unix ms (HttpClient.clock): stamps the observations. */
+  clock(): number;
 }
 
 /** The shared client's retry settings (attempts, backoff, Retry-After bounds, injectables). */
@@ -36,6 +38,7 @@ export function createAlphaBookClient(options: AlphaBookClientOptions): AlphaBoo
     onRetry: (info) => log.debug({ ...info }, 'Retrying book request'),
   });
   return {
+    clock: () => client.clock(),
     async books(tokenIds) {
       if (tokenIds.length > MAX_BOOKS_PER_CALL) {
         throw new PermanentError(

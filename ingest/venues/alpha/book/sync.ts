@@ -36,7 +36,7 @@ export interface AlphaBookSyncOptions extends AlphaBookHttpOptions {
   batchSize?: number;
   /** Calls under way at once (default 4). */
   concurrency?: number;
-  /** The clock stamping observations, Unix ms (default Date.now). */
+  /** The clock stamping observations, Unix ms (default: the book API's clock, HttpClient.clock). */
   clock?: () => number;
 }
 
@@ -100,9 +100,9 @@ export async function syncAlphaBooks(
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   }
-  const clock = options.clock ?? Date.now;
   const { url, batchSize: _b, concurrency: _c, clock: _k, ...http } = options;
   const client = createAlphaBookClient({ ...http, url, log });
+  const clock = options.clock ?? client.clock;
   const tokens = [...new Set(tokenIds)];
   const result: AlphaBookSyncResult = {
     tokens: tokens.length,

@@ -43,6 +43,8 @@ export interface ReadResult<T> {
 }
 
 export interface AlphaMetadataClient {
+  /** The upstream's clock, Unix ms (HttpClient.clock): stamps the observations. */
+  clock(): number;
   /** Events with nested markets, series and tags; `closed` as the upstream's filter. */
   events(opts: { closed: boolean }): Promise<ReadResult<EventRecord>>;
   series(): Promise<ReadResult<SeriesPayload>>;
@@ -153,6 +155,7 @@ export function createAlphaMetadataClient(options: AlphaMetadataClientOptions): 
 
   const byId = { order: 'id', ascending: true } as const;
   return {
+    clock: () => http.clock(),
     events: ({ closed }) => read('/events', { ...byId, closed }, checkEvent, true),
     series: () => read('/series', byId, simple(CHECKERS.series), true),
     tags: () => read('/tags', byId, simple(CHECKERS.tag), true),

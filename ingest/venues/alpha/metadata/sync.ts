@@ -75,7 +75,7 @@ export interface CatalogSyncDeps extends Pick<Deps, 'clickhouse' | 'log'> {
   redis?: Deps['redis'];
   /** The upstream client (default: built from the config's ALPHA_METADATA_URL and ALPHA_HTTP_TIMEOUT_MS). */
   metadata?: AlphaMetadataClient;
-  /** Observation clock (default Date.now). */
+  /** Observation clock (default: the upstream's clock, HttpClient.clock). */
   now?: () => number;
 }
 
@@ -118,7 +118,7 @@ export async function syncAlphaMarkets(
   const r = await metadata.marketsByConditionIds(conditionIds);
   await quarantine(deps.clickhouse, r.invalid);
   const rows = r.records.map((m) => marketRow(m, m.events?.[0]?.id ?? ''));
-  const written = await writeChanged(deps.clickhouse, ALPHA_MARKETS, rows, (deps.now ?? Date.now)());
+  const written = await writeChanged(deps.clickhouse, ALPHA_MARKETS, rows, (deps.now ?? metadata.clock)());
   if (written > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump('venue:alpha');
   return { read: rows.length, written, quarantined: r.invalid.length, requests: r.requests };
 }
@@ -133,9 +133,9 @@ export async function syncAlphaCatalog(
   opts: CatalogSyncOptions,
 ): Promise<CatalogSyncSummary> {
   const t0 = performance.now();
-  const now = deps.now ?? Date.now;
   const ch = deps.clickhouse;
   const metadata = deps.metadata ?? createAlphaMetadataClientFromConfig(requireConfig(deps));
+  const now = deps.now ?? metadata.clock;
   const zero = (): TableCounts => ({ read: 0, written: 0, deleted: 0 });
   const summary: CatalogSyncSummary = {
     mode: opts.mode,
@@ -243,7 +243,8 @@ export async function syncAlphaCatalog(
   const changed = tables.reduce((n, c) => n + c.written + c.deleted, 0);
   if (changed > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump('venue:alpha');
   // The last good sync, for the status page's lag (venue_checkpoints, ingest/sources.ts).
-  await writeCheckpoint(ch, 'alpha', 'catalog', String(now()), now());
+  // updated_at on the wall clock (the operations' lag), the value the observation's time.
+  await writeCheckpoint(ch, 'alpha', 'catalog', String(now()));
   summary.ms = Math.round(performance.now() - t0);
   deps.log.info({ ...summary }, 'Synced the alpha catalog');
   return summary;

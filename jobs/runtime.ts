@@ -42,7 +42,7 @@ export function bootConfig(env: NodeJS.ProcessEnv = process.env): { config: Conf
 
 export async function openRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
   const booted = bootConfig(opts.env);
-  const { config } = booted;
+  let { config } = booted;
   const log = opts.log ?? booted.log;
   const closers: (() => Promise<void> | void)[] = [];
   let redisServer: RedisServerHandle | undefined;
@@ -60,6 +60,8 @@ export async function openRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
   try {
     if (opts.redis !== false) {
       const r = await ensureRedis({ config, log });
+      // Where the Redis was found or started (the data dir's own: its socket, or the port it recorded).
+      if (r.url !== config.redisUrl) config = Object.freeze({ ...config, redisUrl: r.url });
       redisServer = r.server;
       if (redisServer) {
         const server = redisServer;

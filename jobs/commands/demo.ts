@@ -16,7 +16,7 @@ import { runProfiles } from '../../analytics/profiles/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
 import { resolveAdminKey } from '../../core/admin-key.ts';
-import { VARIABLES } from '../../core/config.ts';
+import { ownRedisPlace } from '../../core/config.ts';
 import { createLogger, type Logger } from '../../core/logger.ts';
 import { redisAnswers } from '../../core/redis.ts';
 import { ensureRedisServerBinary, findRedisServer } from '../../core/redis-server.ts';
@@ -306,7 +306,7 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
  * Debian as root), saying so and keeping apt's output in `<data dir>/logs/redis-server-install.log`.
  */
 async function installRedisServer(env: NodeJS.ProcessEnv, dataDir: string, log: Logger): Promise<void> {
-  const url = env.REDIS_URL || String(VARIABLES.redisUrl.default);
+  const url = env.REDIS_URL || ownRedisPlace(dataDir).url;
   if (/^(0|false|no|off)$/i.test(env.REDIS_EMBEDDED?.trim() ?? '')) return;
   if (findRedisServer() || (await redisAnswers(url, 1000))) return;
   const installLog = path.join(dataDir, 'logs', 'redis-server-install.log');

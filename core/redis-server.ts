@@ -243,7 +243,7 @@ async function claim(url: string, dataDir: string, stamp: boolean): Promise<void
  * without stopping its Redis, whose data dir was removed since (the demo starts each world afresh). Their
  * socket is gone with the dir, so nothing could reach or stop them otherwise.
  */
-function stopOrphansIn(dir: string, log: Logger): void {
+async function stopOrphansIn(dir: string, log: Logger): Promise<void> {
   const want = `${path.resolve(dir)} (deleted)`;
   let entries: string[];
   try {
@@ -251,6 +251,7 @@ function stopOrphansIn(dir: string, log: Logger): void {
   } catch {
     return;
   }
+  const stopped: number[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -258,8 +259,19 @@ function stopOrphansIn(dir: string, log: Logger): void {
       if (!fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('redis-server')) continue;
       log.warn({ pid: Number(entry), dir }, 'Stopping a redis-server left behind in a deleted data dir');
       process.kill(Number(entry), 'SIGTERM');
+      stopped.push(Number(entry));
     } catch {}
   }
+  // Waited for: on exit, redis-server removes its socket's path, which the new server is about to bind.
+  const deadline = Date.now() + 10_000;
+  const alive = (pid: number) => {
+    try {
+      return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  while (stopped.some(alive) && Date.now() < deadline) await sleep(50);
 }
 
 /**
@@ -284,7 +296,7 @@ async function ensureOwnRedis(
       return { url: place.socket };
     }
     if (!config.redisEmbedded) throw notEmbedded();
-    stopOrphansIn(dir, log);
+    await stopOrphansIn(dir, log);
     const server = await startRedisServer({ socket: place.socket, dir, log, installLog });
     await claimOrStop(server, config.dataDir);
     return { url: server.url, server };
@@ -295,7 +307,7 @@ async function ensureOwnRedis(
     if (owner === config.dataDir) return { url: place.url };
   }
   if (!config.redisEmbedded) throw notEmbedded();
-  stopOrphansIn(dir, log);
+  await stopOrphansIn(dir, log);
   const port = recorded > 0 && (await portFree(recorded)) ? recorded : await freePort();
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(place.portFile, `${port}\n`);

@@ -10,7 +10,7 @@
  * in `<dataDir>/logs/redis-server-install.log`). Used by the commands (jobs/), the tests' global setup
  * and the benchmarks; the services only ever get a client (core/redis.ts).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -22,20 +22,16 @@ import { DependencyError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { freePort } from './net.ts';
 import { redisAnswers } from './redis.ts';
+import { aptInstall, findCommand, planInstall, type SystemProgram, thisHost } from './system-packages.ts';
 
-const SEARCH_PATHS = ['/usr/bin', '/usr/sbin', '/usr/local/bin', '/opt/homebrew/bin'];
+const REDIS_SERVER: SystemProgram = {
+  command: 'redis-server',
+  package: 'redis-server',
+  elsewhere: 'macOS: `brew install redis`',
+};
 
 export function findRedisServer(): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), ...SEARCH_PATHS];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    const candidate = path.join(dir, 'redis-server');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {}
-  }
-  return undefined;
+  return findCommand('redis-server');
 }
 
 /**
@@ -48,34 +44,21 @@ export function ensureRedisServerBinary(
 ): string {
   const found = findRedisServer();
   if (found) return found;
-  const debian = fs.existsSync('/etc/debian_version');
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  const plan = planInstall([REDIS_SERVER], thisHost());
   let failed = '';
-  if (debian && root) {
+  if (plan.action === 'apt') {
     log.info({ output: installLog }, 'Installing redis-server with apt (not found on PATH; takes ≈ 10–60 s)');
     const t0 = performance.now();
-    fs.mkdirSync(path.dirname(installLog), { recursive: true });
-    const fd = fs.openSync(installLog, 'a');
-    try {
-      const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-      const stdio: ['ignore', number, number] = ['ignore', fd, fd];
-      const update = spawnSync('apt-get', ['update', '-qq'], { stdio, env });
-      const install =
-        update.status === 0
-          ? spawnSync('apt-get', ['install', '-y', '-qq', 'redis-server'], { stdio, env })
-          : update;
-      const after = findRedisServer();
-      if (install.status === 0 && after) {
-        log.info(
-          { binary: after, seconds: Math.round((performance.now() - t0) / 1000), output: installLog },
-          'Installed redis-server',
-        );
-        return after;
-      }
-      failed = ` apt-get failed (exit ${install.status ?? install.signal}); its output is in ${installLog}.`;
-    } finally {
-      fs.closeSync(fd);
+    const error = aptInstall(plan, installLog);
+    const after = findRedisServer();
+    if (!error && after) {
+      log.info(
+        { binary: after, seconds: Math.round((performance.now() - t0) / 1000), output: installLog },
+        'Installed redis-server',
+      );
+      return after;
     }
+    failed = ` ${error || `apt-get installed no redis-server; its output is in ${installLog}`}.`;
   }
   throw new DependencyError(
     `redis-server was not found.${failed} Install it (Debian/Ubuntu: \`sudo apt-get install -y redis-server\`, ` +

@@ -12,7 +12,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,7 +19,7 @@ import { Redis } from 'ioredis';
 import { type Config, ownRedisPlace } from './config.ts';
 import { DependencyError } from './errors.ts';
 import type { Logger } from './logger.ts';
-import { freePort } from './net.ts';
+import { freePort, portFree } from './net.ts';
 import { redisAnswers } from './redis.ts';
 import { aptInstall, findCommand, planInstall, type SystemProgram, thisHost } from './system-packages.ts';
 
@@ -319,14 +318,6 @@ async function ownerOf(url: string): Promise<string | null> {
   } finally {
     client.disconnect();
   }
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
 }
 
 /**

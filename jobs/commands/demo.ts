@@ -16,8 +16,9 @@ import { runProfiles } from '../../analytics/profiles/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
 import { resolveAdminKey } from '../../core/admin-key.ts';
-import { ownRedisPlace } from '../../core/config.ts';
+import { ownRedisPlace, VARIABLES } from '../../core/config.ts';
 import { createLogger, type Logger } from '../../core/logger.ts';
+import { portFree } from '../../core/net.ts';
 import { redisAnswers } from '../../core/redis.ts';
 import { ensureRedisServerBinary, findRedisServer } from '../../core/redis-server.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
@@ -195,6 +196,12 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   env.ALPHA_PROFILES_INTERVAL_S ??= '30';
   line();
   await installRedisServer(env, dataDir, log);
+  // Another demo (or anything) on the default API port: this one takes a free port and says so.
+  const defaultPort = Number(VARIABLES.port.default);
+  if (!env.PORT && !(await portFree(defaultPort, env.HOST || String(VARIABLES.host.default)))) {
+    env.PORT = '0';
+    line(`Port ${defaultPort} is in use (another demo?): the API takes a free port (PORT sets one).`);
+  }
   line('Starting pmdata (ClickHouse, Redis, migrations)...');
   const t1 = performance.now();
   try {

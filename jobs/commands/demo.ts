@@ -16,7 +16,7 @@ import { runProfiles } from '../../analytics/profiles/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
 import { resolveAdminKey } from '../../core/admin-key.ts';
-import { ownRedisPlace, VARIABLES } from '../../core/config.ts';
+import { ownRedisPlace } from '../../core/config.ts';
 import { createLogger, type Logger } from '../../core/logger.ts';
 import { portFree } from '../../core/net.ts';
 import { redisAnswers } from '../../core/redis.ts';
@@ -107,8 +107,10 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   try {
     return await startDemo(opts, interrupt);
   } catch (err) {
-    if (!interrupt.signal) throw err;
+    // What it started (the chain, pmdata, its redis-server) is stopped first: exiting with the engine
+    // open hung the process (an API port in use left it running after its error).
     await interrupt.stop?.();
+    if (!interrupt.signal) throw err;
     return 128 + os.constants.signals[interrupt.signal];
   }
 }
@@ -196,12 +198,7 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   env.ALPHA_PROFILES_INTERVAL_S ??= '30';
   line();
   await installRedisServer(env, dataDir, log);
-  // Another demo (or anything) on the default API port: this one takes a free port and says so.
-  const defaultPort = Number(VARIABLES.port.default);
-  if (!env.PORT && !(await portFree(defaultPort, env.HOST || String(VARIABLES.host.default)))) {
-    env.PORT = '0';
-    line(`Port ${defaultPort} is in use (another demo?): the API takes a free port (PORT sets one).`);
-  }
+
   line('Starting pmdata (ClickHouse, Redis, migrations)...');
   const t1 = performance.now();
   try {
@@ -238,7 +235,7 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   startRoleHeartbeat(runtime, 'demo');
   startOpsSampler(runtime, queues);
   const { startServer } = await import('../../api/server.ts');
-  const server = await startServer(deps);
+  const server = await startServer(await apiPort(deps, env));
   runtime.onClose(() => server.close());
   const { startStream } = await import('../../api/stream/run.ts');
   const stream = await startStream(deps, { server: server.httpServer });
@@ -306,6 +303,17 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   line('New trades keep arriving from the live chain. Press Ctrl+C to stop.');
   await closeOnSignals(runtime);
   return 0;
+}
+
+/**
+ * Another demo (or anything) on the default API port when PORT is not set: this one takes a free port
+ * and says so. Checked just before the API listens (another demo binds it once its own start is done).
+ */
+async function apiPort(deps: Runtime['deps'], env: NodeJS.ProcessEnv): Promise<Runtime['deps']> {
+  const { config } = deps;
+  if (env.PORT || (await portFree(config.port, config.host))) return deps;
+  line(`  port ${config.port} is in use (another demo?): the API takes a free port (PORT sets one)`);
+  return { ...deps, config: Object.freeze({ ...config, port: 0 }) };
 }
 
 /**

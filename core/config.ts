@@ -5,6 +5,7 @@
  * (jobs/config.ts lists them). `docs/configuration.md` documents each one (a test keeps the two in
  * step). A bad value fails at start with a message naming the variable.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, PermanentError } from './errors.ts';
 import { LOG_FORMATS } from './logger.ts';
@@ -84,6 +85,32 @@ const identifier: Parser<string> = (raw) => {
 };
 
 export const text: Parser<string> = (raw) => raw;
+
+/** A Redis: a redis:// or rediss:// URL, or the absolute path of a unix socket (what ioredis accepts). */
+const redisLocation: Parser<string> = (raw) => (raw.startsWith('/') ? raw : url('redis:', 'rediss:')(raw));
+
+/**
+ * Longest unix socket path used (bytes): the kernel's `sun_path` holds 108 bytes with the final NUL on
+ * Linux, 104 on macOS.
+ */
+export const UNIX_SOCKET_PATH_MAX = 103;
+
+/**
+ * Where a data dir's own Redis (REDIS_URL unset, core/redis-server.ts) listens: the unix socket
+ * `<dataDir>/redis/redis.sock`, or when that path is too long for a socket, 127.0.0.1 on the port recorded
+ * in `<dataDir>/redis/port` (`portFile`; port 0 until the first start records one).
+ */
+export function ownRedisPlace(dataDir: string): { url: string; socket?: string; portFile: string } {
+  const dir = path.join(dataDir, 'redis');
+  const socket = path.join(dir, 'redis.sock');
+  const portFile = path.join(dir, 'port');
+  if (Buffer.byteLength(socket) <= UNIX_SOCKET_PATH_MAX) return { url: socket, socket, portFile };
+  let port = 0;
+  try {
+    port = Number.parseInt(fs.readFileSync(portFile, 'utf8').trim(), 10) || 0;
+  } catch {}
+  return { url: `redis://127.0.0.1:${port}`, portFile };
+}
 
 const minLength =
   (n: number): Parser<string> =>
@@ -165,9 +192,9 @@ export const VARIABLES = {
   },
   redisUrl: {
     env: 'REDIS_URL',
-    default: 'redis://127.0.0.1:6399',
-    form: 'a redis:// or rediss:// URL',
-    parse: url('redis:', 'rediss:'),
+    default: undefined,
+    form: "a redis:// or rediss:// URL, the absolute path of a unix socket, or unset (the data dir's own)",
+    parse: optional(redisLocation),
   },
   redisEmbedded: {
     env: 'REDIS_EMBEDDED',
@@ -327,7 +354,14 @@ export type VariableSpecs = Record<string, VariableSpec<unknown>>;
 /** The values of a block of declarations, once loaded. */
 export type ValuesOf<V extends VariableSpecs> = { readonly [K in keyof V]: ReturnType<V[K]['parse']> };
 
-export type Config = ValuesOf<typeof VARIABLES> & {
+export type Config = Omit<ValuesOf<typeof VARIABLES>, 'redisUrl'> & {
+  /**
+   * Where Redis is: REDIS_URL, or when unset the data dir's own (`ownRedisPlace`). A runtime's config
+   * (jobs/runtime.ts) holds the place its Redis was found or started at.
+   */
+  readonly redisUrl: string;
+  /** True when REDIS_URL is unset: the Redis is the data dir's own (core/redis-server.ts). */
+  readonly redisOwn: boolean;
   /** True when no CLICKHOUSE_URL is set: ClickHouse runs in-process (chDB). */
   readonly embedded: boolean;
   /** The values of each section `loadConfig` was given, by section name; read them with `section.of`. */
@@ -411,6 +445,8 @@ export function loadConfig(
   }
   if (problems.length > 0) throw new ConfigError(problems);
   out.dataDir = path.resolve(out.dataDir as string);
+  out.redisOwn = out.redisUrl === undefined;
+  if (out.redisOwn) out.redisUrl = ownRedisPlace(out.dataDir as string).url;
   out.embedded = out.clickhouseUrl === undefined;
   out.sections = Object.freeze(values);
   return Object.freeze(out) as Config;

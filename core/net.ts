@@ -13,3 +13,13 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether `host`:`port` can be listened on now (nothing else holds it). */
+export function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
+}

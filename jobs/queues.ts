@@ -5,13 +5,16 @@
 import { Queue, type QueueOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, type QueueName } from '../core/queue-names.ts';
+import { redisBackoff, redisConnectionError, watchRedis } from '../core/redis.ts';
 import type { JobDefinition } from './define.ts';
 
 export { DEFAULT_PREFIX, QUEUE_NAMES, type QueueName } from '../core/queue-names.ts';
 
 /** A connection suitable for BullMQ workers (blocking commands need maxRetriesPerRequest null). */
 export function createBullConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: false });
+  return watchRedis(
+    new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, retryStrategy: redisBackoff }),
+  );
 }
 
 export interface Queues {
@@ -39,6 +42,10 @@ export function createQueues(opts: { connection: Redis; prefix?: string }): Queu
     let q = queues.get(name);
     if (!q) {
       q = new Queue(name, queueOptions);
+      // Its connection's errors: a lost Redis is reported once by the process (core/redis.ts).
+      q.on('error', (err) => {
+        redisConnectionError(err);
+      });
       queues.set(name, q);
     }
     return q;

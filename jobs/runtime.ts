@@ -8,7 +8,13 @@ import type { Deps } from '../core/deps.ts';
 import { exitCodeFor } from '../core/errors.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { type MigrateResult, migrate } from '../core/migrations.ts';
-import { createRedis, type Redis } from '../core/redis.ts';
+import {
+  createRedis,
+  disconnectRedisClients,
+  type Redis,
+  redisLost,
+  reportRedisState,
+} from '../core/redis.ts';
 import { ensureRedis, type RedisServerHandle } from '../core/redis-server.ts';
 import { CONFIG_SECTIONS } from './config.ts';
 
@@ -42,40 +48,47 @@ export function bootConfig(env: NodeJS.ProcessEnv = process.env): { config: Conf
 
 export async function openRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
   const booted = bootConfig(opts.env);
-  const { config } = booted;
+  let { config } = booted;
   const log = opts.log ?? booted.log;
-  const closers: (() => Promise<void> | void)[] = [];
+  // `needsRedis`: a closer registered with onClose may wait for Redis (a flush, a queue's close); while
+  // Redis is lost each such closer gets REDIS_LOST_CLOSE_MS, so a shutdown never waits for Redis.
+  const closers: { fn: () => Promise<void> | void; needsRedis: boolean }[] = [];
   let redisServer: RedisServerHandle | undefined;
   let redis: Redis | undefined;
   let clickhouse: ClickHouse | undefined;
   const close = async () => {
-    for (const fn of closers.splice(0).reverse()) {
+    for (const { fn, needsRedis } of closers.splice(0).reverse()) {
       try {
-        await fn();
+        if (needsRedis && redisLost()) await withinLostRedisBound(fn(), log);
+        else await fn();
       } catch (err) {
         log.error({ err }, 'Failed to close a resource');
       }
     }
   };
+  const own = (fn: () => Promise<void> | void) => closers.push({ fn, needsRedis: false });
   try {
     if (opts.redis !== false) {
       const r = await ensureRedis({ config, log });
+      // Where the Redis was found or started (the data dir's own: its socket, or the port it recorded).
+      if (r.url !== config.redisUrl) config = Object.freeze({ ...config, redisUrl: r.url });
       redisServer = r.server;
       if (redisServer) {
         const server = redisServer;
-        closers.push(() => server.stop());
+        own(() => server.stop());
       }
+      // Losing Redis, and its return, are one line each for the whole process (core/redis.ts).
+      reportRedisState(log, config.redisUrl);
       redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3 });
       const client = redis;
-      client.on('error', (err) => log.warn({ err: err.message }, 'Redis connection error'));
-      closers.push(() => {
+      own(() => {
         client.disconnect();
       });
     }
     const open = () => createClickHouse({ config, log });
     clickhouse = opts.engineWaitMs ? await waitForEngine(open, opts.engineWaitMs, log) : await open();
     const ch = clickhouse;
-    closers.push(() => ch.close());
+    own(() => ch.close());
     const migrations =
       opts.migrate === false ? undefined : await migrate({ clickhouse, log, ddl: ddlOptions(config) });
     const deps: Deps = { config, log, clickhouse, redis: redis as Redis };
@@ -83,13 +96,26 @@ export async function openRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
       deps,
       redisServer,
       migrations,
-      onClose: (fn) => closers.push(fn),
+      onClose: (fn) => closers.push({ fn, needsRedis: true }),
       close,
     };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+/** How long a closer that may need Redis gets while Redis is lost (then the shutdown goes on). */
+export const REDIS_LOST_CLOSE_MS = 1000;
+
+async function withinLostRedisBound(work: Promise<void> | void, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), REDIS_LOST_CLOSE_MS);
+  });
+  const done = await Promise.race([Promise.resolve(work).then(() => 'done' as const), late]);
+  clearTimeout(timer);
+  if (done === 'late') log.debug('A part that needs Redis did not close in time; going on without it');
 }
 
 export function ddlOptions(config: Config) {
@@ -112,6 +138,18 @@ export function closeOnSignals(runtime: Runtime): Promise<void> {
       }
       closing = true;
       log.info({ signal }, 'Shutting down');
+      // With Redis lost, nothing that waits for it (workers' blocking reads, queued commands) would
+      // finish: drop its connections, and each part that may need it gets REDIS_LOST_CLOSE_MS.
+      if (redisLost()) {
+        log.warn('Redis is lost: closing without it');
+        disconnectRedisClients();
+      }
+      // With Redis lost, nothing that waits for it (workers' blocking reads, queued commands) would
+      // finish: drop its connections so the shutdown goes on without it.
+      if (redisLost()) {
+        log.warn('Redis is lost: closing without it');
+        disconnectRedisClients();
+      }
       const timer = setTimeout(() => {
         log.error({ timeout_ms: config.shutdownTimeoutMs }, 'Shutdown timed out');
         process.exit(1);

@@ -13,6 +13,7 @@ import { UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Deps } from '../core/deps.ts';
 import { isRetryable } from '../core/errors.ts';
 import { jobDuration, jobFailures } from '../core/metrics.ts';
+import { redisConnectionError } from '../core/redis.ts';
 import type { JobContext, JobDefinition } from './define.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX, type QueueName, type Queues } from './queues.ts';
 
@@ -73,10 +74,12 @@ export function createWorkers(opts: {
           }
           jobDuration.labels(queue, def.name).observe(seconds());
           jobFailures.labels(queue, def.name).inc();
-          const retryable = isRetryable(err);
+          // A job cut off by a lost Redis is retried once it is back; the loss is the process's one line.
+          const redisGone = redisConnectionError(err);
+          const retryable = redisGone || isRetryable(err);
           // A failure BullMQ will retry (a lease held, an upstream hiccup) is a warning; the last one an error.
           const retries = retryable && job.attemptsMade + 1 < (job.opts.attempts ?? 1);
-          log[retries ? 'warn' : 'error']({ err, retryable }, 'Failed job');
+          log[retries || redisGone ? 'warn' : 'error']({ err, retryable }, 'Failed job');
           if (!retryable) throw new UnrecoverableError((err as Error).message);
           throw err;
         }
@@ -94,7 +97,10 @@ export function createWorkers(opts: {
           : {}),
       },
     );
-    worker.on('error', (err) => deps.log.error({ err, queue }, 'Worker error'));
+    // A lost Redis is one line of the process (core/redis.ts), not one per worker and reconnect attempt.
+    worker.on('error', (err) => {
+      if (!redisConnectionError(err)) deps.log.error({ err, queue }, 'Worker error');
+    });
     return worker;
   });
   return {

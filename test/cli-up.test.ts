@@ -1,21 +1,62 @@
 /**
- * `pmdata up` as a user runs it: a real process on the embedded default with its own data dir and a
- * Redis port where nothing answers, so it starts its own redis-server child.
+ * `pmdata up` as a user runs it: a real process on the embedded default with its own data dir and no
+ * REDIS_URL, so it starts its data dir's own redis-server child (on a unix socket in the data dir). A
+ * second `up` on another data dir beside it gets a Redis of its own; one pointed at the first's Redis is
+ * refused.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../core/net.ts';
 import { redisAnswers } from '../core/redis.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 let child: ChildProcess | undefined;
+let second: ChildProcess | undefined;
 
 afterAll(() => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+  for (const c of [child, second]) if (c && c.exitCode === null) c.kill('SIGTERM');
 });
+
+function upEnv(dataDir: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PMDATA_DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+  };
+}
+
+/** Starts `pmdata up`; resolves with its output once it printed its API URL. */
+async function startUp(
+  env: NodeJS.ProcessEnv,
+): Promise<{ proc: ChildProcess; out: () => string; api: string }> {
+  const started = Date.now();
+  const proc = spawn(process.execPath, [path.join(root, 'bin/pmdata.js'), 'up'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d) => {
+    stdout += String(d);
+  });
+  proc.stderr!.on('data', (d) => {
+    stderr += String(d);
+  });
+  let api: string | undefined;
+  while (!api) {
+    if (proc.exitCode !== null) throw new Error(`pmdata up exited ${proc.exitCode}: ${stderr}`);
+    if (Date.now() - started > 90_000) throw new Error(`no API URL within 90 s: ${stdout}${stderr}`);
+    api = /API\s+(http:\/\/\S+)/.exec(stdout)?.[1];
+    await sleep(100);
+  }
+  return { proc, out: () => stdout, api };
+}
 
 function descendants(pid: number): number[] {
   const out: number[] = [];
@@ -40,43 +81,19 @@ function alive(pid: number): boolean {
 }
 
 describe('pmdata up', () => {
-  it('answers /health within 30 s, and SIGTERM stops it and its redis-server leaving no process behind', async () => {
-    const redisPort = await freePort();
+  it("answers /health within 30 s on its data dir's own Redis; SIGTERM stops it and its redis-server leaving no process behind", async () => {
     const dataDir = path.join(inject('tmpRoot'), `up-${process.pid}`);
     const started = Date.now();
-    child = spawn(process.execPath, [path.join(root, 'bin/pmdata.js'), 'up'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        PMDATA_DATA_DIR: dataDir,
-        PORT: '0',
-        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => {
-      stdout += String(d);
-    });
-    child.stderr!.on('data', (d) => {
-      stderr += String(d);
-    });
-
-    let apiUrl: string | undefined;
-    while (!apiUrl) {
-      if (child.exitCode !== null) throw new Error(`pmdata up exited ${child.exitCode}: ${stderr}`);
-      if (Date.now() - started > 30_000) throw new Error(`no API URL within 30 s: ${stdout}${stderr}`);
-      apiUrl = /API\s+(http:\/\/\S+)/.exec(stdout)?.[1];
-      await sleep(100);
-    }
-    const res = await fetch(`${apiUrl}/health`);
+    const up = await startUp(upEnv(dataDir));
+    child = up.proc;
+    const stdout = up.out();
+    const res = await fetch(`${up.api}/health`);
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'healthy' });
-    expect(await redisAnswers(`redis://127.0.0.1:${redisPort}`)).toBe(true);
+    const socket = path.join(dataDir, 'redis', 'redis.sock');
+    expect(stdout).toContain(`redis    ${socket} (started by pmdata for this data dir)`);
+    expect(await redisAnswers(socket)).toBe(true);
     // Where the admin pages are and the file holding their key (generated, 0600): the key opens them.
     const admin = /admin +(\S+\/admin\/status),.* \(the key is in (\S+)\)/.exec(stdout);
     expect(admin, stdout).not.toBeNull();
@@ -87,6 +104,44 @@ describe('pmdata up', () => {
     const page = await fetch(admin![1]!, { headers: { authorization: `Bearer ${adminKey}` } });
     expect(page.status).toBe(200);
 
+    // A second data dir beside it: a Redis of its own, its own queues and keys.
+    const otherDir = path.join(inject('tmpRoot'), `up-other-${process.pid}`);
+    const other = await startUp(upEnv(otherDir));
+    second = other.proc;
+    const otherSocket = path.join(otherDir, 'redis', 'redis.sock');
+    expect(other.out()).toContain(`redis    ${otherSocket} (started by pmdata for this data dir)`);
+    expect((await fetch(`${other.api}/health`)).status).toBe(200);
+    const a = new Redis(socket);
+    const b = new Redis(otherSocket);
+    try {
+      expect(await a.get('pmdata:data-dir')).toBe(dataDir);
+      expect(await b.get('pmdata:data-dir')).toBe(otherDir);
+      expect((await a.keys('pmdata:*')).length).toBeGreaterThan(1);
+      expect((await b.keys('pmdata:*')).length).toBeGreaterThan(1);
+      await a.set('only-in-first', '1');
+      expect(await b.get('only-in-first')).toBeNull();
+    } finally {
+      a.disconnect();
+      b.disconnect();
+    }
+    const otherExited = new Promise((resolve) => second!.once('exit', resolve));
+    second.kill('SIGTERM');
+    expect(await otherExited).toBe(0);
+    expect(await redisAnswers(otherSocket, 300)).toBe(false);
+
+    // A third data dir pointed at the first's Redis is refused, naming both data dirs.
+    const thirdDir = path.join(inject('tmpRoot'), `up-third-${process.pid}`);
+    const refused = spawnSync(process.execPath, [path.join(root, 'bin/pmdata.js'), 'up'], {
+      cwd: root,
+      env: { ...upEnv(thirdDir), REDIS_URL: socket },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain(
+      `pmdata: The Redis at ${socket} belongs to the data dir ${dataDir} (its key pmdata:data-dir), not to this process's data dir ${thirdDir}`,
+    );
+
     const children = descendants(child.pid!);
     expect(children.length).toBeGreaterThan(0);
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
@@ -94,6 +149,6 @@ describe('pmdata up', () => {
     expect(await exited).toBe(0);
     for (let i = 0; i < 50 && children.some(alive); i++) await sleep(100);
     expect(children.filter(alive)).toEqual([]);
-    expect(await redisAnswers(`redis://127.0.0.1:${redisPort}`, 300)).toBe(false);
-  }, 60_000);
+    expect(await redisAnswers(socket, 300)).toBe(false);
+  }, 240_000);
 });

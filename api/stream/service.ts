@@ -121,7 +121,7 @@ export function createStreamService(o: StreamServiceOptions): StreamService {
   for (const c of CHAIN_CHANNELS) channelOf.set(`${prefix}alpha:${c}`, c);
   channelOf.set(`${prefix}crypto:prices`, 'crypto_prices');
   let lost = false;
-  sub.on('error', (err) => log.warn({ err: err.message }, 'Stream Redis subscription error'));
+  // Its connection's errors are reported with the process's others (createRedis: one line when lost).
   sub.on('close', () => {
     if (!closing) lost = true;
   });

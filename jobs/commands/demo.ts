@@ -16,8 +16,9 @@ import { runProfiles } from '../../analytics/profiles/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
 import { resolveAdminKey } from '../../core/admin-key.ts';
-import { VARIABLES } from '../../core/config.ts';
+import { ownRedisPlace } from '../../core/config.ts';
 import { createLogger, type Logger } from '../../core/logger.ts';
+import { portFree } from '../../core/net.ts';
 import { redisAnswers } from '../../core/redis.ts';
 import { ensureRedisServerBinary, findRedisServer } from '../../core/redis-server.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
@@ -107,8 +108,10 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   try {
     return await startDemo(opts, interrupt);
   } catch (err) {
-    if (!interrupt.signal) throw err;
+    // What it started (the chain, pmdata, its redis-server) is stopped first: exiting with the engine
+    // open hung the process (an API port in use left it running after its error).
     await interrupt.stop?.();
+    if (!interrupt.signal) throw err;
     return 128 + os.constants.signals[interrupt.signal];
   }
 }
@@ -203,6 +206,7 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   env.ALPHA_PROFILES_INTERVAL_S ??= '30';
   line();
   await installRedisServer(env, dataDir, log);
+
   line('Starting pmdata (ClickHouse, Redis, migrations)...');
   const t1 = performance.now();
   try {
@@ -239,7 +243,7 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   startRoleHeartbeat(runtime, 'demo');
   startOpsSampler(runtime, queues);
   const { startServer } = await import('../../api/server.ts');
-  const server = await startServer(deps);
+  const server = await startServer(await apiPort(deps, env));
   runtime.onClose(() => server.close());
   const { startStream } = await import('../../api/stream/run.ts');
   const stream = await startStream(deps, { server: server.httpServer });
@@ -310,11 +314,22 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
 }
 
 /**
+ * Another demo (or anything) on the default API port when PORT is not set: this one takes a free port
+ * and says so. Checked just before the API listens (another demo binds it once its own start is done).
+ */
+async function apiPort(deps: Runtime['deps'], env: NodeJS.ProcessEnv): Promise<Runtime['deps']> {
+  const { config } = deps;
+  if (env.PORT || (await portFree(config.port, config.host))) return deps;
+  line(`  port ${config.port} is in use (another demo?): the API takes a free port (PORT sets one)`);
+  return { ...deps, config: Object.freeze({ ...config, port: 0 }) };
+}
+
+/**
  * Installs redis-server first when the embedded Redis will be needed and none is installed (apt, on
  * Debian as root), saying so and keeping apt's output in `<data dir>/logs/redis-server-install.log`.
  */
 async function installRedisServer(env: NodeJS.ProcessEnv, dataDir: string, log: Logger): Promise<void> {
-  const url = env.REDIS_URL || String(VARIABLES.redisUrl.default);
+  const url = env.REDIS_URL || ownRedisPlace(dataDir).url;
   if (/^(0|false|no|off)$/i.test(env.REDIS_EMBEDDED?.trim() ?? '')) return;
   if (findRedisServer() || (await redisAnswers(url, 1000))) return;
   const installLog = path.join(dataDir, 'logs', 'redis-server-install.log');

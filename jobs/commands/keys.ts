@@ -56,8 +56,8 @@ const count = (n: number) => n.toLocaleString('en-US');
 export async function runKeys(argv: string[]): Promise<number> {
   const { bootConfig } = await import('../runtime.ts');
   const { config, log } = bootConfig();
-  const { server } = await ensureRedis({ config, log });
-  const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  const { url, server } = await ensureRedis({ config, log });
+  const redis = createRedis(url, { maxRetriesPerRequest: 3 });
   try {
     return await runKeysCommand(argv, { redis });
   } finally {

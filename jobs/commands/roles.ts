@@ -66,6 +66,13 @@ function adminLine(config: Runtime['deps']['config'], url: string): string {
   return `  admin    ${url}/admin/status, ${url}/admin/queues, ${url}/metrics (${where})`;
 }
 
+/** Whose the Redis is: the data dir's own (a unix socket in it, or a port recorded in it) or REDIS_URL's. */
+export function redisNote(runtime: Runtime): string {
+  const own = runtime.deps.config.redisOwn;
+  if (runtime.redisServer) return own ? ' (started by pmdata for this data dir)' : ' (started by pmdata)';
+  return own ? " (this data dir's own, already running)" : '';
+}
+
 /** `pmdata up`: migrate, Redis, workers, schedulers, the API and the stream in one process. */
 export async function runUp(): Promise<number> {
   const runtime = await openRole('up');
@@ -80,7 +87,7 @@ export async function runUp(): Promise<number> {
     `  health   ${server.url}/health`,
     `  docs     ${server.url}/docs`,
     `  stream   ${stream.url}/v1/<API key>`,
-    `  redis    ${config.redisUrl}${runtime.redisServer ? ' (started by pmdata)' : ''}`,
+    `  redis    ${config.redisUrl}${redisNote(runtime)}`,
     adminLine(config, server.url),
     'Press Ctrl+C to stop.',
   ]);

@@ -11,17 +11,25 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, QUEUE_NAMES } from '../../../core/queue-names.ts';
+import { redisBackoff, redisConnectionError, watchRedis } from '../../../core/redis.ts';
 import type { AdminRoute } from './index.ts';
 
 export const QUEUES_PATH = '/admin/queues';
 
 export const queuesRoute: AdminRoute = async (scope, { deps, service, queuePrefix }) => {
   if (service !== 'api') return;
-  const connection = new Redis(deps.config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
-  connection.on('error', (err) => deps.log.warn({ err }, 'Queue dashboard: Redis connection error'));
+  const connection = watchRedis(
+    new Redis(deps.config.redisUrl, {
+      maxRetriesPerRequest: null,
+      lazyConnect: true,
+      retryStrategy: redisBackoff,
+    }),
+  );
   const queues = QUEUE_NAMES.map((name) => {
     const queue = new Queue(name, { connection, prefix: queuePrefix ?? DEFAULT_PREFIX });
-    queue.on('error', (err) => deps.log.warn({ err, queue: name }, 'Queue dashboard: queue error'));
+    queue.on('error', (err) => {
+      if (!redisConnectionError(err)) deps.log.warn({ err, queue: name }, 'Queue dashboard: queue error');
+    });
     return queue;
   });
   const serverAdapter = new FastifyAdapter();

@@ -6,20 +6,27 @@
  *
  * Small: the same topics spread over 6 days instead of 3 (the first traders are 5 days old at the end of
  * the history), 12 matches per market and day instead of 8, and whales that only take, at a taker weight
- * of 1.2 instead of 0.6, so a whale trades at its own size. On the demo's seed: ≈ 910 matches, ≈ 2,700
- * fills, 145 hourly blocks (the size's own world: ≈ 460, ≈ 1,400, 73); every primary style but DEGEN and
- * every style flag but `is_degen` appear (test/demo-world-profiles.test.ts). DEGEN needs 50 closed
- * positions; the busiest wallets of a small world close about 30.
+ * of 1.2 instead of 0.6, so a whale trades at its own size, and one degen wallet making about 18 small round
+ * trips a day (sold whole at the first dip below the entry, so mostly lost) to reach DEGEN's 50 closed
+ * positions, which the busiest wallets of a small world otherwise do not (they close about 30). On the
+ * demo's seed: ≈ 1,105 matches, ≈ 3,280 fills, 145 hourly blocks (the size's own world: ≈ 460, ≈ 1,400,
+ * 73); every primary style and every style flag appear (test/demo-world-profiles.test.ts).
  */
 import type { StartSimOptions } from './index.ts';
 import type { CatalogSize } from './world/catalog.ts';
 
 export type DemoWorldOptions = Pick<
   StartSimOptions,
-  'horizonDays' | 'matchesPerMarketDay' | 'takersOnly' | 'takerWeights'
+  'horizonDays' | 'matchesPerMarketDay' | 'takersOnly' | 'takerWeights' | 'degenRoundTrips'
 >;
 
 export function demoWorldOptions(size: CatalogSize): DemoWorldOptions {
   if (size !== 'small') return {};
-  return { horizonDays: 6, matchesPerMarketDay: 12, takersOnly: ['whale'], takerWeights: { whale: 1.2 } };
+  return {
+    horizonDays: 6,
+    matchesPerMarketDay: 12,
+    takersOnly: ['whale'],
+    takerWeights: { whale: 1.2 },
+    degenRoundTrips: { wallets: 1, perDay: 18 },
+  };
 }

@@ -72,6 +72,8 @@ export interface StartSimOptions {
   takersOnly?: readonly Behaviour[];
   /** Taker weights by behaviour replacing the defaults (see WorldRunnerOptions.takerWeights). */
   takerWeights?: Partial<Record<Behaviour, number>>;
+  /** Degen round trips on top of the matches (default none; see WorldRunnerOptions.degenRoundTrips). */
+  degenRoundTrips?: { wallets: number; perDay: number };
   /** Wallet-to-wallet outcome-token transfers per trading market and day (default 3; see WorldRunnerOptions). */
   transfersPerMarketDay?: number;
   /** V1 → V2 cutover, Unix ms (default: 2026-04-28 when inside the horizon, else 40 % into it). */
@@ -153,6 +155,7 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
       mmInventory: options.mmInventory,
       takersOnly: options.takersOnly,
       takerWeights: options.takerWeights,
+      degenRoundTrips: options.degenRoundTrips,
       transfersPerMarketDay: options.transfersPerMarketDay,
       housekeeping: options.housekeeping,
       cutoverTime:

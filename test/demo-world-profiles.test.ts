@@ -2,9 +2,9 @@
  * The demo's world has no empty columns: the world `pmdata demo` starts by default (seed "demo", size
  * small: jobs/cli.ts; with sim/demo-world.ts's options, as jobs/commands/demo.ts passes them), its
  * history backfilled, the positions job and the profiles job run over it as the demo does; then the
- * profiles hold each primary style of docs/profiles.md and each style flag at least once — all but DEGEN
- * and `is_degen`, which need 50 closed positions no wallet of a small world reaches (sim/demo-world.ts).
- * On the size's own 3-day history every wallet was UNKNOWN (younger than the 3 days the styles need).
+ * profiles hold each primary style of docs/profiles.md and each style flag at least once. On the size's
+ * own 3-day history every wallet was UNKNOWN (younger than the 3 days the styles need); without the demo's
+ * degen round trips no wallet reached DEGEN's 50 closed positions (sim/demo-world.ts).
  * The venues' syncs against the world's replicas store delta's slugs, gamma's and epsilon's images,
  * epsilon's variants and beta's determination times for every market whose record carries them
  * (test/api-venue-columns-sim.test.ts follows each one to its list).
@@ -29,8 +29,6 @@ import { ingestSimHistory } from './support/sim-history.ts';
 /** What `pmdata demo` runs without options (jobs/cli.ts). */
 const DEMO_SEED = 'demo';
 const DEMO_SIZE = 'small';
-/** Not reached on a small world (sim/demo-world.ts). */
-const UNREACHED = new Set<string>(['DEGEN', 'is_degen']);
 
 let deps: TestDeps;
 let sim: Sim;
@@ -112,14 +110,12 @@ describe("the demo world's wallet profiles", () => {
     for (const r of traded) expect(Number(r.all_wallet_age_days)).toBeGreaterThanOrEqual(3);
   });
 
-  it('every primary style but DEGEN appears at least once', () => {
+  it('every primary style appears at least once', () => {
     const seen = new Set(rows.map((r) => String(r.primary_style)));
-    const want = PRIMARY_STYLES.filter((s) => !UNREACHED.has(s));
-    expect(want.filter((s) => !seen.has(s))).toEqual([]);
+    expect(PRIMARY_STYLES.filter((s) => !seen.has(s))).toEqual([]);
   });
 
-  it('every style flag but is_degen is set on at least one wallet', () => {
-    const want = STYLE_FLAGS.filter((f) => !UNREACHED.has(f));
-    expect(want.filter((f) => !rows.some((r) => Boolean(r[f])))).toEqual([]);
+  it('every style flag is set on at least one wallet', () => {
+    expect(STYLE_FLAGS.filter((f) => !rows.some((r) => Boolean(r[f])))).toEqual([]);
   });
 });

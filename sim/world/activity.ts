@@ -66,6 +66,14 @@ export interface WorldRunnerOptions {
   /** Taker weights by behaviour replacing the defaults (TAKER_WEIGHT) for the behaviours named. */
   takerWeights?: Partial<Record<Behaviour, number>>;
   /**
+   * Degen round trips (default none): the last `wallets` degen wallets each open about `perDay` small
+   * positions a day (5–50 shares of a random outcome of an active market) on top of the matches of
+   * `matchesPerMarketDay`, and sell a position whole at the first step its price is below their entry —
+   * many short holds, mostly closed at a loss. Buy-and-hold wallets fill them; they draw from their own
+   * stream, so the other flows keep their draws (not their outcomes: balances differ).
+   */
+  degenRoundTrips?: { wallets: number; perDay: number };
+  /**
    * Mean wallet-to-wallet outcome-token transfers per trading market and day (default 3, scaled by
    * `housekeeping`); live blocks send about this many per `matchesPerMarketDay` matches.
    */
@@ -119,6 +127,8 @@ export interface WorldSnapshot {
   lastBlockTime: number;
   cutDone: boolean;
   preparedEvents: string[];
+  /** Open degen round trips (WorldRunnerOptions.degenRoundTrips): wallet, market index, token, entry cents. */
+  degenTrips: DegenTrip[];
   markets: Pick<
     LiveMarket,
     'created' | 'p' | 'prevP' | 'requestTs' | 'phase' | 'proposedAt' | 'reportedAt' | 'holders'
@@ -126,6 +136,24 @@ export interface WorldSnapshot {
 }
 
 const SNAPSHOTS_KEPT = 128;
+
+interface DegenTrip {
+  wallet: number;
+  market: number;
+  token: bigint;
+  cents: number;
+}
+
+/** A match whose taker, side, token and size are given (degen round trips), drawing from `rng`. */
+interface ForcedTrade {
+  taker: SimWallet;
+  sell: boolean;
+  token: bigint;
+  units: number;
+  rng: Rng;
+  /** The wallets that may fill it. */
+  makers: SimWallet[];
+}
 
 type Phase = 'pending' | 'proposed' | 'disputed' | 'reproposed' | 'reported' | 'resolved';
 
@@ -216,6 +244,17 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
   const inventory = () => BigInt(rng.int(invLo, invHi)) * USDC;
   const hk = options.housekeeping ?? 1;
   const takersOnly = new Set(options.takersOnly ?? []);
+  const roundTrips = options.degenRoundTrips;
+  if (
+    roundTrips &&
+    !(Number.isInteger(roundTrips.wallets) && roundTrips.wallets >= 0 && roundTrips.perDay >= 0)
+  )
+    throw new Error(
+      `degenRoundTrips needs a whole number of wallets and perDay ≥ 0, got ${JSON.stringify(roundTrips)}`,
+    );
+  /** Degen round trips draw from their own stream. */
+  const drng = rng.fork('degen-round-trips');
+  let degenTrips: DegenTrip[] = [];
   const transfersPerDay = options.transfersPerMarketDay ?? 3;
   /** Transfers draw from their own stream, so the other flows keep their draws. */
   const trng = rng.fork('transfers');
@@ -715,21 +754,30 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
   }
 
   /** Builds and sends one match on market `m`; returns the number of fills or 0 when none was possible. */
-  async function trade(m: LiveMarket, t: number, e: Era, viaFeeModule: boolean): Promise<number> {
-    const taker = pickTaker();
+  async function trade(
+    m: LiveMarket,
+    t: number,
+    e: Era,
+    viaFeeModule: boolean,
+    forced?: ForcedTrade,
+  ): Promise<number> {
+    const r = forced?.rng ?? rng;
+    const taker = forced?.taker ?? pickTaker();
     const b = taker.behaviour;
     const yes = m.chain.yes;
     const no = m.chain.no;
     // Which token and which side.
-    let sell = rng.chance(SELL_CHANCE[b]);
-    let token: bigint;
-    if (sell) {
+    let sell = forced ? forced.sell : r.chance(SELL_CHANCE[b]);
+    let token: bigint = forced?.token ?? yes;
+    if (forced) {
+      // taker, side and token given
+    } else if (sell) {
       const hy = L.balance1155(yes, taker.address);
       const hn = L.balance1155(no, taker.address);
       if (hy < USDC && hn < USDC) sell = false;
       token = hy >= hn ? yes : no;
     } else token = yes;
-    if (!sell) {
+    if (!sell && !forced) {
       switch (b) {
         case 'buy_and_hold':
           token = m.p >= 0.5 ? yes : no;
@@ -741,10 +789,10 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
           token = m.p < 0.5 ? yes : no;
           break;
         case 'degen':
-          token = rng.chance(0.5) ? (m.p < 0.5 ? yes : no) : rng.chance(0.5) ? yes : no;
+          token = r.chance(0.5) ? (m.p < 0.5 ? yes : no) : r.chance(0.5) ? yes : no;
           break;
         default:
-          token = rng.chance(m.p) ? yes : no;
+          token = r.chance(m.p) ? yes : no;
       }
     }
     const complement = token === yes ? no : yes;
@@ -758,11 +806,11 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     }
 
     // Makers.
-    const nMakers = rng.int(minMakers, maxMakers);
-    const pool = rng.chance(0.8) ? m.mms : [];
+    const nMakers = r.int(minMakers, maxMakers);
+    const pool = forced ? forced.makers : r.chance(0.8) ? m.mms : [];
     const extra = [];
-    for (let i = 0; i < nMakers + 4; i++) extra.push(rng.pick(traders));
-    const candidates = [...rng.shuffle(pool), ...extra].filter(
+    if (!forced) for (let i = 0; i < nMakers + 4; i++) extra.push(r.pick(traders));
+    const candidates = [...r.shuffle(pool), ...extra].filter(
       (w, i, arr) =>
         w.address !== taker.address &&
         !takersOnly.has(w.behaviour) &&
@@ -780,7 +828,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
         makers.length === nMakers - 1
           ? remaining
           : Math.max(1, Math.floor(remaining / (nMakers - makers.length)));
-      const c = Math.min(99, Math.max(1, cents + (rng.chance(0.2) ? rng.int(-1, 1) : 0)));
+      const c = Math.min(99, Math.max(1, cents + (r.chance(0.2) ? r.int(-1, 1) : 0)));
       const shares = BigInt(units) * SHARE_UNIT;
       const coll = (shares * BigInt(c)) / 100n;
       const complementColl = shares - coll;
@@ -792,7 +840,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       if (!sell) {
         const canComplementary = L.balance1155(token, w.address) >= shares;
         const canMint = mColl >= complementColl;
-        if (canComplementary && (rng.chance(0.65) || !canMint)) side = 1;
+        if (canComplementary && (r.chance(0.65) || !canMint)) side = 1;
         else if (canMint) {
           side = 0;
           tokenId = complement;
@@ -800,7 +848,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       } else {
         const canComplementary = mColl >= coll;
         const canMerge = L.balance1155(complement, w.address) >= shares;
-        if (canComplementary && (rng.chance(0.65) || !canMerge)) side = 0;
+        if (canComplementary && (r.chance(0.65) || !canMerge)) side = 0;
         else if (canMerge) {
           side = 1;
           tokenId = complement;
@@ -841,9 +889,8 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       if (v2) takerFee2 += fee2(mk.shares, cTaker);
       makerOrders.push({ making, taking, side: mk.side, tokenId: mk.tokenId, w: mk.w });
     }
-    const salt = (i: number) =>
-      (BigInt(matchId) << 40n) | (BigInt(i) << 32n) | BigInt(rng.int(0, 0x7fffffff));
-    const k = () => BigInt(rng.int(1, 3));
+    const salt = (i: number) => (BigInt(matchId) << 40n) | (BigInt(i) << 32n) | BigInt(r.int(0, 0x7fffffff));
+    const k = () => BigInt(r.int(1, 3));
     const takerSide: 0 | 1 = sell ? 1 : 0;
     const sharesTotal = sell ? takerMaking : takerTaking;
     const usdTotal = sell ? takerTaking : takerMaking;
@@ -883,7 +930,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       });
       await flows.matchV1({ taker: takerOrder, makers: orders }, m.chain, viaFeeModule, matchId);
     } else {
-      const meta = () => (rng.chance(0.3) ? rng.hex32() : ZERO32);
+      const meta = () => (r.chance(0.3) ? r.hex32() : ZERO32);
       const takerOrder: V2Order = {
         salt: salt(0),
         maker: taker.address,
@@ -929,6 +976,63 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     });
     stats.fills += makers.length + 1;
     return makers.length + 1;
+  }
+
+  /** Cents of `token` on market `m` now. */
+  const centsOf = (m: LiveMarket, token: bigint) =>
+    Math.min(99, Math.max(1, Math.round((token === m.chain.yes ? m.p : 1 - m.p) * 100)));
+
+  /** One step of degen round trips (WorldRunnerOptions.degenRoundTrips); returns the matches sent. */
+  async function degenStep(active: LiveMarket[], t: number, e: Era): Promise<number> {
+    if (!roundTrips || roundTrips.wallets === 0) return 0;
+    const flippers = wallets.byBehaviour.degen.slice(-roundTrips.wallets);
+    // Their counterparties are the buy-and-hold wallets: market makers' inventories and fills stay as
+    // they are (their buy/sell mix decides MARKET_MAKER against ACTIVE_TRADER).
+    const makers = wallets.byBehaviour.buy_and_hold;
+    let matches = 0;
+    const kept: DegenTrip[] = [];
+    // Sell whole every open trip whose price is below its entry; drop trips whose market stopped trading.
+    for (const trip of degenTrips) {
+      const m = markets[trip.market] as LiveMarket;
+      const w = flippers[trip.wallet] as SimWallet;
+      if (!active.includes(m)) continue;
+      if (centsOf(m, trip.token) < trip.cents) {
+        const units = Number(L.balance1155(trip.token, w.address) / SHARE_UNIT);
+        if (
+          units >= 1 &&
+          (await trade(m, t, e, false, {
+            taker: w,
+            sell: true,
+            token: trip.token,
+            units,
+            rng: drng,
+            makers,
+          })) > 0
+        )
+          matches++;
+        if (L.balance1155(trip.token, w.address) >= SHARE_UNIT) kept.push(trip);
+      } else kept.push(trip);
+    }
+    degenTrips = kept;
+    // Open new ones: fee-free markets only before the cutover (a V1 fee is paid in shares and would leave
+    // a remainder the whole sale cannot sell).
+    const open = active.filter((m) => e.v2 || m.v1FeeRateBps === 0);
+    if (open.length === 0) return matches;
+    const chance = Math.min(1, (roundTrips.perDay * stepS) / 86_400);
+    for (let i = 0; i < flippers.length; i++) {
+      if (!drng.chance(chance)) continue;
+      const w = flippers[i] as SimWallet;
+      const m = drng.pick(open);
+      const token = drng.chance(0.5) ? m.chain.yes : m.chain.no;
+      if (degenTrips.some((d) => d.wallet === i && d.token === token)) continue;
+      const cents = centsOf(m, token);
+      const units = drng.int(500, 5_000);
+      if ((await trade(m, t, e, false, { taker: w, sell: false, token, units, rng: drng, makers })) === 0)
+        continue;
+      matches++;
+      degenTrips.push({ wallet: i, market: markets.indexOf(m), token, cents });
+    }
+    return matches;
   }
 
   function movePrices(active: LiveMarket[], t: number) {
@@ -988,6 +1092,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       lastBlockTime,
       cutDone,
       preparedEvents: [...preparedEvents],
+      degenTrips: degenTrips.map((d) => ({ ...d })),
       markets: markets.map((m) => ({
         created: m.created,
         p: m.p,
@@ -1024,7 +1129,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
     const active = markets.filter((m) => tradable(m, t, live));
     await housekeeping(t, e, active);
     movePrices(active, t);
-    const matches = await tradeAll(active, t, e, budget);
+    const matches = (await tradeAll(active, t, e, budget)) + (await degenStep(active, t, e));
     await transferSome(active, budget);
     lastBlockTime = count(await flows.mine(), matches);
   }
@@ -1053,6 +1158,7 @@ export function createWorldRunner(options: WorldRunnerOptions): WorldRunner {
       lastBlockTime = snap.lastBlockTime;
       cutDone = snap.cutDone;
       preparedEvents.clear();
+      degenTrips = snap.degenTrips.map((d) => ({ ...d }));
       for (const k of snap.preparedEvents) preparedEvents.add(k);
       snap.markets.forEach((s, i) => {
         Object.assign(markets[i] as LiveMarket, s);

@@ -919,6 +919,69 @@ describe("alpha's series and defaults at the chain's now (the world lies months 
     expect(cut).toBeGreaterThan(5);
   }, 120_000);
 
+  it("stops the volume chart's last hour, day and week at end_time, to its second (both tokens, YES and NO apart)", async () => {
+    type ChartPoint = {
+      timestamp: number;
+      total_volume: number;
+      yes_volume: number;
+      no_volume: number;
+      trades_count: number;
+    };
+    const WEEK = 7 * DAY;
+    const MONDAY = 4 * DAY; // 1970-01-05, a Monday
+    const starts = {
+      hour: (t: number) => Math.floor(t / HOUR) * HOUR,
+      day: (t: number) => Math.floor(t / DAY) * DAY,
+      week: (t: number) => Math.floor((t - MONDAY) / WEEK) * WEEK + MONDAY,
+    };
+    const cut = { hour: 0, day: 0, week: 0 };
+    for (const condition of [...new Set(fills.map((f) => f.condition))].sort().slice(0, 4)) {
+      const own = fills.filter((f) => f.condition === condition);
+      const times = [...new Set(own.map((f) => f.time))];
+      for (const t of times.filter((_, i) => i % 9 === 4).flatMap((x) => [x, x - 1])) {
+        for (const g of ['hour', 'day', 'week'] as const) {
+          const start = starts[g](t);
+          const upTo = own.filter((f) => f.time >= start && f.time <= t);
+          const sum = (pick: (f: Fill) => boolean) => usd(upTo.filter(pick).reduce((s, f) => s + f.usd, 0n));
+          if (
+            own.some(
+              (f) => f.time > t && f.time < starts[g](t + (g === 'hour' ? HOUR : g === 'day' ? DAY : WEEK)),
+            )
+          ) {
+            cut[g]++;
+          }
+          const chart = await get<{ data: ChartPoint[] }>(
+            `/v2/alpha/volume-chart/${condition}?granularity=${g}&start_time=${t - 1}&end_time=${t}`,
+          );
+          const last = chart.data.at(-1);
+          if (upTo.length === 0) {
+            expect(last === undefined || last.timestamp < start, `${condition} ${g} at ${t}`).toBe(true);
+            continue;
+          }
+          expect(last, `${condition} ${g} at ${t}`).toBeDefined();
+          expect(last!.timestamp).toBe(start);
+          expect(last!.trades_count, `${condition} ${g} at ${t}: trades`).toBe(upTo.length);
+          expect(last!.total_volume, `${condition} ${g} at ${t}`).toBeCloseTo(
+            sum(() => true),
+            6,
+          );
+          expect(last!.yes_volume, `${condition} ${g} at ${t}: YES`).toBeCloseTo(
+            sum((f) => f.outcome === 0),
+            6,
+          );
+          expect(last!.no_volume, `${condition} ${g} at ${t}: NO`).toBeCloseTo(
+            sum((f) => f.outcome !== 0),
+            6,
+          );
+        }
+      }
+    }
+    // Trades later in end_time's hour, day and week were left out (the case that failed).
+    expect(cut.hour).toBeGreaterThan(3);
+    expect(cut.day).toBeGreaterThan(3);
+    expect(cut.week).toBeGreaterThan(3);
+  }, 180_000);
+
   it("holds the open interest at end_time in the point stamped with end_time's day, as granularity=all", async () => {
     let cut = 0;
     const conditions = [...new Set(oi.events.map((e) => e.condition))].sort().slice(0, 8);

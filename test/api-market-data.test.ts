@@ -33,6 +33,10 @@ const COND_QUIET = bytes32(0xc2);
 const QUIET_YES = '2001';
 /** Known, with one early daily candle only (no minute candle before the ones asked for). */
 const LONE = '3001';
+/** Known, with maker fills but no candles: the volume chart's last minute. */
+const COND_LATE = bytes32(0xc5);
+const LATE_YES = '5001';
+const LATE_NO = '5002';
 
 const dt = (s: number) => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
@@ -135,6 +139,8 @@ function totals(level: 'token' | 'condition', id: string, first: number | null, 
 
 /** Fill times of the market-price fixtures (block = index, time explicit). */
 const P0 = D0 + 20 * H;
+/** Saturday 12:00 after D0: the volume chart's fills without candles. */
+const Q = D0 + 5 * DAY + 12 * H;
 
 beforeAll(async () => {
   t = await createApiTestContext('api_market_data');
@@ -146,6 +152,8 @@ beforeAll(async () => {
     token(QUIET_YES, COND_QUIET, 0, '2002', 2),
     token('2002', COND_QUIET, 1, QUIET_YES, 3),
     token(LONE, bytes32(0xc3), 0, '3002', 4),
+    token(LATE_YES, COND_LATE, 0, LATE_NO, 7),
+    token(LATE_NO, COND_LATE, 1, LATE_YES, 8),
   ]);
   const m0old = { ...m0, c: 0.99 };
   await ch.insert('test.candles', 'alpha_token_candles_1m', [
@@ -231,6 +239,16 @@ beforeAll(async () => {
     fill(5, NO, 50), // YES 0.50
     fill(6, NO, 25, { time: P0 + H }), // YES 0.75
     fill(7, YES, 1, { role: 'taker', time: P0 + 2 * H }),
+  ]);
+  // COND_LATE's fills, with no candle yet (the volume chart's last minute): early fills carry condition_id
+  // '' (the token's condition comes from alpha_tokens); a taker row (never counted), a fill of the next minute.
+  const late = (i: number, tokenId: string, usd: number, time: number, role?: 'taker') =>
+    fillRow({ block: 2000 + i, logIndex: 1, maker, tokenId, usd: usd * 1e6, shares: 100e6, role, time });
+  await ch.insert('test.fills.chart', 'alpha_fills', [
+    late(0, LATE_YES, 20, Q + 10),
+    late(1, LATE_NO, 30, Q + 40),
+    late(2, LATE_NO, 5, Q + 40, 'taker'),
+    late(3, LATE_YES, 7, Q + 60),
   ]);
 });
 afterAll(async () => t?.close());
@@ -555,6 +573,43 @@ describe('GET /v2/alpha/volume-chart', () => {
     expect(days.data.map((p) => p.timestamp)).toEqual([D0, D0 + 8 * DAY]);
   });
 
+  it("stops the last period at end_time, to its second: coarse candles before end's period, then finer ones and the fills of end's minute", async () => {
+    const chart = (g: string, start: number, end: number, id = COND) =>
+      ok<VolumeChartResponse>(
+        `/v2/alpha/volume-chart/${id}?granularity=${g}&start_time=${start}&end_time=${end}`,
+      );
+    // 10:01:30 on D0, hourly: the 10:00 minute candle (100, 80 YES), not the whole 10:00 hour (10).
+    expect((await chart('hour', D0, M + 90)).data).toEqual([
+      { timestamp: D0 + H, total_volume: 264, yes_volume: 200, no_volume: 64, trades_count: 6 },
+      { timestamp: M, total_volume: 100, yes_volume: 80, no_volume: 20, trades_count: 3 },
+    ]);
+    // Daily: D0's hours before 10:00 (264) and that minute (100), not D0's daily candle (264).
+    expect((await chart('day', D0 - 3 * DAY, M + 90)).data).toEqual([
+      { timestamp: D0 - 2 * DAY, total_volume: 30, yes_volume: 30, no_volume: 0, trades_count: 1 },
+      { timestamp: D0, total_volume: 364, yes_volume: 280, no_volume: 84, trades_count: 9 },
+    ]);
+    // 20:01:30 on D0, weekly: D0's hours (264 + 10), no minute candle of 20:00, the maker fill of 20:01
+    // (YES 50; the one of 20:00 is a minute's candle's, none here); D0's day and the next week's not.
+    expect((await chart('week', D0 - 3 * DAY, P0 + 90)).data).toEqual([
+      { timestamp: D0 - 7 * DAY, total_volume: 30, yes_volume: 30, no_volume: 0, trades_count: 1 },
+      { timestamp: D0, total_volume: 324, yes_volume: 254, no_volume: 70, trades_count: 9 },
+    ]);
+    // The fills of end's minute up to the end of its second, mapped to the condition through
+    // alpha_tokens; maker rows only; nothing of the next second or minute.
+    for (const [g, period] of [
+      ['hour', Q],
+      ['day', Q - 12 * H],
+      ['week', D0],
+    ] as const) {
+      expect((await chart(g, Q, Q + 40, COND_LATE)).data, g).toEqual([
+        { timestamp: period, total_volume: 50, yes_volume: 20, no_volume: 30, trades_count: 2 },
+      ]);
+      expect((await chart(g, Q, Q + 39, COND_LATE)).data, g).toEqual([
+        { timestamp: period, total_volume: 20, yes_volume: 20, no_volume: 0, trades_count: 1 },
+      ]);
+    }
+  });
+
   it('answers 422 without end_time and 400 over the range of the granularity', async () => {
     const res = await get(`/v2/alpha/volume-chart/${COND}?start_time=${D0}`);
     expect(res.statusCode).toBe(422);
@@ -735,5 +790,20 @@ describe('response cache', () => {
     expect(await priceNow()).toBeCloseTo(0.75, 12);
     await versions.bump(ALPHA_CHAIN_SOURCE);
     expect(await priceNow()).toBeCloseTo(0.8, 12);
+  });
+
+  it("keeps the volume chart and token volume until alpha-chain moves too (end_time's minute reads fills)", async () => {
+    const versions = createDataVersions({ redis: t.deps.redis });
+    const chart = `/v2/alpha/volume-chart/${COND_LATE}?start_time=${Q}&end_time=${Q + 40}`;
+    const volume = `/v2/alpha/markets/${LATE_YES}/volume?granularity=all&end_time=${Q + 40}`;
+    const chartUsd = async () => (await ok<VolumeChartResponse>(chart)).data[0]!.total_volume;
+    const tokenUsd = async () => (await ok<VolumeResponse>(volume)).volume_over_time[0]!.volume;
+    expect([await chartUsd(), await tokenUsd()]).toEqual([50, 20]);
+    await t.deps.clickhouse.insert('test.fills.chart.late', 'alpha_fills', [
+      fillRow({ block: 2100, logIndex: 1, maker: addr(0xc), tokenId: LATE_YES, usd: 5e6, time: Q + 30 }),
+    ]);
+    expect([await chartUsd(), await tokenUsd()]).toEqual([50, 20]);
+    await versions.bump(ALPHA_CHAIN_SOURCE);
+    expect([await chartUsd(), await tokenUsd()]).toEqual([55, 25]);
   });
 });

@@ -12,8 +12,9 @@ const ALPHA_VENUE: DataSource = 'venue:alpha';
 
 /**
  * alpha's market analytics (candles, volume, open interest, totals: analytics/), bumped by each analytics
- * run that wrote. The market-data routes read only those tables; the chain's alpha_tokens answers only
- * their 404s, which are never cached.
+ * run that wrote. The market-data routes read those tables, the volume routes also chain rows (the maker
+ * fills of end_time's minute; the chart maps them through alpha_tokens), so they list alpha-chain too;
+ * alpha_tokens otherwise answers only their 404s, which are never cached.
  */
 const ALPHA_MARKET_DATA: DataSource = 'analytics:alpha-market-data';
 
@@ -28,8 +29,9 @@ export const ROUTE_SOURCES: RouteSources = {
   '/v2/alpha/activity': [ALPHA_CHAIN_SOURCE, ALPHA_VENUE],
   '/v2/alpha/candlesticks/:condition_id': [ALPHA_MARKET_DATA],
   '/v2/alpha/candlesticks/token/:token_id': [ALPHA_MARKET_DATA],
-  '/v2/alpha/volume-chart/:condition_id': [ALPHA_MARKET_DATA],
-  '/v2/alpha/markets/:token_id/volume': [ALPHA_MARKET_DATA],
+  // The last period reads the maker fills of end_time's minute (chain rows) too.
+  '/v2/alpha/volume-chart/:condition_id': [ALPHA_MARKET_DATA, ALPHA_CHAIN_SOURCE],
+  '/v2/alpha/markets/:token_id/volume': [ALPHA_MARKET_DATA, ALPHA_CHAIN_SOURCE],
   // market_id comes from the venue's catalog.
   '/v2/alpha/markets/:condition_id/open_interest': [ALPHA_MARKET_DATA, ALPHA_VENUE],
   // The price reads the fills (maker fills of the token and its complement) and alpha_tokens.

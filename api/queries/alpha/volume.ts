@@ -1,13 +1,15 @@
 /**
  * `GET /v2/alpha/volume-chart/{condition_id}` (interface-shapes §9): USD volume per hour, day or week
  * of a condition (both tokens, YES and NO apart), from alpha_condition_candles_1h / _1d FINAL; weeks roll
- * the daily rows up from Monday 00:00 UTC. `GET /v2/alpha/markets/{token_id}/volume` (§10): the token's
+ * the daily rows up from Monday 00:00 UTC. The last period holds the volume up to end_time, to its second:
+ * the condition's hours, minutes and maker fills of end_time's day (hour for `hour`) up to it. `GET /v2/alpha/markets/{token_id}/volume` (§10): the token's
  * cumulative volume at the end of each day, week, month or year, from alpha_token_candles_1d FINAL; the
  * last point (and `all`'s one point) holds the volume up to end_time (default now), to its second: the
  * hours, minutes and maker fills of end_time's day up to it, nothing after it.
  *
  * A period is in the answer when it overlaps [start_time, end_time] (its start lies in [start floored
- * to the period, end]); it counts whole. Periods are listed by their start.
+ * to the period, end]); it counts whole from its start, the last up to end_time (above). Periods are
+ * listed by their start.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
 import { alphaNowSeconds } from '../../../core/now.ts';
@@ -25,9 +27,9 @@ import {
   clampSeconds,
   cumulative,
   DAY,
+  HOUR,
   MINUTE,
   MONDAY_EPOCH,
-  nextPeriod,
   periodStart,
   requireSeen,
   total,
@@ -43,17 +45,41 @@ export const VOLUME_CHART_MAX_RANGE: Record<VolumeChartGranularity, number> = {
 };
 
 const PERIOD_SQL: Record<VolumeChartGranularity, string> = {
-  hour: 'toUnixTimestamp(bucket)',
-  day: 'toUnixTimestamp(bucket)',
-  week: `intDiv(toUnixTimestamp(bucket) - ${MONDAY_EPOCH}, ${WEEK}) * ${WEEK} + ${MONDAY_EPOCH}`,
+  hour: `intDiv(t, ${HOUR}) * ${HOUR}`,
+  day: `intDiv(t, ${DAY}) * ${DAY}`,
+  week: `intDiv(t - ${MONDAY_EPOCH}, ${WEEK}) * ${WEEK} + ${MONDAY_EPOCH}`,
 };
 
+const CONDITION_CANDLE = (table: string, from: string, until: string) =>
+  `SELECT toUnixTimestamp(bucket) AS t, usd, yes_usd, no_usd, trades FROM ${table} FINAL
+   WHERE condition_id = {id:String} AND bucket >= ${at(from)} AND bucket < ${at(until)} AND deleted = 0`;
+
+/**
+ * Whole coarse candles from `from` to end's period, then (hour → day → week) the finer candles of end's
+ * period before end's day, hour and minute, then the maker fills of end's minute up to the end of end's
+ * second, each fill's token mapped to its condition and outcome through alpha_tokens as the condition
+ * candles do (a fill's own condition_id is '' for early fills).
+ */
 function volumeChartSql(g: VolumeChartGranularity): string {
-  const table = g === 'hour' ? 'alpha_condition_candles_1h' : 'alpha_condition_candles_1d';
+  const candles =
+    g === 'hour'
+      ? [CONDITION_CANDLE('alpha_condition_candles_1h', 'from', 'hour')]
+      : [
+          CONDITION_CANDLE('alpha_condition_candles_1d', 'from', 'day'),
+          CONDITION_CANDLE('alpha_condition_candles_1h', 'day', 'hour'),
+        ];
+  const fills = `SELECT {minute:UInt32} AS t, sum(f.usd) AS usd, sumIf(f.usd, m.outcome = 0) AS yes_usd,
+       sumIf(f.usd, m.outcome != 0) AS no_usd, count() AS trades
+     FROM (SELECT token_id, usd FROM alpha_fills
+           WHERE role = 'maker' AND block_time >= ${at('minute')}
+             AND block_time < fromUnixTimestamp64Milli({until_ms:Int64}, 'UTC')
+             AND token_id IN (SELECT token_id FROM alpha_tokens WHERE condition_id = {id:String})) AS f
+     INNER JOIN (SELECT token_id, any(outcome_index) AS outcome FROM alpha_tokens
+                 WHERE condition_id = {id:String} GROUP BY token_id) AS m ON m.token_id = f.token_id
+     HAVING count() > 0`;
+  const parts = [...candles, CONDITION_CANDLE('alpha_condition_candles_1m', 'hour', 'minute'), fills];
   return `SELECT ${PERIOD_SQL[g]} AS period, sum(usd), sum(yes_usd), sum(no_usd), sum(trades)
-    FROM (SELECT bucket, usd, yes_usd, no_usd, trades FROM ${table} FINAL
-          WHERE condition_id = {id:String} AND bucket >= ${at('from')} AND bucket < ${at('until')}
-            AND deleted = 0)
+    FROM (${parts.join('\n    UNION ALL\n    ')})
     GROUP BY period ORDER BY period`;
 }
 
@@ -73,12 +99,19 @@ export async function alphaVolumeChart(
     );
   }
   const period = g === 'hour' ? 'hour' : g === 'day' ? 'day' : 'week';
+  // end's day and hour never start before `from` (start's period ≤ end's).
   const from = clampSeconds(periodStart(start, period));
-  const until = clampSeconds(nextPeriod(periodStart(end, period), period));
   const rows = await ch.read<[number, string, string, string, string]>(
     `api.alpha.volume_chart.${g}`,
     volumeChartSql(g),
-    { id: conditionId, from, until },
+    {
+      id: conditionId,
+      from,
+      day: clampSeconds(periodStart(end, 'day')),
+      hour: clampSeconds(periodStart(end, 'hour')),
+      minute: clampSeconds(end - (end % MINUTE)),
+      until_ms: (clampSeconds(end) + 1) * 1000,
+    },
   );
   if (rows.length === 0) await requireSeen(ch, { level: 'condition', id: conditionId });
   const data = rows.map(([t, usd, yes, no, trades]) => ({

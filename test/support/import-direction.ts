@@ -29,7 +29,9 @@ export type Area =
  * What each area may import besides itself. `cli` is jobs/cli.ts and jobs/commands/: the command line
  * runs the API role (`pmdata up`, `pmdata api` start api/server.ts), `pmdata keys` uses api's key store,
  * and `pmdata demo` / `pmdata sim` start the simulated world; the rest of jobs/ (queues, worker,
- * registry, processors, schedules) does not import api/ or sim/.
+ * registry, processors, schedules) does not import api/ or sim/. `bin/` holds the entry points: the CLI's
+ * (`bin/pmdata.js`), the benchmarks' (`bin/bench.js`) and the test command's first step (`bin/test-deps.js`,
+ * which runs test/support/test-deps.ts).
  */
 export const ALLOWED: Record<Area, readonly Area[]> = {
   core: [],
@@ -42,7 +44,7 @@ export const ALLOWED: Record<Area, readonly Area[]> = {
   sim: ['core', 'schemas'],
   bench: ['core', 'schemas', 'ingest', 'analytics', 'api', 'jobs', 'cli', 'sim'],
   test: ['core', 'schemas', 'ingest', 'analytics', 'api', 'jobs', 'cli', 'sim'],
-  bin: ['cli', 'bench'],
+  bin: ['cli', 'bench', 'test'],
 };
 
 /**

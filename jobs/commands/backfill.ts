@@ -51,7 +51,7 @@ export const BACKFILL_USAGE =
   '       pmdata backfill alpha --catalog   (a full sweep of the metadata API: events, markets, series, tags)\n' +
   '       pmdata backfill <beta|gamma|delta|epsilon> [--trades] [--from DATE]\n' +
   '                                          (a full listing of the venue now, then its canonical ids;\n' +
-  "                                           --trades: beta's trades too, down to --from)\n" +
+  "                                           with --trades, beta's trades too, down to --from)\n" +
   '\n' +
   'Options:\n' +
   '  --from-block N|DATE  first block, or the first block of a UTC date (default: ALPHA_START_BLOCK)\n' +

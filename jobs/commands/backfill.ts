@@ -294,11 +294,26 @@ export async function runBackfillCommand(
     const connection = createBullConnection(deps.config.redisUrl);
     const queues = createQueues({ connection, prefix });
     const queue = queues.get('chain');
-    if (values.force) {
-      for (const r of ranges) {
-        const old = await queue.getJob(r.id);
-        if (old && ((await old.isCompleted()) || (await old.isFailed()))) await old.remove();
+    // A range's job id is fixed and finished jobs are kept (a day, or the last 1,000/5,000): adding it
+    // again would be a no-op, and this request would report an earlier run's result (or its failure)
+    // without running. Finished jobs of these ranges are removed first, so every range runs now (a
+    // range done before is skipped by its checkpoint, and the summary says so); a range waiting or
+    // running for an earlier request is that same work, watched here.
+    let inProgress = 0;
+    for (let i = 0; i < ranges.length; i += 100) {
+      const states = await Promise.all(
+        ranges.slice(i, i + 100).map(async (r) => ({ r, state: await queue.getJobState(r.id) })),
+      );
+      for (const { r, state } of states) {
+        if (state === 'completed' || state === 'failed') await queue.remove(r.id);
+        else if (state !== 'unknown') inProgress++;
       }
+    }
+    if (inProgress > 0) {
+      progress.note(
+        `alpha backfill: ${fmt(inProgress)} of the ranges are already queued or running (an earlier request); ` +
+          'watching them',
+      );
     }
     for (let i = 0; i < ranges.length; i += 500) {
       await queue.addBulk(
@@ -382,8 +397,11 @@ export async function runBackfillCommand(
       quarantined: t.quarantined,
       detail:
         `blocks ${fmt(from)}..${fmt(to)} (${fmt(totalBlocks)}), ${fmt(ranges.length)} jobs, ` +
-        `${fmt(t.logs)} events read, ${fmt(t.rows)} rows written`,
-      fields,
+        `${fmt(t.logs)} events read, ${fmt(t.rows)} rows written` +
+        (t.skipped > 0
+          ? `; ${fmt(t.skipped)} of the ranges were done before (skipped by their checkpoints; --force redoes them)`
+          : ''),
+      fields: { ...fields, skipped_jobs: t.skipped },
     });
     return 0;
   } finally {

@@ -29,8 +29,10 @@ interface Command {
   summary: string;
   usage: string;
   options?: Record<string, OptionSpec>;
-  /** The command parses its own arguments (and answers its own --help). */
+  /** The command parses its own arguments; its `--help` text is `help()`'s. */
   passthrough?: boolean;
+  /** A passthrough command's option help (usage and options), loaded without opening services. */
+  help?: () => Promise<string>;
   /**
    * The command's process ingests: it is started again with the ingestion memory settings
    * (core/launch.ts) unless the process already has its own V8 heap flags.
@@ -44,18 +46,6 @@ interface Command {
 }
 
 // Each command's module loads only when the command runs, so `--help` and one-shot commands start fast.
-
-/** Dependencies for a command asked only for --help: touching one is a bug, and says so. */
-function servicesNotOpened(): Deps {
-  return new Proxy({} as Deps, {
-    get(_t, prop) {
-      if (['config', 'log', 'clickhouse', 'redis'].includes(String(prop))) {
-        throw new Error(`--help must not use services (touched ${String(prop)})`);
-      }
-      return undefined;
-    },
-  });
-}
 
 /** Runs an ingestion command on a runtime of its own (services opened, migrations applied). */
 async function withRuntime(name: string, run: (deps: Deps) => Promise<number>): Promise<number> {
@@ -135,12 +125,9 @@ export const COMMANDS: Record<string, Command> = {
     summary: "Start the simulated world: a local chain with alpha's contracts and every venue's API replica",
     usage: 'pmdata sim [--seed S] [--size small|medium|large] [--live] [--rate N]',
     passthrough: true,
-    async run({ argv, values }) {
-      const { SIM_HELP, runSimCommand } = await import('../sim/cli.ts');
-      if (values.help) {
-        printLines([SIM_HELP]);
-        return 0;
-      }
+    help: async () => (await import('../sim/cli.ts')).SIM_HELP,
+    async run({ argv }) {
+      const { runSimCommand } = await import('../sim/cli.ts');
       return runSimCommand(argv);
     },
   },
@@ -151,9 +138,9 @@ export const COMMANDS: Record<string, Command> = {
       'pmdata backfill alpha --from-block <N|YYYY-MM-DD> --to-block <M|YYYY-MM-DD> [--quiet | --json] [--progress-interval S]',
     passthrough: true,
     ingests: true,
-    async run({ argv, values }) {
+    help: async () => (await import('./commands/backfill.ts')).BACKFILL_USAGE,
+    async run({ argv }) {
       const { runBackfillCommand } = await import('./commands/backfill.ts');
-      if (values.help) return runBackfillCommand(argv, servicesNotOpened());
       return withRuntime('backfill', (deps) => runBackfillCommand(argv, deps));
     },
   },
@@ -162,9 +149,9 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'pmdata follow alpha',
     passthrough: true,
     ingests: true,
-    async run({ argv, values }) {
+    help: async () => (await import('./commands/follow.ts')).FOLLOW_USAGE,
+    async run({ argv }) {
       const { runFollowCommand } = await import('./commands/follow.ts');
-      if (values.help) return runFollowCommand(argv, servicesNotOpened());
       return withRuntime('follow', (deps) => runFollowCommand(argv, deps));
     },
   },
@@ -173,9 +160,9 @@ export const COMMANDS: Record<string, Command> = {
       'Recompute market analytics from the chain tables (pmdata analytics recompute alpha [--from-block N])',
     usage: 'pmdata analytics recompute alpha [--from-block N]',
     passthrough: true,
-    async run({ argv, values }) {
+    help: async () => (await import('./commands/analytics.ts')).ANALYTICS_USAGE,
+    async run({ argv }) {
       const { runAnalyticsCommand } = await import('./commands/analytics.ts');
-      if (values.help) return runAnalyticsCommand(argv, servicesNotOpened());
       return withRuntime('analytics', (deps) => runAnalyticsCommand(argv, deps));
     },
   },
@@ -184,9 +171,9 @@ export const COMMANDS: Record<string, Command> = {
       'Recompute analytics products to now, with progress (pmdata recompute <product|all> [--from DATE|BLOCK])',
     usage: 'pmdata recompute <product|all> [--from DATE|BLOCK] [--quiet | --json] [--progress-interval S]',
     passthrough: true,
-    async run({ argv, values }) {
+    help: async () => (await import('./commands/recompute.ts')).RECOMPUTE_USAGE,
+    async run({ argv }) {
       const { runRecomputeCommand } = await import('./commands/recompute.ts');
-      if (values.help) return runRecomputeCommand(['--help'], servicesNotOpened());
       return withRuntime('recompute', (deps) => runRecomputeCommand(argv, deps));
     },
   },
@@ -194,12 +181,9 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'Manage API keys: create, list, revoke, usage',
     usage: 'pmdata keys <create|list|revoke|usage> ...',
     passthrough: true,
-    async run({ argv, values }) {
-      const { KEYS_USAGE, runKeys } = await import('./commands/keys.ts');
-      if (values.help) {
-        printLines([KEYS_USAGE]);
-        return 0;
-      }
+    help: async () => (await import('./commands/keys.ts')).KEYS_USAGE,
+    async run({ argv }) {
+      const { runKeys } = await import('./commands/keys.ts');
       return runKeys(argv);
     },
   },
@@ -208,11 +192,17 @@ export const COMMANDS: Record<string, Command> = {
     usage:
       'pmdata tail <channel> --key <API key> [--filters JSON] [--url ws://127.0.0.1:8080] [--platform P] [--count N]',
     options: {
-      key: { type: 'string', description: 'API key (Dev or higher)' },
+      key: { type: 'string', description: 'API key, Dev tier or higher (required)' },
       filters: { type: 'string', description: 'filters as JSON (default: the wildcard of the first key)' },
       url: { type: 'string', default: 'ws://127.0.0.1:8080', description: 'stream URL without /v1/<key>' },
-      platform: { type: 'string', description: 'crypto_prices: the price-feed provider (default chainlink)' },
-      count: { type: 'string', description: 'stop after this many events' },
+      platform: {
+        type: 'string',
+        description: 'crypto_prices: the price-feed provider (default: chainlink)',
+      },
+      count: {
+        type: 'string',
+        description: 'stop after this many events (default: none, until interrupted)',
+      },
     },
     async run({ values, positionals }) {
       const { runTail, TAIL_USAGE } = await import('./commands/tail.ts');
@@ -245,8 +235,12 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'pmdata status [--url URL] [--json] [--watch]',
     options: {
       url: { type: 'string', description: 'API base URL (default: http://127.0.0.1:<PORT>)' },
-      json: { type: 'boolean', description: 'print /admin/status.json as it came' },
-      watch: { type: 'boolean', description: 'print again every 10 s until interrupted' },
+      json: {
+        type: 'boolean',
+        default: false,
+        description: 'print /admin/status.json as it came instead of tables',
+      },
+      watch: { type: 'boolean', default: false, description: 'print again every 10 s until interrupted' },
     },
     async run({ values }) {
       const { runStatus } = await import('./commands/status.ts');
@@ -284,14 +278,24 @@ export const GLOBAL_OPTIONS_HELP = [
   'Options of every command:',
   `  --log-format <${LOG_FORMATS.join('|')}>  log lines on stderr: human lines, or one JSON object a line ` +
     '(default: auto = pretty on a terminal, JSON otherwise; env LOG_FORMAT)',
-  '  --help, -h  this help',
+  '  --help, -h  this help (the help of a command: pmdata <command> --help)',
 ];
 
-function commandHelp(name: string, c: Command): string {
+/** A default as help shows it: a flag's false is "off", true "on". */
+const shownDefault = (v: unknown) => (v === false ? 'off' : v === true ? 'on' : String(v));
+
+/**
+ * What `pmdata <name> --help` prints: a command's own options (each with its default, or `required`),
+ * then the options of every command. Loads the command's module only for its text (no service opened).
+ */
+export async function commandHelp(name: string): Promise<string> {
+  const c = COMMANDS[name];
+  if (!c) throw new Error(`no command ${name}`);
+  if (c.help) return [(await c.help()).trimEnd(), '', ...GLOBAL_OPTIONS_HELP].join('\n');
   const entries = Object.entries(c.options ?? {}).map(([k, o]) => {
     const flag = `--${k}${o.type === 'string' ? ' <value>' : ''}`;
     const d = (o as { description?: string }).description ?? '';
-    return [flag, o.default === undefined ? d : `${d} (default: ${String(o.default)})`] as const;
+    return [flag, o.default === undefined ? d : `${d} (default: ${shownDefault(o.default)})`] as const;
   });
   const width = Math.max(0, ...entries.map(([f]) => f.length));
   const opts = entries.map(([f, d]) => `  ${f.padEnd(width)}  ${d}`);
@@ -347,12 +351,13 @@ export async function main(args: string[]): Promise<void> {
     process.stderr.write(`pmdata: unknown command "${name}"\n\n${helpText()}\n`);
     process.exit(2);
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    // Help needs no services: it is the command's text.
+    printLines([await commandHelp(name)]);
+    return;
+  }
   if (command.passthrough) {
     try {
-      if (rest.includes('--help') || rest.includes('-h')) {
-        // Help needs no services: the command answers it before touching its dependencies.
-        process.exit((await command.run({ values: { help: true }, positionals: [], argv: rest })) ?? 0);
-      }
       if (command.ingests && needsRelaunch() && process.argv[1]) {
         await relaunch(process.argv[1], argv, {
           flags: INGESTION_NODE_FLAGS,
@@ -364,15 +369,11 @@ export async function main(args: string[]): Promise<void> {
       exitWithError(err);
     }
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    printLines([commandHelp(name, command)]);
-    return;
-  }
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
     parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });
   } catch (err) {
-    process.stderr.write(`pmdata ${name}: ${(err as Error).message}\n\n${commandHelp(name, command)}\n`);
+    process.stderr.write(`pmdata ${name}: ${(err as Error).message}\n\n${await commandHelp(name)}\n`);
     process.exit(2);
   }
   try {

@@ -18,7 +18,8 @@ and runs until interrupted (Ctrl-C).
 Options:
   --seed <text>        world seed; the same seed gives the same world (default: demo)
   --size <size>        small | medium | large (default: small)
-  --live               keep trading after the history, one block per --block-time
+  --live               keep trading after the history, one block per --block-time (default: off, the
+                       history only)
   --rate <n>           live matches per second (default: 5)
   --block-time <s>     live block interval in seconds (default: 1)
   --port <n>           chain RPC port (default: 8545, the default of ALPHA_RPC_URLS; 0 = any free port)

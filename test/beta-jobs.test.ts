@@ -3,7 +3,7 @@
  * the venue with progress lines and a summary and stores the truth (no trades without `--trades`); with
  * `--trades --from` it stores exactly the trades from that time on, and again, nothing more; the
  * `beta.markets` and `beta.trades` jobs run under their leases (a poll finding its lease held is skipped, a
- * reconciliation fails retryable, the command exits 1); the schedules carry VENUE_MARKETS_POLL_S,
+ * reconciliation fails retryable, the command waits for it); the schedules carry VENUE_MARKETS_POLL_S,
  * BETA_TRADES_POLL_S and VENUE_RECONCILE_S.
  */
 import type { Job } from 'bullmq';
@@ -98,7 +98,8 @@ describe('beta command and jobs', () => {
       new RegExp(
         `^beta done in [\\d.]+ s: ${records} records, ${records} written \\(markets ${t.markets.size} read, ` +
           `${t.markets.size} written; events ${t.events.size} read, ${t.events.size} written; series ` +
-          `${t.series.size} read, ${t.series.size} written\\); ${records} records, \\d+ requests ` +
+          `${t.series.size} read, ${t.series.size} written\\); stored now ${t.markets.size} markets, ` +
+          `${t.events.size} events, ${t.series.size} series, 0 trades; ${records} records, \\d+ requests ` +
           '\\([\\d,]+ records/s, [\\d,]+ requests/s\\); 0 failed, 0 quarantined$',
       ),
     );
@@ -115,7 +116,9 @@ describe('beta command and jobs', () => {
     expect(await backfillBeta(deps, c.io, { trades: true, from })).toBe(0);
     expect(c.out).toContain(`beta: trades down to ${new Date(from).toISOString()}`);
     expect(c.out.at(-1)).toMatch(
-      new RegExp(`; trades ${want} read, ${want} written\\); .*; 0 failed, 0 quarantined$`),
+      new RegExp(
+        `; trades ${want} read, ${want} written\\); stored now .*, ${want} trades; .*; 0 failed, 0 quarantined$`,
+      ),
     );
     expect(await tradeRows()).toBe(want);
 
@@ -134,11 +137,23 @@ describe('beta command and jobs', () => {
       expect(await runMarkets('poll')).toEqual({ ran: false });
       expect(await runTrades()).toEqual({ ran: false });
       await expect(runMarkets('reconcile')).rejects.toBeInstanceOf(RetryableError);
-      expect(await backfillBeta(deps, collect().io, { trades: false, from: null })).toBe(1);
+      // The backfill waits for the lease (until its signal stops the wait: exit 1).
+      const waited = collect();
+      const stop = AbortSignal.timeout(300);
+      expect(await backfillBeta(deps, waited.io, { trades: false, from: null, signal: stop })).toBe(1);
+      expect(waited.out).toEqual([
+        'beta: another beta markets sync is running (lease held); waiting for it',
+        'beta: stopped while waiting for the running beta markets sync; nothing was read',
+      ]);
       await markets.release();
       // The reconciliation needs the trades lease too.
       await expect(runMarkets('reconcile')).rejects.toBeInstanceOf(RetryableError);
-      expect(await backfillBeta(deps, collect().io, { trades: true, from: null })).toBe(1);
+      const trades2 = collect();
+      const stop2 = AbortSignal.timeout(300);
+      expect(await backfillBeta(deps, trades2.io, { trades: true, from: null, signal: stop2 })).toBe(1);
+      expect(trades2.out.at(-1)).toBe(
+        'beta: stopped while waiting for the running beta trades poll; its markets were listed',
+      );
     } finally {
       await markets.release();
       await trades.release();

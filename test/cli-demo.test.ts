@@ -41,7 +41,8 @@ describe('pmdata demo', () => {
     const started = Date.now();
     while (!out.includes('Press Ctrl+C')) {
       if (child.exitCode !== null) throw new Error(`demo exited ${child.exitCode}: ${err}`);
-      if (Date.now() - started > 90_000) throw new Error(`demo not ready in 90 s:\n${out}\n${err}`);
+      // Ready in 85–150 s on a loaded 2-core machine (npm run bench -- demo-starts); a hang is what fails.
+      if (Date.now() - started > 240_000) throw new Error(`demo not ready in 240 s:\n${out}\n${err}`);
       await sleep(200);
     }
     expect(out).toMatch(/alpha backfill done in [\d.]+ s: .* 0 quarantined/);
@@ -134,5 +135,5 @@ describe('pmdata demo', () => {
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-  }, 150_000);
+  }, 330_000);
 });

@@ -1,8 +1,9 @@
 /**
  * `pmdata recompute <product|all> [--from]` on a small simulated world's ingested history: `all --json`
  * runs every product and prints one JSON line; `alpha-positions --from BLOCK` rewinds the positions to
- * that block and runs to now, ending where a recomputation from the first block ends; a held lease is a
- * failure in the summary (exit 1); unknown products and dates are refused.
+ * that block and runs to now, ending where a recomputation from the first block ends; a second request
+ * right after the first runs too; a held lease is a failure in the summary (exit 1); unknown products and
+ * dates are refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPositions } from '../analytics/positions/run.ts';
@@ -119,6 +120,21 @@ describe('pmdata recompute', () => {
     const done = reports.map((r) => r.done);
     expect(done).toEqual([...done].sort((a, b) => a - b));
     expect(done.at(-1)).toBe(total);
+  });
+
+  it('two recomputes in a row both run: nothing deduplicates a request (it runs in this process, no job id)', async () => {
+    const runs = [];
+    for (let i = 0; i < 2; i++) {
+      const c = collect();
+      expect(await runRecomputeCommand(['alpha-profiles', '--json'], deps, { io: c.io })).toBe(0);
+      runs.push(JSON.parse(c.out[0]!));
+      expect(c.err.filter((l) => l.startsWith('alpha-profiles: recomputed '))).toHaveLength(1);
+    }
+    for (const s of runs) {
+      expect(s).toMatchObject({ status: 'done', done: { products: 1 }, failures: 0 });
+      expect(s.products['alpha-profiles'].ran).toBe(true);
+      expect(s.products['alpha-profiles'].wallets).toBeGreaterThan(0);
+    }
   });
 
   it('a product whose lease is held fails the run (exit 1) and says so', async () => {

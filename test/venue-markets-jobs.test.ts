@@ -4,7 +4,7 @@
  * the backfill refuses `--trades` and reads nothing, lists the venue (a summary whose counts equal the
  * world's markets and events) and assigns the canonical ids, and a second run writes nothing; the job
  * runs under the markets lease (a poll finding it held is skipped, a reconciliation fails retryable, the
- * backfill exits 1), a run that wrote rows enqueues the venue's canonical ids; the schedules carry
+ * backfill waits for it), a run that wrote rows enqueues the venue's canonical ids; the schedules carry
  * VENUE_MARKETS_POLL_S and VENUE_RECONCILE_S and are the scheduler's.
  */
 import type { Job } from 'bullmq';
@@ -205,8 +205,14 @@ describe.each(CASES)('$venue markets: command and job', (c) => {
       expect(await poll.result).toEqual({ ran: false });
       expect(poll.enqueued).toEqual([]);
       await expect(runJob(c, 'reconcile').result).rejects.toBeInstanceOf(RetryableError);
+      // The backfill waits for the lease (until its signal stops the wait: exit 1).
       const out = collect();
-      expect(await runBackfillCommand([c.venue], deps, { io: out.io })).toBe(1);
+      const signal = AbortSignal.timeout(300);
+      expect(await runBackfillCommand([c.venue], deps, { io: out.io, signal })).toBe(1);
+      expect(out.out).toEqual([
+        `${c.venue}: another ${c.venue} sync is running (lease held); waiting for it`,
+        `${c.venue}: stopped while waiting for the running ${c.venue} sync; nothing was read`,
+      ]);
     } finally {
       await lease.release();
     }

@@ -65,3 +65,47 @@ export async function withLease<T>(
     await lease.release();
   }
 }
+
+export interface LeaseWaitOptions {
+  /** Time between tries while the lease is held (ms, default 500). */
+  pollMs?: number;
+  /** Told once, when the first try finds the lease held. */
+  onWait?: () => void;
+  /** Stops the wait: resolves to null without running `fn`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs `fn` holding `key` like `withLease`, but waits while another holder has it (a scheduled run of the
+ * same work): for a run a user or the demo asked for, which must run rather than be skipped. Resolves to
+ * null only when `signal` stops the wait.
+ */
+export async function withLeaseWaiting<T>(
+  redis: Redis,
+  key: string,
+  ttlMs: number,
+  fn: () => Promise<T>,
+  o: LeaseWaitOptions = {},
+): Promise<T | null> {
+  for (let tries = 0; ; tries++) {
+    if (o.signal?.aborted) return null;
+    const lease = await acquireLease(redis, key, ttlMs);
+    if (lease.held) {
+      try {
+        return await fn();
+      } finally {
+        await lease.release();
+      }
+    }
+    if (tries === 0) o.onWait?.();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, o.pollMs ?? 500);
+      function done() {
+        clearTimeout(timer);
+        o.signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      o.signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}

@@ -15,7 +15,9 @@ import { buildCatalogUnderLease } from '../processors/analytics-catalog.ts';
 import { type CliOptions, defaultIo, fmt } from './io.ts';
 
 export const ANALYTICS_USAGE =
-  'Usage: pmdata analytics recompute alpha [--from-block N]   (default: every block with rows)';
+  'Usage: pmdata analytics recompute alpha [--from-block N]\n\n' +
+  'Options:\n' +
+  '  --from-block N  recompute from this block on (default: the first block with rows)';
 
 export async function runAnalyticsCommand(
   argv: string[],

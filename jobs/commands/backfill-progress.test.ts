@@ -105,8 +105,8 @@ describe('backfill summary', () => {
         lookEveryMs: 20,
       });
       expect(watched.failed).toBeUndefined();
-      expect(watched.done.get(id)).toEqual(RESULT);
-      expect(totalsOf(watched.done)).toEqual(RESULT);
+      expect(watched.done.get(id)).toEqual({ ...RESULT, skipped: false });
+      expect(totalsOf(watched.done)).toEqual({ ...RESULT, skipped: 0 });
       expect(watched.blocksSeen).toBe(10);
       expect(watched.logsSeen).toBe(200_000);
       // The first read saw the job running; the job completed before the next read.
@@ -140,7 +140,7 @@ describe('backfill summary', () => {
       const signal = new AbortController().signal;
       const opts = { signal, lookEveryMs: 20 };
       const watched = await watchRangeJobs({ ...opts, jobs: queue, ranges });
-      expect(totalsOf(watched.done)).toEqual({ logs: 60, rows: 40, quarantined: 20 });
+      expect(totalsOf(watched.done)).toEqual({ logs: 60, rows: 40, quarantined: 20, skipped: 0 });
 
       const bad = { id: `test-sum-${process.pid}-c`, from: 21, to: 30 };
       await queue.add(name, { from: bad.from, to: bad.to, fail: true }, { jobId: bad.id, attempts: 1 });

@@ -19,6 +19,8 @@ export interface RangeResult {
   logs: number;
   rows: number;
   quarantined: number;
+  /** The range was done before (its checkpoint reached its end): nothing read. */
+  skipped?: boolean;
 }
 
 export type RangeJobStatus =
@@ -41,7 +43,12 @@ export async function readRangeJob(jobs: RangeJobs, id: string): Promise<RangeJo
     const rv = job.returnvalue as Partial<RangeResult> | null;
     return {
       state,
-      result: { logs: rv?.logs ?? 0, rows: rv?.rows ?? 0, quarantined: rv?.quarantined ?? 0 },
+      result: {
+        logs: rv?.logs ?? 0,
+        rows: rv?.rows ?? 0,
+        quarantined: rv?.quarantined ?? 0,
+        skipped: rv?.skipped === true,
+      },
     };
   }
   if (state === 'failed') return { state, reason: job.failedReason };
@@ -109,13 +116,14 @@ export async function watchRangeJobs(opts: WatchOptions): Promise<WatchResult> {
   }
 }
 
-/** Sums of the completed jobs' results. */
-export function totalsOf(done: Map<string, RangeResult>): RangeResult {
-  const t: RangeResult = { logs: 0, rows: 0, quarantined: 0 };
+/** Sums of the completed jobs' results, and how many ranges were skipped (done before). */
+export function totalsOf(done: Map<string, RangeResult>): Omit<RangeResult, 'skipped'> & { skipped: number } {
+  const t = { logs: 0, rows: 0, quarantined: 0, skipped: 0 };
   for (const d of done.values()) {
     t.logs += d.logs;
     t.rows += d.rows;
     t.quarantined += d.quarantined;
+    if (d.skipped) t.skipped++;
   }
   return t;
 }

@@ -23,7 +23,7 @@ import {
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { backfillJobId, planBackfillRanges } from '../../ingest/chain/backfill.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
+import { withLeaseWaiting } from '../../ingest/chain/lease.ts';
 import type { AlphaChainIngestor } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { syncAlphaCatalog } from '../../ingest/venues/alpha/metadata/sync.ts';
@@ -51,7 +51,7 @@ export const BACKFILL_USAGE =
   '       pmdata backfill alpha --catalog   (a full sweep of the metadata API: events, markets, series, tags)\n' +
   '       pmdata backfill <beta|gamma|delta|epsilon> [--trades] [--from DATE]\n' +
   '                                          (a full listing of the venue now, then its canonical ids;\n' +
-  "                                           --trades: beta's trades too, down to --from)\n" +
+  "                                           with --trades, beta's trades too, down to --from)\n" +
   '\n' +
   'Options:\n' +
   '  --from-block N|DATE  first block, or the first block of a UTC date (default: ALPHA_START_BLOCK)\n' +
@@ -80,6 +80,7 @@ async function runVenueBackfill(
   io: CliIo,
   values: { trades?: boolean; from?: string; quiet?: boolean; json?: boolean },
   intervalMs: number,
+  signal: AbortSignal | undefined,
 ): Promise<number> {
   let from: number | null = null;
   if (values.from !== undefined) {
@@ -87,14 +88,21 @@ async function runVenueBackfill(
     if (Number.isNaN(from)) throw new PermanentError(`--from: expected a date, got "${values.from}"`);
   }
   const progress = createProgress({ label: venue, io, mode: outputMode(values), intervalMs });
-  const code = await run(deps, io, { trades: values.trades === true, from, progress });
+  const code = await run(deps, io, { trades: values.trades === true, from, progress, signal });
   if (code !== 0) return code;
-  const assigned = await withLease(deps.redis, canonicalLease(venue), 60_000, () =>
-    assignCanonical(deps, venue),
+  const assigned = await withLeaseWaiting(
+    deps.redis,
+    canonicalLease(venue),
+    60_000,
+    () => assignCanonical(deps, venue),
+    {
+      signal,
+      onWait: () => progress.note(`${venue}: canonical ids are being assigned by a job; waiting for it`),
+    },
   );
   if (assigned === null) {
-    progress.note(`${venue}: canonical ids are being assigned by another process; they follow shortly`);
-    return 0;
+    progress.warn(`${venue}: stopped while waiting to assign canonical ids; the next listing assigns them`);
+    return 1;
   }
   progress.note(
     `${venue} canonical ids: ${fmt(assigned.outcomes)} outcomes, ${fmt(assigned.written)} written`,
@@ -103,18 +111,31 @@ async function runVenueBackfill(
 }
 
 /** `backfill alpha --catalog`: a full catalog sweep now, with progress (requests, the step) and a summary. */
-async function runCatalogSweep(deps: Deps, progress: Reporter): Promise<number> {
+async function runCatalogSweep(
+  deps: Deps,
+  progress: Reporter,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   const counts = (c: { read: number; written: number }) => `${fmt(c.read)} read, ${fmt(c.written)} written`;
   progress.phase('requests', null);
-  const summary = await withLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000, () =>
-    syncAlphaCatalog(deps, {
-      mode: 'full',
-      onProgress: (step, s) =>
-        progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
-    }),
+  const summary = await withLeaseWaiting(
+    deps.redis,
+    ALPHA_CATALOG_LEASE,
+    60_000,
+    () =>
+      syncAlphaCatalog(deps, {
+        mode: 'full',
+        onProgress: (step, s) =>
+          progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
+      }),
+    {
+      signal,
+      onWait: () =>
+        progress.note('alpha catalog: another catalog sync is running (lease held); waiting for it'),
+    },
   );
   if (!summary) {
-    progress.warn('Another alpha catalog sync is running (lease held); try again when it finished');
+    progress.warn('alpha catalog: stopped while waiting for the running catalog sync; nothing was read');
     return 1;
   }
   const parts = {
@@ -194,7 +215,15 @@ export async function runBackfillCommand(
   const venue = positionals[0] ?? 'alpha';
   const venueBackfill = VENUE_BACKFILLS[venue];
   if (venueBackfill)
-    return runVenueBackfill(venue as CanonicalVenue, venueBackfill, deps, io, values, intervalMs);
+    return runVenueBackfill(
+      venue as CanonicalVenue,
+      venueBackfill,
+      deps,
+      io,
+      values,
+      intervalMs,
+      options.signal,
+    );
   if (venue !== 'alpha') {
     throw new PermanentError(
       `backfill: unknown source "${venue}" (expected alpha, ${Object.keys(VENUE_BACKFILLS).join(', ')})`,
@@ -204,6 +233,7 @@ export async function runBackfillCommand(
     return runCatalogSweep(
       deps,
       createProgress({ label: 'alpha catalog', io, mode: outputMode(values), intervalMs }),
+      options.signal,
     );
   }
   // Range jobs worked at once. One by default: a job already keeps several eth_getLogs requests in
@@ -264,11 +294,26 @@ export async function runBackfillCommand(
     const connection = createBullConnection(deps.config.redisUrl);
     const queues = createQueues({ connection, prefix });
     const queue = queues.get('chain');
-    if (values.force) {
-      for (const r of ranges) {
-        const old = await queue.getJob(r.id);
-        if (old && ((await old.isCompleted()) || (await old.isFailed()))) await old.remove();
+    // A range's job id is fixed and finished jobs are kept (a day, or the last 1,000/5,000): adding it
+    // again would be a no-op, and this request would report an earlier run's result (or its failure)
+    // without running. Finished jobs of these ranges are removed first, so every range runs now (a
+    // range done before is skipped by its checkpoint, and the summary says so); a range waiting or
+    // running for an earlier request is that same work, watched here.
+    let inProgress = 0;
+    for (let i = 0; i < ranges.length; i += 100) {
+      const states = await Promise.all(
+        ranges.slice(i, i + 100).map(async (r) => ({ r, state: await queue.getJobState(r.id) })),
+      );
+      for (const { r, state } of states) {
+        if (state === 'completed' || state === 'failed') await queue.remove(r.id);
+        else if (state !== 'unknown') inProgress++;
       }
+    }
+    if (inProgress > 0) {
+      progress.note(
+        `alpha backfill: ${fmt(inProgress)} of the ranges are already queued or running (an earlier request); ` +
+          'watching them',
+      );
     }
     for (let i = 0; i < ranges.length; i += 500) {
       await queue.addBulk(
@@ -352,8 +397,11 @@ export async function runBackfillCommand(
       quarantined: t.quarantined,
       detail:
         `blocks ${fmt(from)}..${fmt(to)} (${fmt(totalBlocks)}), ${fmt(ranges.length)} jobs, ` +
-        `${fmt(t.logs)} events read, ${fmt(t.rows)} rows written`,
-      fields,
+        `${fmt(t.logs)} events read, ${fmt(t.rows)} rows written` +
+        (t.skipped > 0
+          ? `; ${fmt(t.skipped)} of the ranges were done before (skipped by their checkpoints; --force redoes them)`
+          : ''),
+      fields: { ...fields, skipped_jobs: t.skipped },
     });
     return 0;
   } finally {

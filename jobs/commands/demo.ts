@@ -34,9 +34,15 @@ import { alphaPositionsSettings, positionsDeps, withPositionsLease } from '../pr
 import { ALPHA_PROFILES_LEASE } from '../processors/alpha-profiles.ts';
 import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
 import { buildCatalogUnderLease } from '../processors/analytics-catalog.ts';
+import { BETA_SCHEDULES } from '../processors/beta.ts';
+import { DELTA_SCHEDULES } from '../processors/delta.ts';
+import { EPSILON_SCHEDULES } from '../processors/epsilon.ts';
+import { GAMMA_SCHEDULES } from '../processors/gamma.ts';
 import { createBullConnection, createQueues } from '../queues.ts';
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
+import type { Schedule } from '../schedules.ts';
 import { runBackfillCommand } from './backfill.ts';
+import type { CliOptions } from './io.ts';
 
 export interface DemoOptions {
   seed: string;
@@ -141,9 +147,12 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   // Until the demo is up, a Ctrl+C stops it after the current step (closing pmdata mid-query is not safe),
   // stopping what it started (the chain, pmdata, its redis-server), and exits 130; a second exits at
   // once. Once up, closeOnSignals takes over.
+  // Ends a step's wait for a lease a scheduled run holds, so that a Ctrl+C stops the demo there too.
+  const stopWaiting = new AbortController();
   const onSetupSignal = (signal: NodeJS.Signals) => {
     if (interrupt.signal) process.exit(128 + os.constants.signals[signal]);
     interrupt.signal = signal;
+    stopWaiting.abort();
     line(`Stopping after the current step (${signal}; again to exit at once)...`);
   };
   process.on('SIGINT', onSetupSignal);
@@ -230,7 +239,7 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
 
   const { createWorkers } = await import('../worker.ts');
   const { ALL_JOBS } = await import('../registry.ts');
-  const { applySchedules } = await import('../schedules.ts');
+  const { applySchedules, AT_START, SCHEDULES } = await import('../schedules.ts');
   const workers = createWorkers({ deps, jobs: ALL_JOBS });
   runtime.onClose(() => workers.close());
   const connection = createBullConnection(deps.config.redisUrl);
@@ -239,7 +248,18 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
     await queues.close();
     connection.disconnect();
   });
-  await applySchedules(queues, deps.config);
+  // The venues' schedules start after the demo's own venue steps (ingestVenues): their first polls would
+  // otherwise race the steps for the venues' leases, and a step that ran second would report "0 written".
+  const venueIds = new Set(
+    [...BETA_SCHEDULES, ...GAMMA_SCHEDULES, ...DELTA_SCHEDULES, ...EPSILON_SCHEDULES].map((s) => s.id),
+  );
+  const venueSchedule = (s: Schedule) => venueIds.has(s.id);
+  await applySchedules(
+    queues,
+    deps.config,
+    SCHEDULES.filter((s) => !venueSchedule(s)),
+    AT_START,
+  );
   startRoleHeartbeat(runtime, 'demo');
   startOpsSampler(runtime, queues);
   const { startServer } = await import('../../api/server.ts');
@@ -273,12 +293,13 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   step();
   await computePositions(runtime);
   step();
-  const venuesCode = await ingestVenues(deps, step);
+  const venuesCode = await ingestVenues(deps, step, { signal: stopWaiting.signal });
   if (venuesCode !== 0) {
     await stopAll();
     setupDone();
     return venuesCode;
   }
+  await applySchedules(queues, deps.config, SCHEDULES.filter(venueSchedule), []);
 
   step();
   const { key } = await createKeyStore(deps.redis).create({ tier: 'pro', name: 'demo' });
@@ -591,14 +612,26 @@ async function exampleRequests(runtime: Runtime, base: string, key: string): Pro
   return out;
 }
 
-/** Venues beta–epsilon from their replicas: a full listing each (beta with its trades), then canonical ids. */
-async function ingestVenues(deps: Runtime['deps'], step: () => void): Promise<number> {
+/**
+ * Venues beta–epsilon from their replicas: a full listing each (beta with its trades), then canonical ids.
+ * A lease a scheduled run holds is waited for (`pmdata backfill <venue>` waits), so a step never fails
+ * because a poll of the same venue runs; `signal` (a Ctrl+C) ends such a wait, and `step` then throws.
+ */
+export async function ingestVenues(
+  deps: Runtime['deps'],
+  step: () => void,
+  options: Pick<CliOptions, 'io' | 'signal'> = {},
+): Promise<number> {
+  const say = options.io ? options.io.out : line;
   for (const venue of ['beta', 'gamma', 'delta', 'epsilon']) {
     step();
-    line();
-    line(`Ingesting venue ${venue} from its replica...`);
-    const code = await runBackfillCommand(venue === 'beta' ? [venue, '--trades'] : [venue], deps);
-    if (code !== 0) return code;
+    say('');
+    say(`Ingesting venue ${venue} from its replica...`);
+    const code = await runBackfillCommand(venue === 'beta' ? [venue, '--trades'] : [venue], deps, options);
+    if (code !== 0) {
+      step();
+      return code;
+    }
   }
   return 0;
 }

@@ -42,4 +42,6 @@ export interface BackfillVenueArgs {
   from: number | null;
   /** The reporter (`--quiet`, `--json`, `--progress-interval`); default: a plain one on `io`. */
   progress?: Reporter;
+  /** Stops a wait for a lease another sync holds (the backfill then exits 1 having read nothing more). */
+  signal?: AbortSignal;
 }

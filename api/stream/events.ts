@@ -5,6 +5,8 @@
  * in Unix ms; rows re-read for `confirmed` and `removed` carry ClickHouse's JSON (64-bit integers as
  * strings, `block_time` as text): both give one shape here.
  */
+import { roundPrice } from '../queries/alpha/market-data.ts';
+
 export type Row = Record<string, unknown>;
 
 /** Where an event sits in the chain: the `after` of a gap message and of REST catch-up. */
@@ -87,7 +89,7 @@ function trade(r: Row, status: string, slug: string | null): Row {
     outcome_index: outcome < 0 ? null : outcome,
     market_slug: slug,
     shares: shares / 1e6,
-    price: shares > 0 ? int(r.usd) / shares : 0,
+    price: shares > 0 ? roundPrice(int(r.usd) / shares) : 0,
     total: units(r.usd),
     fee: units(r.fee),
     fee_asset: version === 1 && side === 'BUY' ? 'shares' : 'collateral',

@@ -95,6 +95,7 @@ describe('gamma command and job', () => {
       new RegExp(
         `^gamma done in [\\d.]+ s: markets ${truth.markets.size} read, ${truth.markets.size} written; ` +
           `groups ${truth.events.size} read, ${truth.events.size} written; \\d+ read by slug; ` +
+          `stored now ${truth.markets.size} markets, ${truth.events.size} groups; ` +
           '[\\d,]+ records, [\\d,]+ requests \\([\\d,]+ records/s, [\\d,]+ requests/s\\); 0 failed, 0 quarantined$',
       ),
     );
@@ -112,8 +113,14 @@ describe('gamma command and job', () => {
     try {
       expect(await runJob('poll')).toEqual({ ran: false });
       await expect(runJob('reconcile')).rejects.toBeInstanceOf(RetryableError);
+      // The backfill waits for the lease (until its signal stops the wait: exit 1).
       const c = collect();
-      expect(await backfillGamma(deps, c.io, { trades: false, from: null })).toBe(1);
+      const signal = AbortSignal.timeout(300);
+      expect(await backfillGamma(deps, c.io, { trades: false, from: null, signal })).toBe(1);
+      expect(c.out).toEqual([
+        'gamma: another gamma sync is running (lease held); waiting for it',
+        'gamma: stopped while waiting for the running gamma sync; nothing was read',
+      ]);
     } finally {
       await lease.release();
     }

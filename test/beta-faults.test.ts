@@ -129,7 +129,7 @@ beforeEach(async () => {
     'beta_series',
     'beta_trades',
     'quarantine',
-    'venue_checkpoints',
+    'watermarks',
   ]) {
     await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${t}`);
   }

@@ -146,7 +146,12 @@ export async function runBackfillRange<T extends string>(
       frontier = f.to;
       if (f.to - lastCheckpoint >= every && f.to < range.to) {
         await handOver?.();
-        await writer.commit({ stream: BACKFILL_STREAM, range: span, blockNumber: f.to, blockHash: f.endHeader.hash });
+        await writer.commit({
+          stream: BACKFILL_STREAM,
+          range: span,
+          blockNumber: f.to,
+          blockHash: f.endHeader.hash,
+        });
         lastCheckpoint = f.to;
       }
       opts.onProgress?.({ blocksDone: f.to - range.from + 1, logs, rows });

@@ -130,6 +130,11 @@ export async function readCheckpoint(ch: ClickHouse, source: string, stream: str
  * mark's `at` is the wall clock (when the poll ran, for the operations' lag), not the venue's "now"
  * (core/now.ts).
  */
-export async function writeCheckpoint(ch: ClickHouse, source: string, stream: string, time: number): Promise<void> {
+export async function writeCheckpoint(
+  ch: ClickHouse,
+  source: string,
+  stream: string,
+  time: number,
+): Promise<void> {
   await createWatermarks(ch).commit({ source, stream, kind: 'head', time });
 }

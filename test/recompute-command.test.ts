@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPositions } from '../analytics/positions/run.ts';
+import { acquireLease } from '../core/lease.ts';
 import type { ProgressIo } from '../core/progress.ts';
-import { acquireLease } from '../ingest/chain/lease.ts';
 import { runRecomputeCommand } from '../jobs/commands/recompute.ts';
 import { alphaPositionsSettings, positionsDeps } from '../jobs/processors/alpha-positions.ts';
 import { ALPHA_PROFILES_LEASE } from '../jobs/processors/alpha-profiles.ts';
@@ -49,7 +49,7 @@ const checkpoint = async () =>
     (
       await deps.clickhouse.query<{ n: string }>(
         'test.cp',
-        `SELECT argMax(block_number, updated_at) AS n FROM alpha_checkpoints WHERE pipeline = 'positions'`,
+        `SELECT argMax(block, at) AS n FROM watermarks WHERE source = 'alpha-positions' AND stream = 'run'`,
       )
     )[0]?.n ?? -1,
   );

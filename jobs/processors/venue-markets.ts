@@ -7,9 +7,9 @@
  * that wrote rows enqueues the venue's canonical ids (`venues.canonical`).
  */
 import { RetryableError } from '../../core/errors.ts';
-import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
 import { venuesConfig } from '../../ingest/rest/config.ts';
+import type { CanonicalVenue } from '../../schemas/venues/index.ts';
 import { defineJob, type JobContext, type JobDefinition } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
 import { enqueueCanonical } from './canonical.ts';

@@ -8,8 +8,8 @@
  */
 import { RetryableError } from '../../core/errors.ts';
 import { withLease } from '../../core/lease.ts';
-import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { venuesConfig } from '../../ingest/rest/config.ts';
+import type { CanonicalVenue } from '../../schemas/venues/index.ts';
 import { defineJob, type JobContext, type JobDefinition } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
 import { enqueueCanonical } from './canonical.ts';

@@ -15,10 +15,11 @@ import { alphaCatalogJob, CATALOG_SCHEDULES } from '../jobs/processors/alpha-cat
 import { createBullConnection, createQueues, type Queues } from '../jobs/queues.ts';
 import { AT_START } from '../jobs/schedules.ts';
 import { createWorkers } from '../jobs/worker.ts';
-import { type Sim, startSim } from '../sim/index.ts';
+import type { SavedSim } from '../sim/saved.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
 
-let sim: Sim;
+let sim: SavedSim;
 let deps: TestDeps;
 let queues: Queues;
 const prefix = `alpha-catalog-jobs-${process.pid}`;
@@ -30,7 +31,7 @@ const count = async (table: string) =>
   );
 
 beforeAll(async () => {
-  sim = await startSim({ seed: 'alpha-catalog-jobs', size: 'small', replicas: true });
+  sim = await sharedWorld(SHARED_WORLD, { replicas: true });
   deps = await createTestDeps('alpha_catalog_jobs', {
     env: {
       ALPHA_METADATA_URL: sim.replicaUrls!.alpha_metadata,

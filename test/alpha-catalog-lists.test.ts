@@ -45,13 +45,14 @@ import {
 import { createBullConnection, createQueues } from '../jobs/queues.ts';
 import { createWorkers } from '../jobs/worker.ts';
 import type { AlphaEventDoc, AlphaMarket, AlphaSeries } from '../schemas/api/alpha-catalog.ts';
-import { type Sim, startSim } from '../sim/index.ts';
+import type { SavedSim } from '../sim/saved.ts';
 import type { CatalogMarket } from '../sim/world/catalog.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
 
 type Row = Record<string, unknown>;
 
-let sim: Sim;
+let sim: SavedSim;
 let deps: TestDeps;
 let settings: AlphaAnalyticsSettings;
 let now: number;
@@ -65,7 +66,7 @@ const metadataClient = () =>
   });
 
 beforeAll(async () => {
-  sim = await startSim({ seed: 'alpha-catalog-lists', size: 'small', replicas: true });
+  sim = await sharedWorld(SHARED_WORLD, { replicas: true });
   deps = await createTestDeps('alpha_catalog_lists', {
     env: { ALPHA_METADATA_URL: sim.replicaUrls!.alpha_metadata, ALPHA_BOOK_URL: sim.replicaUrls!.alpha_book },
   });

@@ -14,26 +14,30 @@ import {
   syncAlphaMarkets,
 } from '../ingest/venues/alpha/metadata/sync.ts';
 import { ALPHA_CATALOG_TABLES } from '../schemas/tables/alpha-catalog.ts';
-import { type Sim, startSim } from '../sim/index.ts';
+import { DEFAULT_START_TIME } from '../sim/index.ts';
+import type { SavedSim } from '../sim/saved.ts';
 import type { FaultRates } from '../sim/venues/faults.ts';
 import { dec, num } from '../sim/venues/format.ts';
+import { startReplicas } from '../sim/venues/index.ts';
 import { DAY, volumeWindows } from '../sim/venues/market-views.ts';
-import type { CatalogTag } from '../sim/world/catalog.ts';
+import { type CatalogTag, generateCatalog } from '../sim/world/catalog.ts';
+import { createWorldState } from '../sim/world/state.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
 
-let sim: Sim;
+let sim: SavedSim;
 let deps: TestDeps;
 
-/** A world and the database its catalog is synced into. */
+/** A world (what the metadata replica serves) and the database its catalog is synced into. */
 interface World {
-  sim: Sim;
+  sim: Pick<SavedSim, 'catalog' | 'state' | 'replicas' | 'replicaUrls'>;
   deps: TestDeps;
 }
 /** The small world most tests use. */
 const small = (): World => ({ sim, deps });
 
 beforeAll(async () => {
-  sim = await startSim({ seed: 'alpha-catalog', size: 'small', replicas: true });
+  sim = await sharedWorld(SHARED_WORLD, { replicas: true });
   deps = await createTestDeps('alpha_catalog_sync');
 }, 120_000);
 
@@ -85,7 +89,7 @@ const t = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString(
 /** Times the upstream gives in whole seconds (its Postgres form). */
 const ts = (ms: number | null) => (ms === null ? null : t(Math.floor(ms / 1000) * 1000));
 
-function groundTruth(sim: Sim) {
+function groundTruth(sim: World['sim']) {
   const { catalog, state } = sim;
   const a = catalog.venues.alpha;
   const label = (slug: string) => a.categories.find((c) => c.slug === slug)?.label ?? slug;
@@ -287,7 +291,7 @@ function expectRetryAfterHonoured(log: Logged[]) {
   return checked;
 }
 
-type Injected = ReturnType<NonNullable<Sim['replicas']>['faults']['injected']>;
+type Injected = ReturnType<NonNullable<SavedSim['replicas']>['faults']['injected']>;
 
 /** Faults the replica injected since `before` (its counts only grow). */
 function injectedSince(before: Injected): Injected {
@@ -384,7 +388,7 @@ describe('alpha catalog sync', () => {
    * Takes records out of the small world's catalog in place (the replica reads these arrays on every
    * request); returns the function that puts them back.
    */
-  function withdraw(change: (a: Sim['catalog']['venues']['alpha']) => void): () => void {
+  function withdraw(change: (a: SavedSim['catalog']['venues']['alpha']) => void): () => void {
     const a = sim.catalog.venues.alpha;
     const lists = {
       events: [...a.events],
@@ -660,14 +664,24 @@ describe('alpha catalog sync of the medium world', () => {
 
   beforeAll(async () => {
     const t0 = performance.now();
-    const world = await startSim({ seed: 'alpha-catalog-medium', size: 'medium', replicas: true });
+    // The catalog sync reads the metadata replica only, which serves the catalog and the world state:
+    // the medium world without its chain (alpha traded and resolved by the state itself, as the
+    // replicas-only worlds of test/api-venue-markets-sim.test.ts), at the end of its horizon.
+    const catalog = generateCatalog({
+      seed: 'alpha-catalog-medium',
+      size: 'medium',
+      startTime: DEFAULT_START_TIME,
+    });
+    const state = createWorldState(catalog, { alpha: 'self' });
+    state.tick(catalog.endTime);
+    const replicas = await startReplicas({ catalog, state });
     startupMs = performance.now() - t0;
     // One embedded engine per process serves one database: the small world's, emptied first.
-    medium = { sim: world, deps };
+    medium = { sim: { catalog, state, replicas, replicaUrls: replicas.urls }, deps };
   }, 360_000);
 
   afterAll(async () => {
-    await medium?.sim.stop();
+    await medium?.sim.replicas?.close();
   });
 
   it('stores every event, market, series, tag and relation as the replica serves them; a re-sync changes nothing', async () => {

@@ -11,7 +11,7 @@ import { currentPrices } from '../analytics/prices/current-price.ts';
 import { type ProfilesRun, runProfiles } from '../analytics/profiles/run.ts';
 import { alphaWalletProfiles } from '../api/queries/alpha/profiles.ts';
 import type { WalletProfile } from '../schemas/api/alpha-profiles.ts';
-import { type Sim, startSim } from '../sim/index.ts';
+import type { SavedSim } from '../sim/saved.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { positionsTruth, type TruthChange } from './support/positions-truth.ts';
 import {
@@ -23,9 +23,10 @@ import {
   WINDOWS,
 } from './support/profiles-truth.ts';
 import { ingestSimHistory } from './support/sim-history.ts';
+import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
 
 let deps: TestDeps;
-let sim: Sim;
+let sim: SavedSim;
 let run: ProfilesRun;
 let served: WalletProfile[];
 let facts: Map<string, ChangeFact[]>;
@@ -51,7 +52,7 @@ const fact = (c: TruthChange): ChangeFact => ({
 
 beforeAll(async () => {
   deps = await createTestDeps('alpha_profiles_sim');
-  sim = await startSim({ seed: 'profiles-sim-small', size: 'small', replicas: false });
+  sim = await sharedWorld(SHARED_WORLD);
   await ingestSimHistory(deps, sim, { positions: true });
   run = await runProfiles({ clickhouse: deps.clickhouse, log: deps.log });
   nowS = Math.floor(run.computedAt / 1000);

@@ -19,11 +19,12 @@ import {
 import { alphaCatalogRollupsJob } from '../jobs/processors/analytics-catalog.ts';
 import { createBullConnection, createQueues, type Queues } from '../jobs/queues.ts';
 import { createWorkers, type Workers } from '../jobs/worker.ts';
-import { type Sim, startSim } from '../sim/index.ts';
+import type { SavedSim } from '../sim/saved.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
 
 let deps: TestDeps;
-let sim: Sim;
+let sim: SavedSim;
 let queues: Queues;
 let workers: Workers;
 let head: number;
@@ -72,7 +73,7 @@ async function snapshot(): Promise<string> {
 }
 
 beforeAll(async () => {
-  sim = await startSim({ seed: 'analytics-jobs', size: 'small', replicas: false });
+  sim = await sharedWorld(SHARED_WORLD);
   deps = await createTestDeps('analytics_jobs', {
     env: {
       ALPHA_RPC_URLS: sim.rpcUrl,

@@ -12,15 +12,16 @@ import { backfillJobId, planBackfillRanges } from '../ingest/chain/backfill.ts';
 import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import { alphaBackfillJob } from '../jobs/processors/alpha-backfill.ts';
 import { createBullConnection } from '../jobs/queues.ts';
-import { type Sim, startSim } from '../sim/index.ts';
+import type { SavedSim } from '../sim/saved.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
 
 let deps: TestDeps;
-let sim: Sim;
+let sim: SavedSim;
 const BLOCKS = 20;
 
 beforeAll(async () => {
-  sim = await startSim({ seed: 'backfill-rerun', size: 'small', replicas: false });
+  sim = await sharedWorld(SHARED_WORLD);
   deps = await createTestDeps('backfill_rerun', {
     env: {
       ALPHA_RPC_URLS: sim.rpcUrl,

@@ -38,9 +38,10 @@ import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { ALPHA_CHAIN_WRITES } from '../ingest/venues/alpha/chain/tables.ts';
 import { allContracts } from '../schemas/abi/alpha-addresses.ts';
 import { type ContractKind, eventAbi } from '../schemas/abi/alpha-events.ts';
-import { type Sim, startSim } from '../sim/index.ts';
+import type { SavedSim } from '../sim/saved.ts';
 import type { LedgerExport } from '../sim/world/ledger.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
 
 type Row = Record<string, unknown>;
 const lc = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
@@ -66,17 +67,14 @@ function pairUp<L, R>(ledger: L[], rows: R[], keyL: (l: L) => string, keyR: (r: 
 
 describe('alpha chain ingestion against the sim ground truth', () => {
   let deps: TestDeps;
-  let sim: Sim;
+  let sim: SavedSim;
   let ledger: LedgerExport;
   let ingestor: AlphaChainIngestor;
   let chain: AlphaChainParts;
   let head: number;
 
   beforeAll(async () => {
-    [deps, sim] = await Promise.all([
-      createTestDeps('chain_sim'),
-      startSim({ seed: 'chain-acceptance', size: 'small', replicas: false }),
-    ]);
+    [deps, sim] = await Promise.all([createTestDeps('chain_sim'), sharedWorld(SHARED_WORLD)]);
     ledger = sim.exportLedger();
     head = Number(await sim.anvil.rpc<string>('eth_blockNumber'));
     const settings = alphaChainSettings(deps.config, {

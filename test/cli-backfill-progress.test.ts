@@ -8,14 +8,15 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runBackfillCommand } from '../jobs/commands/backfill.ts';
-import { type Sim, startSim } from '../sim/index.ts';
+import type { SavedSim } from '../sim/saved.ts';
+import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(root, 'bin/pmdata.js');
-let sim: Sim;
+let sim: SavedSim;
 
 beforeAll(async () => {
-  sim = await startSim({ seed: 'cli-backfill-progress', size: 'small', replicas: false });
+  sim = await sharedWorld(SHARED_WORLD);
 }, 120_000);
 afterAll(async () => {
   await sim?.stop();

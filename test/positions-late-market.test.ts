@@ -16,9 +16,10 @@ import { type PositionsSettings, recomputePositions, runPositions } from '../ana
 import { type AlphaChainIngestor, createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { type AlphaChainSettings, alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
-import { type Sim, startSim } from '../sim/index.ts';
+import type { SavedSim } from '../sim/saved.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { truncateAlphaTables } from './support/sim-history.ts';
+import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
 
 interface Dump {
   positions: Record<string, unknown>[];
@@ -27,7 +28,7 @@ interface Dump {
 
 describe('positions whose tokens’ markets are learnt after their fills', () => {
   let deps: TestDeps;
-  let sim: Sim;
+  let sim: SavedSim;
   let chainSettings: AlphaChainSettings;
   let settings: PositionsSettings;
   let tip: number;
@@ -80,10 +81,7 @@ describe('positions whose tokens’ markets are learnt after their fills', () =>
   }
 
   beforeAll(async () => {
-    [deps, sim] = await Promise.all([
-      createTestDeps('positions_late_market'),
-      startSim({ seed: 'positions-late-market', size: 'small', replicas: false }),
-    ]);
+    [deps, sim] = await Promise.all([createTestDeps('positions_late_market'), sharedWorld(SHARED_WORLD)]);
     chainSettings = alphaChainSettings(deps.config, {
       rpcUrls: [sim.rpcUrl],
       positionIds: 'simplified',

@@ -12,16 +12,17 @@ import type { ProgressIo } from '../core/progress.ts';
 import { runRecomputeCommand } from '../jobs/commands/recompute.ts';
 import { alphaPositionsSettings, positionsDeps } from '../jobs/processors/alpha-positions.ts';
 import { ALPHA_PROFILES_LEASE } from '../jobs/processors/alpha-profiles.ts';
-import { type Sim, startSim } from '../sim/index.ts';
+import type { SavedSim } from '../sim/saved.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { ingestSimHistory } from './support/sim-history.ts';
+import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
 
 let deps: TestDeps;
-let sim: Sim;
+let sim: SavedSim;
 
 beforeAll(async () => {
   deps = await createTestDeps('recompute_command');
-  sim = await startSim({ seed: 'recompute-command', size: 'small', replicas: false });
+  sim = await sharedWorld(SHARED_WORLD);
   await ingestSimHistory(deps, sim);
 }, 300_000);
 

@@ -76,22 +76,19 @@ async function runWriters(deps: TestDeps, sim: Sim): Promise<void> {
   const tokens = sim.catalog.venues.alpha.markets.flatMap((m) => m.tokenIds);
   await syncAlphaBooks(deps, tokens, { url: urls.alpha_book, clock: now });
 
-  // The REST venues: a reconcile (every market) of each, beta's trades polled after its markets.
+  // The REST venues: a reconcile (every market) of each, then a poll (what changed since: nothing, in a
+  // world standing still, so the poll must write no other rows); beta's trades polled after its markets.
   const beta = createBetaClient({ http: http(urls.beta) });
-  await syncBeta({ ...deps, now, client: beta }, { mode: 'reconcile' });
-  await pollBetaTrades({ ...deps, now, client: beta });
-  await syncGamma(
-    { ...deps, now, client: createGammaClient({ http: http(urls.gamma) }) },
-    { mode: 'reconcile' },
-  );
-  await syncDelta(
-    { ...deps, now, client: createDeltaClient({ http: http(urls.delta) }) },
-    { mode: 'reconcile' },
-  );
-  await syncEpsilon(
-    { ...deps, now, client: createEpsilonClient({ http: http(urls.epsilon) }) },
-    { mode: 'reconcile' },
-  );
+  const gamma = createGammaClient({ http: http(urls.gamma) });
+  const delta = createDeltaClient({ http: http(urls.delta) });
+  const epsilon = createEpsilonClient({ http: http(urls.epsilon) });
+  for (const mode of ['reconcile', 'poll'] as const) {
+    await syncBeta({ ...deps, now, client: beta }, { mode });
+    if (mode === 'reconcile') await pollBetaTrades({ ...deps, now, client: beta });
+    await syncGamma({ ...deps, now, client: gamma }, { mode });
+    await syncDelta({ ...deps, now, client: delta }, { mode });
+    await syncEpsilon({ ...deps, now, client: epsilon }, { mode });
+  }
 
   // Canonical ids of every venue's outcomes.
   for (const venue of ['alpha', 'beta', 'gamma', 'delta', 'epsilon'] as const) {

@@ -16,7 +16,7 @@ import type { Sim } from '../../sim/index.ts';
 /** Ingests the sim's history (blocks 0..historyHead, finality depth 0); with `positions`, computes them. */
 export async function ingestSimHistory(
   deps: Pick<Deps, 'clickhouse' | 'log' | 'config'>,
-  sim: Sim,
+  sim: Pick<Sim, 'rpcUrl' | 'historyHead'>,
   o: { positions?: boolean } = {},
 ): Promise<AlphaChainSettings> {
   const chain = alphaChainSettings(deps.config, {

@@ -14,7 +14,10 @@ import {
   type ImportRef,
   importsOf,
   ROOT,
+  restVenueCodes,
   sourceFiles,
+  VENUE_RULE_AREAS,
+  venueCodeViolations,
 } from './support/import-direction.ts';
 
 describe('import direction', () => {
@@ -76,5 +79,63 @@ describe('import direction', () => {
       'analytics/p/q.ts:1 imports ../outside.ts (outside the source folders)',
       'core/launch.ts:8 imports core/launch.child.ts (a test file, imported by a non-test file)',
     ]);
+  });
+
+  it("outside a venue's own folders, only jobs/venues.ts and schemas/venues/index.ts name venue codes", () => {
+    const codes = restVenueCodes();
+    expect(codes).toEqual(expect.arrayContaining(['beta', 'delta', 'epsilon', 'gamma']));
+    const files = VENUE_RULE_AREAS.filter((a) => fs.existsSync(path.join(ROOT, a))).flatMap((a) =>
+      sourceFiles(a),
+    );
+    const found = files.flatMap((f) =>
+      venueCodeViolations(f, fs.readFileSync(path.join(ROOT, f), 'utf8'), codes),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('lists each naming of a venue code outside its own folders with its file and line', () => {
+    const codes = ['beta', 'gamma'];
+    const named = (file: string, source: string) =>
+      venueCodeViolations(file, source, codes).map((v) =>
+        v.replace(/ \(names venue (\w+) outside its own folders\)$/, ' [$1]'),
+      );
+    const source = [
+      "import { syncBeta } from '../ingest/venues/beta/sync.ts';",
+      "import { GAMMA } from '../schemas/tables/gamma.ts';",
+      "import { alphaConfig } from '../ingest/venues/alpha/config.ts';",
+      "const a = ['beta', 'alpha'];",
+      'type V = "gamma" | "alpha";',
+      "const lease = 'beta:markets:lease', job = `gamma.${'x'}`, table = 'gamma_markets';",
+      "const prose = 'betamax', other = 'alpha-positions', mid = `${a}beta`;",
+      'const t = `x ${a} gamma-y`;',
+    ].join('\n');
+    expect(named('jobs/x.ts', source)).toEqual([
+      'jobs/x.ts:1 imports ingest/venues/beta/sync.ts [beta]',
+      'jobs/x.ts:2 imports schemas/tables/gamma.ts [gamma]',
+      'jobs/x.ts:4 "beta" [beta]',
+      'jobs/x.ts:5 "gamma" [gamma]',
+      'jobs/x.ts:6 "beta:markets:lease" [beta]',
+      'jobs/x.ts:6 "gamma." [gamma]',
+      'jobs/x.ts:6 "gamma_markets" [gamma]',
+    ]);
+    // A venue's own folders name it, not another venue; the venue lists, tests and sim/ are not read.
+    const own = "import { x } from '../../../schemas/tables/beta.ts';\nconst v = 'beta', w = 'gamma';";
+    expect(named('ingest/venues/beta/sync.ts', own)).toEqual([
+      'ingest/venues/beta/sync.ts:2 "gamma" [gamma]',
+    ]);
+    expect(named('api/queries/beta/markets.ts', own)).toEqual([
+      'api/queries/beta/markets.ts:2 "gamma" [gamma]',
+    ]);
+    expect(named('schemas/api/beta-markets.ts', "const v = 'beta';")).toEqual([]);
+    expect(named('schemas/venues/gamma.ts', "const v = 'gamma';")).toEqual([]);
+    for (const f of [
+      'jobs/venues.ts',
+      'schemas/venues/index.ts',
+      'jobs/x.test.ts',
+      'sim/x.ts',
+      'test/support/x.ts',
+    ]) {
+      expect(named(f, source)).toEqual([]);
+    }
   });
 });

@@ -5,10 +5,10 @@
  *   progress (`alpha_checkpoints`: the follower's checkpoint, or the end of the finished backfill ranges
  *   that join up from the lowest one, whichever is higher), its block's time (from the node) and when it
  *   was written.
- * - REST sources (`alpha-catalog`, `beta`, `gamma`, `delta`, `epsilon`): head = now; checkpoint = the
- *   last good poll, the newest `updated_at` of the venue's `venue_checkpoints` (every good poll writes
- *   one; ingest/rest/store.ts), so the lag is the time since it.
- * A new source adds its entry here.
+ * - REST sources (one per venue, given by the list of venues: jobs/venues.ts `VENUE_SOURCES`, alpha's
+ *   being `alpha-catalog`): head = now; checkpoint = the last good poll, the newest `updated_at` of the
+ *   venue's `venue_checkpoints` (every good poll writes one; ingest/rest/store.ts), so the lag is the time
+ *   since it.
  */
 import type { ClickHouse } from '../core/clickhouse/index.ts';
 import type { Deps } from '../core/deps.ts';
@@ -17,14 +17,11 @@ import { createLogSource, type LogSource } from './chain/source.ts';
 import { alphaChainSettings } from './venues/alpha/chain/settings.ts';
 import { ALPHA_CHAIN_WRITES } from './venues/alpha/chain/tables.ts';
 
-/** REST sources by name, and the `venue` their polls record in venue_checkpoints. */
-export const REST_SOURCES: readonly { source: string; venue: string }[] = [
-  { source: 'alpha-catalog', venue: 'alpha' },
-  { source: 'beta', venue: 'beta' },
-  { source: 'gamma', venue: 'gamma' },
-  { source: 'delta', venue: 'delta' },
-  { source: 'epsilon', venue: 'epsilon' },
-];
+/** A REST source by name, and the `venue` its polls record in venue_checkpoints. */
+export interface RestSource {
+  source: string;
+  venue: string;
+}
 
 export interface SourcesOptions {
   /** The chain's log source (default one on ALPHA_RPC_URLS, 10 s per request, 2 attempts). */
@@ -32,14 +29,13 @@ export interface SourcesOptions {
   now?: () => number;
 }
 
+/** The chain's source, then one per REST source of `rest` (the venues', jobs/venues.ts `VENUE_SOURCES`). */
 export function ingestSources(
   deps: Pick<Deps, 'config' | 'log' | 'clickhouse'>,
+  rest: readonly RestSource[],
   o: SourcesOptions = {},
 ): OpsSource[] {
-  return [
-    alphaChainSource(deps, o),
-    ...REST_SOURCES.map((r) => restSource(deps.clickhouse, r, o.now ?? Date.now)),
-  ];
+  return [alphaChainSource(deps, o), ...rest.map((r) => restSource(deps.clickhouse, r, o.now ?? Date.now))];
 }
 
 function alphaChainSource(deps: Pick<Deps, 'config' | 'log' | 'clickhouse'>, o: SourcesOptions): OpsSource {
@@ -106,7 +102,7 @@ export async function chainProgress(
   return best;
 }
 
-function restSource(ch: ClickHouse, r: { source: string; venue: string }, now: () => number): OpsSource {
+function restSource(ch: ClickHouse, r: RestSource, now: () => number): OpsSource {
   return {
     source: r.source,
     kind: 'rest',

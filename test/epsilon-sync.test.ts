@@ -9,7 +9,7 @@ import { createHttpClient } from '../ingest/http/client.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
 import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
 import { listingBackfill } from '../jobs/commands/backfill-listing.ts';
-import { EPSILON_LEASE } from '../jobs/processors/epsilon.ts';
+import { venueStreamLease } from '../jobs/processors/venue-streams.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -144,8 +144,11 @@ describe('epsilon ingestion against the replica', () => {
   it('backfill refuses --trades (exit 2) and lists the venue otherwise', async () => {
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), progress: () => {}, isTTY: false };
-    const run = listingBackfill('epsilon', EPSILON_LEASE, (d, o) =>
-      syncEpsilon({ ...d, client: client() }, o),
+    const run = listingBackfill(
+      'epsilon',
+      venueStreamLease('epsilon', 'markets'),
+      (d, onProgress) => syncEpsilon({ ...d, client: client() }, { mode: 'reconcile', onProgress }),
+      { tradesFor: 'beta' },
     );
     expect(await run(deps, io, { trades: true, from: null })).toBe(2);
     expect(lines[0]).toMatch(/no trades stream/);

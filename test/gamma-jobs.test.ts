@@ -1,5 +1,5 @@
 /**
- * Venue gamma's job and command against the replica (GAMMA_API_URL pointing at it): `backfillGamma`
+ * Venue gamma's job and command against the replica (GAMMA_API_URL pointing at it): its backfill
  * lists the venue with progress lines and a summary and stores the truth, a second run writes nothing,
  * `--trades` is refused with a message and reads nothing; the `gamma.markets` job runs under the markets
  * lease (a poll finding it held is skipped, a reconciliation fails retryable); the schedules carry
@@ -10,21 +10,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
 import { createProgress } from '../core/progress.ts';
 import { acquireLease } from '../ingest/chain/lease.ts';
-import { backfillGamma } from '../jobs/commands/backfill-listing.ts';
+import type { GammaSyncSummary } from '../ingest/venues/gamma/sync.ts';
+import { venueBackfill } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext } from '../jobs/define.ts';
 import {
-  GAMMA_JOBS,
-  GAMMA_LEASE,
-  GAMMA_SCHEDULES,
-  type GammaSyncPayload,
-  gammaSyncJob,
-} from '../jobs/processors/gamma.ts';
+  type VenueSyncPayload,
+  type VenueSyncResult,
+  venueStreamLease,
+} from '../jobs/processors/venue-streams.ts';
+import { schedulesOf, VENUE_JOBS, venueJob } from '../jobs/venues.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { doubled, gammaDifferences, gammaTruth } from './support/gamma-truth.ts';
+
+const backfillGamma = venueBackfill('gamma');
+const gammaSyncJob = venueJob('gamma', 'markets');
+const GAMMA_LEASE = venueStreamLease('gamma', 'markets');
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
@@ -46,15 +50,15 @@ const marketRows = async () =>
     (await deps.clickhouse.query<{ n: string }>('test.n', 'SELECT count() AS n FROM gamma_markets'))[0]?.n,
   );
 
-function runJob(mode: GammaSyncPayload['mode']) {
+function runJob(mode: VenueSyncPayload['mode']) {
   const ctx = {
     deps,
-    job: { data: { mode } } as Job<GammaSyncPayload>,
+    job: { data: { mode } } as Job<VenueSyncPayload>,
     log: deps.log,
     signal: new AbortController().signal,
     enqueue: async () => undefined,
-  } satisfies JobContext<GammaSyncPayload>;
-  return gammaSyncJob.process(ctx);
+  } satisfies JobContext<VenueSyncPayload>;
+  return gammaSyncJob.process(ctx) as Promise<VenueSyncResult<GammaSyncSummary>>;
 }
 
 beforeAll(async () => {
@@ -136,9 +140,14 @@ describe('gamma command and job', () => {
   });
 
   it('schedules the poll and the reconciliation at the configured intervals', () => {
-    expect(GAMMA_JOBS).toEqual([gammaSyncJob]);
-    expect(gammaSyncJob.queue).toBe('venues');
-    expect(GAMMA_SCHEDULES.map((s) => [s.id, s.job, s.everyMs(deps.config), s.payload])).toEqual([
+    expect(VENUE_JOBS.filter((j) => j.name.startsWith('gamma.'))).toEqual([gammaSyncJob]);
+    expect([gammaSyncJob.name, gammaSyncJob.queue, gammaSyncJob.attempts]).toEqual([
+      'gamma.markets',
+      'venues',
+      5,
+    ]);
+    expect(GAMMA_LEASE).toBe('gamma:markets:lease');
+    expect(schedulesOf('gamma').map((s) => [s.id, s.job, s.everyMs(deps.config), s.payload])).toEqual([
       ['gamma:markets-poll', gammaSyncJob, 45_000, { mode: 'poll' }],
       ['gamma:reconcile', gammaSyncJob, 900_000, { mode: 'reconcile' }],
     ]);

@@ -14,6 +14,7 @@ import { createBetaClient } from '../ingest/venues/beta/client.ts';
 import { pollBetaTrades, syncBeta } from '../ingest/venues/beta/sync.ts';
 import { createOpsSampler } from '../jobs/ops-sampler.ts';
 import { createBullConnection, createQueues } from '../jobs/queues.ts';
+import { VENUE_SOURCES } from '../jobs/venues.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -63,7 +64,9 @@ describe('REST sources in the operations snapshot', () => {
     const sampler = createOpsSampler({
       deps,
       queues,
-      sources: ingestSources(deps).filter((s) => s.source === 'beta' || s.source === 'alpha-catalog'),
+      sources: ingestSources(deps, VENUE_SOURCES).filter(
+        (s) => s.source === 'beta' || s.source === 'alpha-catalog',
+      ),
     });
     try {
       const never = await sampler.sample();

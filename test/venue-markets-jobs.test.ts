@@ -1,5 +1,5 @@
 /**
- * The markets jobs of venues delta and epsilon (jobs/processors/venue-markets.ts) and their command
+ * The markets jobs of venues delta and epsilon (jobs/venues.ts, jobs/processors/venue-streams.ts) and their command
  * `pmdata backfill <delta|epsilon>` against the replicas (DELTA_API_URL, EPSILON_API_URL pointing at them):
  * the backfill refuses `--trades` and reads nothing, lists the venue (a summary whose counts equal the
  * world's markets and events) and assigns the canonical ids, and a second run writes nothing; the job
@@ -15,16 +15,10 @@ import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext, JobDefinition } from '../jobs/define.ts';
 import { canonicalJob } from '../jobs/processors/canonical.ts';
-import { DELTA_JOBS, DELTA_LEASE, DELTA_SCHEDULES, deltaSyncJob } from '../jobs/processors/delta.ts';
-import {
-  EPSILON_JOBS,
-  EPSILON_LEASE,
-  EPSILON_SCHEDULES,
-  epsilonSyncJob,
-} from '../jobs/processors/epsilon.ts';
-import type { VenueSyncPayload } from '../jobs/processors/venue-markets.ts';
+import { type StreamJob, type VenueSyncPayload, venueStreamLease } from '../jobs/processors/venue-streams.ts';
 import { ALL_JOBS } from '../jobs/registry.ts';
 import { SCHEDULES, type Schedule } from '../jobs/schedules.ts';
+import { schedulesOf, VENUE_JOBS, venueJob } from '../jobs/venues.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -41,7 +35,7 @@ let deps: TestDeps;
 
 interface VenueCase {
   venue: 'delta' | 'epsilon';
-  job: JobDefinition<VenueSyncPayload, unknown>;
+  job: StreamJob;
   jobs: readonly JobDefinition<never, unknown>[];
   schedules: readonly Schedule[];
   lease: string;
@@ -54,10 +48,10 @@ interface VenueCase {
 const CASES: VenueCase[] = [
   {
     venue: 'delta',
-    job: deltaSyncJob as unknown as JobDefinition<VenueSyncPayload, unknown>,
-    jobs: DELTA_JOBS,
-    schedules: DELTA_SCHEDULES,
-    lease: DELTA_LEASE,
+    job: venueJob('delta', 'markets'),
+    jobs: VENUE_JOBS.filter((j) => j.name.startsWith('delta.')),
+    schedules: schedulesOf('delta'),
+    lease: venueStreamLease('delta', 'markets'),
     counts: () => {
       const t = deltaTruth(catalog, state);
       return { markets: t.markets.size, events: t.events.size };
@@ -69,10 +63,10 @@ const CASES: VenueCase[] = [
   },
   {
     venue: 'epsilon',
-    job: epsilonSyncJob as unknown as JobDefinition<VenueSyncPayload, unknown>,
-    jobs: EPSILON_JOBS,
-    schedules: EPSILON_SCHEDULES,
-    lease: EPSILON_LEASE,
+    job: venueJob('epsilon', 'markets'),
+    jobs: VENUE_JOBS.filter((j) => j.name.startsWith('epsilon.')),
+    schedules: schedulesOf('epsilon'),
+    lease: venueStreamLease('epsilon', 'markets'),
     counts: () => ({
       markets: catalog.venues.epsilon.markets.length,
       events: catalog.venues.epsilon.events.length,

@@ -1,53 +1,40 @@
 /**
- * `pmdata backfill <gamma|delta|epsilon>` (dispatched by jobs/commands/backfill.ts): a full listing of the
- * venue now — its sync's `reconcile` mode — under the markets lease the jobs take, with the progress
+ * `pmdata backfill <venue>` of a venue with markets and events only (jobs/venues.ts `kind: 'listing'`;
+ * dispatched by jobs/commands/backfill.ts): a full listing of the venue now — its sync's `reconcile`
+ * mode — under the markets lease the jobs take, with the progress
  * reporter (core/progress.ts: requests done and the current step) and a summary. These venues have no
  * trades stream: `--trades` is refused (exit code 2, nothing read) and `--from`, which bounds trades, is
  * ignored with a line saying so. A lease held by a scheduled sync is waited for (a note says so); the
- * summary ends with what is stored now. Exit code 1: stopped (`args.signal`) while waiting for the lease.
- *
- * gamma's sync (ingest/venues/gamma/sync.ts) also checks the list against `/markets/active/slugs` and
- * reads by slug every stored market not resolved that left it; its events are "groups".
+ * summary ends with what is stored now (`<venue>_markets`, `<venue>_events`). Exit code 1: stopped
+ * (`args.signal`) while waiting for the lease. What a venue calls its events and a further figure of its
+ * summary come from its unit (`eventsWord`, `more`).
  */
 import type { Deps } from '../../core/deps.ts';
 import { createProgress } from '../../core/progress.ts';
 import { withLeaseWaiting } from '../../ingest/chain/lease.ts';
-import { type GammaSyncSummary, syncGamma } from '../../ingest/venues/gamma/sync.ts';
-import { GAMMA_LEASE } from '../processors/gamma.ts';
+import type { ListingProgress, ListingSummary } from '../venues.ts';
 import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';
 
-interface ListingSummary {
-  read: number;
-  written: number;
-  events: { read: number; written: number };
-  quarantined: number;
-  requests: number;
-  ms: number;
-}
-
-type ListingSync<S> = (
-  deps: Deps,
-  opts: { mode: 'reconcile'; onProgress: (step: string, s: S) => void },
-) => Promise<S>;
-
 export interface ListingOptions<S> {
+  /** The venues `--trades` is for (named when it is refused). */
+  tradesFor: string;
   /** What the venue calls its events (default `events`). */
   eventsWord?: string;
-  /** More figures of the summary, after the events'. */
-  more?: (s: S) => string;
+  /** A further figure of the summary, after the events' (`<n> <label>`). */
+  more?: (s: S) => { n: number; label: string };
 }
 
 export function listingBackfill<S extends ListingSummary>(
   venue: string,
   lease: string,
-  sync: ListingSync<S>,
-  o: ListingOptions<S> = {},
+  listing: (deps: Deps, onProgress: ListingProgress<S>) => Promise<S>,
+  o: ListingOptions<S>,
 ): (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number> {
   return async (deps, io, args) => {
     const progress = args.progress ?? createProgress({ label: venue, io });
     if (args.trades) {
       progress.warn(
-        `${venue} has no trades stream (only its markets are ingested): --trades is for beta; nothing was read`,
+        `${venue} has no trades stream (only its markets are ingested): --trades is for ${o.tradesFor}; nothing was read`,
       );
       return 2;
     }
@@ -58,11 +45,9 @@ export function listingBackfill<S extends ListingSummary>(
       lease,
       60_000,
       () =>
-        sync(deps, {
-          mode: 'reconcile',
-          onProgress: (step, s) =>
-            progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
-        }),
+        listing(deps, (step, s) =>
+          progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
+        ),
       {
         signal: args.signal,
         onWait: () =>
@@ -74,7 +59,8 @@ export function listingBackfill<S extends ListingSummary>(
       return 1;
     }
     const events = o.eventsWord ?? 'events';
-    const more = o.more?.(summary);
+    const figure = o.more?.(summary);
+    const more = figure && `${fmt(figure.n)} ${figure.label}`;
     const [stored] = await deps.clickhouse.query<{ markets: string; events: string }>(
       `backfill.${venue}.stored`,
       `SELECT (SELECT count() FROM ${venue}_markets FINAL) AS markets, (SELECT count() FROM ${venue}_events FINAL) AS events`,
@@ -97,9 +83,3 @@ export function listingBackfill<S extends ListingSummary>(
     return 0;
   };
 }
-
-/** `pmdata backfill gamma`: its listing, checked against the active slugs (what left read by slug). */
-export const backfillGamma = listingBackfill<GammaSyncSummary>('gamma', GAMMA_LEASE, syncGamma, {
-  eventsWord: 'groups',
-  more: (s) => `${fmt(s.filled + s.reread)} read by slug`,
-});

@@ -17,6 +17,7 @@ import { quarantineRecords, writeCheckpoint } from '../../ingest/rest/store.ts';
 import { ingestSources } from '../../ingest/sources.ts';
 import { createOpsSampler } from '../../jobs/ops-sampler.ts';
 import { createBullConnection, createQueues, type Queues } from '../../jobs/queues.ts';
+import { VENUE_SOURCES } from '../../jobs/venues.ts';
 import type { Anvil } from './chain.ts';
 import type { TestDeps } from './deps.ts';
 
@@ -88,7 +89,9 @@ export async function statusWorld(
   const heartbeat: Heartbeat = startHeartbeat({ redis: deps.redis, log: deps.log, role: 'worker' });
   await heartbeat.beat();
 
-  const all = ingestSources(deps, { chainSource: createLogSource({ urls: [anvil.url], log: deps.log }) });
+  const all = ingestSources(deps, VENUE_SOURCES, {
+    chainSource: createLogSource({ urls: [anvil.url], log: deps.log }),
+  });
   const sources = o.sources ? all.filter((s) => o.sources!.includes(s.source)) : all;
   const sampler = createOpsSampler({ deps, queues, sources });
   const snapshot = await sampler.sample();

@@ -14,6 +14,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
 import { syncBeta } from '../ingest/venues/beta/sync.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
@@ -21,7 +22,7 @@ import { syncDelta } from '../ingest/venues/delta/sync.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
 import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { gamma } from '../ingest/venues/gamma/index.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -127,7 +128,9 @@ describe('delta: slug and event_slug', () => {
 
 describe('gamma: image_url', () => {
   it('serves the image_url the replica sends for every market', async () => {
-    await syncGamma(deps(createGammaClient({ http: http(replicas.urls.gamma) })), { mode: 'reconcile' });
+    await runStream(gamma, 'markets', deps(createGammaClient({ http: http(replicas.urls.gamma) })), {
+      mode: 'reconcile',
+    });
     const served = await all('/v2/gamma/markets');
     expect(served.length).toBeGreaterThan(5);
     for (const m of served) {

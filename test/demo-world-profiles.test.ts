@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProfiles } from '../analytics/profiles/run.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
 import { syncBeta } from '../ingest/venues/beta/sync.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
@@ -19,7 +20,7 @@ import { syncDelta } from '../ingest/venues/delta/sync.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
 import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { gamma } from '../ingest/venues/gamma/index.ts';
 import { PRIMARY_STYLES, STYLE_FLAGS } from '../schemas/tables/alpha-profiles.ts';
 import { demoWorldOptions } from '../sim/demo-world.ts';
 import { type Sim, startSim } from '../sim/index.ts';
@@ -72,7 +73,9 @@ describe("the demo world's venue columns", () => {
   });
 
   it('gamma: every market has its image_url', async () => {
-    await syncGamma(
+    await runStream(
+      gamma,
+      'markets',
       { ...deps, ...sync, client: createGammaClient({ http: http(urls().gamma) }) },
       { mode: 'reconcile' },
     );

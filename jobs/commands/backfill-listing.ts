@@ -6,13 +6,14 @@
  * ignored with a line saying so. A lease held by a scheduled sync is waited for (a note says so); the
  * summary ends with what is stored now. Exit code 1: stopped (`args.signal`) while waiting for the lease.
  *
- * gamma's sync (ingest/venues/gamma/sync.ts) also checks the list against `/markets/active/slugs` and
+ * gamma's sync (ingest/venues/gamma/index.ts) also checks the list against `/markets/active/slugs` and
  * reads by slug every stored market not resolved that left it; its events are "groups".
  */
 import type { Deps } from '../../core/deps.ts';
 import { createProgress } from '../../core/progress.ts';
 import { withLeaseWaiting } from '../../ingest/chain/lease.ts';
-import { type GammaSyncSummary, syncGamma } from '../../ingest/venues/gamma/sync.ts';
+import { runStream } from '../../ingest/rest/runner.ts';
+import { type GammaSyncSummary, gamma } from '../../ingest/venues/gamma/index.ts';
 import { GAMMA_LEASE } from '../processors/gamma.ts';
 import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';
 
@@ -99,7 +100,12 @@ export function listingBackfill<S extends ListingSummary>(
 }
 
 /** `pmdata backfill gamma`: its listing, checked against the active slugs (what left read by slug). */
-export const backfillGamma = listingBackfill<GammaSyncSummary>('gamma', GAMMA_LEASE, syncGamma, {
-  eventsWord: 'groups',
-  more: (s) => `${fmt(s.filled + s.reread)} read by slug`,
-});
+export const backfillGamma = listingBackfill<GammaSyncSummary>(
+  'gamma',
+  GAMMA_LEASE,
+  (deps, o) => runStream(gamma, 'markets', deps, o),
+  {
+    eventsWord: 'groups',
+    more: (s) => `${fmt(s.filled + s.reread)} read by slug`,
+  },
+);

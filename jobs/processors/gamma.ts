@@ -1,25 +1,20 @@
 /**
- * Venue gamma's job `gamma.markets` (ingest/venues/gamma/sync.ts; the shape, lease and schedules:
- * venue-markets.ts): `poll` every VENUE_MARKETS_POLL_S the active list, the entries it missed, and the
- * stored markets that left it, read by slug until resolved; `reconcile` every VENUE_RECONCILE_S the same,
- * always checking the active list against `/markets/active/slugs`. Both under the lease
- * `gamma:markets:lease`: a poll finding it held is skipped, a reconciliation fails retryable.
+ * Venue gamma's job `gamma.markets` and its schedules, derived from its definition
+ * (ingest/venues/gamma/index.ts; the job's shape: venue-streams.ts): `poll` every VENUE_MARKETS_POLL_S,
+ * `reconcile` every VENUE_RECONCILE_S, under the lease `gamma:markets:lease` (a poll finding it held is
+ * skipped, a reconciliation fails retryable).
  */
-import { type GammaSyncSummary, syncGamma } from '../../ingest/venues/gamma/sync.ts';
-import {
-  type VenueSyncPayload,
-  type VenueSyncResult,
-  venueMarketsJobs,
-  venueMarketsLease,
-} from './venue-markets.ts';
+import { streamOf } from '../../ingest/rest/runner.ts';
+import { type GammaSyncSummary, gamma } from '../../ingest/venues/gamma/index.ts';
+import { type StreamPayload, type StreamResult, venueStreamJobs } from './venue-streams.ts';
 
-export const GAMMA_LEASE = venueMarketsLease('gamma');
+export const GAMMA_LEASE = streamOf(gamma, 'markets').leases('poll', {})[0] as string;
 
-export type GammaSyncPayload = VenueSyncPayload;
-export type GammaSyncResult = VenueSyncResult<GammaSyncSummary>;
+export type GammaSyncPayload = StreamPayload & { mode: 'poll' | 'reconcile' };
+export type GammaSyncResult = StreamResult<GammaSyncSummary>;
 
-const gamma = venueMarketsJobs('gamma', ({ deps, log }, mode) => syncGamma({ ...deps, log }, { mode }));
+const markets = venueStreamJobs<GammaSyncSummary>(gamma, 'markets');
 
-export const gammaSyncJob = gamma.job;
-export const GAMMA_JOBS = gamma.jobs;
-export const GAMMA_SCHEDULES = gamma.schedules;
+export const gammaSyncJob = markets.job;
+export const GAMMA_JOBS = markets.jobs;
+export const GAMMA_SCHEDULES = markets.schedules;

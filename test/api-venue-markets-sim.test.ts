@@ -15,7 +15,7 @@ import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
 import { syncBeta } from '../ingest/venues/beta/sync.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
-import { syncDelta } from '../ingest/venues/delta/sync.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
 import { gamma } from '../ingest/venues/gamma/index.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
@@ -236,7 +236,9 @@ describe('GET /v2/delta/markets over the delta replica', () => {
     const at = START + 3 * HOUR;
     state.tick(at);
     const topics = activatedTopics(catalog, state);
-    await syncDelta(
+    await runStream(
+      delta,
+      'markets',
       { ...t.deps, client: createDeltaClient({ http: http(replicas.urls.delta) }), now: () => at },
       { mode: 'poll' },
     );

@@ -12,8 +12,8 @@ import { GAMMA_MARKETS } from '../api/queries/gamma/markets.ts';
 import type { VenueMarketsSpec } from '../api/queries/venue-markets.ts';
 import { runStream } from '../ingest/rest/runner.ts';
 import { syncBeta } from '../ingest/venues/beta/sync.ts';
-import { syncDelta } from '../ingest/venues/delta/sync.ts';
-import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
+import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { gamma } from '../ingest/venues/gamma/index.ts';
 import { startWorld, type World } from './sim-replicas-support.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -29,8 +29,8 @@ beforeAll(async () => {
   });
   await syncBeta(deps, { mode: 'reconcile' });
   await runStream(gamma, 'markets', deps, { mode: 'reconcile' });
-  await syncDelta(deps, { mode: 'reconcile' });
-  await syncEpsilon(deps, { mode: 'reconcile' });
+  await runStream(delta, 'markets', deps, { mode: 'reconcile' });
+  await runStream(epsilon, 'markets', deps, { mode: 'reconcile' });
 }, 120_000);
 afterAll(async () => {
   await deps?.close();

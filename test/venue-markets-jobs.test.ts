@@ -22,7 +22,7 @@ import {
   EPSILON_SCHEDULES,
   epsilonSyncJob,
 } from '../jobs/processors/epsilon.ts';
-import type { VenueSyncPayload } from '../jobs/processors/venue-markets.ts';
+import type { StreamPayload as VenueSyncPayload } from '../jobs/processors/venue-streams.ts';
 import { ALL_JOBS } from '../jobs/registry.ts';
 import { SCHEDULES, type Schedule } from '../jobs/schedules.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';

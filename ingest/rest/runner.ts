@@ -187,7 +187,9 @@ export function defineStream<
   return s;
 }
 
-type StreamOf<V extends VenueDefinition, N extends string> = Extract<V['streams'][number], { name: N }>;
+type StreamOf<V extends VenueDefinition, N extends string> = string extends V['streams'][number]['name']
+  ? V['streams'][number]
+  : Extract<V['streams'][number], { name: N }>;
 type ClientOf<V> = V extends { client(config: Config): infer C } ? C : never;
 type ModeOf<T> = T extends { modes: readonly (infer M)[] } ? M & string : never;
 // biome-ignore lint/suspicious/noExplicitAny: matches any mode

@@ -27,18 +27,14 @@ import { withLeaseWaiting } from '../../ingest/chain/lease.ts';
 import type { AlphaChainIngestor } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { syncAlphaCatalog } from '../../ingest/venues/alpha/metadata/sync.ts';
-import { syncDelta } from '../../ingest/venues/delta/sync.ts';
-import { syncEpsilon } from '../../ingest/venues/epsilon/sync.ts';
 import { alphaBackfillJob } from '../processors/alpha-backfill.ts';
 import { ALPHA_CATALOG_LEASE } from '../processors/alpha-catalog.ts';
 import { canonicalLease } from '../processors/canonical.ts';
-import { DELTA_LEASE } from '../processors/delta.ts';
-import { EPSILON_LEASE } from '../processors/epsilon.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX } from '../queues.ts';
 import { ALL_JOBS } from '../registry.ts';
 import { createWorkers } from '../worker.ts';
 import { backfillBeta } from './backfill-beta.ts';
-import { backfillGamma, listingBackfill } from './backfill-listing.ts';
+import { backfillDelta, backfillEpsilon, backfillGamma } from './backfill-listing.ts';
 import { totalsOf, watchRangeJobs } from './backfill-progress.ts';
 import { type BackfillVenueArgs, type CliIo, type CliOptions, defaultIo, fmt } from './io.ts';
 import { stopOnSignals } from './stop.ts';
@@ -68,8 +64,8 @@ export const BACKFILL_USAGE =
 const VENUE_BACKFILLS: Record<string, (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number>> = {
   beta: backfillBeta,
   gamma: backfillGamma,
-  delta: listingBackfill('delta', DELTA_LEASE, syncDelta),
-  epsilon: listingBackfill('epsilon', EPSILON_LEASE, syncEpsilon),
+  delta: backfillDelta,
+  epsilon: backfillEpsilon,
 };
 
 /** `pmdata backfill <venue> [--trades] [--from DATE]`, then the venue's canonical ids. */

@@ -1,14 +1,16 @@
 /**
- * Venue epsilon's job `epsilon.markets` (ingest/venues/epsilon/sync.ts; the shape: venue-markets.ts): `poll`
- * the active markets and events, stopped markets by id, the books of open markets; `reconcile` everything.
+ * Venue epsilon's job `epsilon.markets` and its schedules, derived from its definition
+ * (ingest/venues/epsilon/index.ts; the job's shape: venue-streams.ts): `poll` the active markets and
+ * events, stopped markets by id, the books of open markets; `reconcile` everything.
  */
-import { syncEpsilon } from '../../ingest/venues/epsilon/sync.ts';
-import { venueMarketsJobs, venueMarketsLease } from './venue-markets.ts';
+import { streamOf } from '../../ingest/rest/runner.ts';
+import { type EpsilonSyncSummary, epsilon } from '../../ingest/venues/epsilon/index.ts';
+import { venueStreamJobs } from './venue-streams.ts';
 
-export const EPSILON_LEASE = venueMarketsLease('epsilon');
+export const EPSILON_LEASE = streamOf(epsilon, 'markets').leases('poll', {})[0] as string;
 
-const epsilon = venueMarketsJobs('epsilon', ({ deps, log }, mode) => syncEpsilon({ ...deps, log }, { mode }));
+const markets = venueStreamJobs<EpsilonSyncSummary>(epsilon, 'markets');
 
-export const epsilonSyncJob = epsilon.job;
-export const EPSILON_JOBS = epsilon.jobs;
-export const EPSILON_SCHEDULES = epsilon.schedules;
+export const epsilonSyncJob = markets.job;
+export const EPSILON_JOBS = markets.jobs;
+export const EPSILON_SCHEDULES = markets.schedules;

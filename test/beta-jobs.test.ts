@@ -15,10 +15,9 @@ import type { BetaSyncSummary, BetaTradesSummary } from '../ingest/venues/beta/s
 import { venueBackfill } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext } from '../jobs/define.ts';
-import {
-  type VenueSyncPayload,
-  type VenueSyncResult,
-  venueStreamLease,
+import type {
+  StreamPayload as VenueSyncPayload,
+  StreamResult as VenueSyncResult,
 } from '../jobs/processors/venue-streams.ts';
 import { schedulesOf, VENUE_JOBS, venueJob } from '../jobs/venues.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
@@ -59,8 +58,8 @@ function ctx<P>(data: P): JobContext<P> {
 const backfillBeta = venueBackfill('beta');
 const betaMarketsJob = venueJob('beta', 'markets');
 const betaTradesJob = venueJob('beta', 'trades');
-const BETA_MARKETS_LEASE = venueStreamLease('beta', 'markets');
-const BETA_TRADES_LEASE = venueStreamLease('beta', 'trades');
+const BETA_MARKETS_LEASE = 'beta:markets:lease';
+const BETA_TRADES_LEASE = 'beta:trades:lease';
 const runMarkets = (mode: VenueSyncPayload['mode']) =>
   betaMarketsJob.process(ctx({ mode })) as Promise<VenueSyncResult<BetaSyncSummary>>;
 const runTrades = () => betaTradesJob.process(ctx({})) as Promise<VenueSyncResult<BetaTradesSummary>>;

@@ -9,14 +9,16 @@
  * a retryable error when it persists, nothing written. After each sync (and, at rates, after the
  * reconciliation) the tables equal the fault-free truth of the frozen world, each record stored once.
  */
+
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
+import { createWatermarks } from '../core/watermarks.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
-import { readCheckpoint } from '../ingest/rest/store.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createDeltaClient, DeltaUpstreamError } from '../ingest/venues/delta/client.ts';
-import { type DeltaSyncMode, syncDelta } from '../ingest/venues/delta/sync.ts';
+import { type DeltaSyncMode, delta } from '../ingest/venues/delta/index.ts';
 import type { Fault, FaultKind } from '../sim/venues/faults.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, type CatalogEvent, generateCatalog } from '../sim/world/catalog.ts';
@@ -101,7 +103,7 @@ function syncer(opts: SyncerOptions = {}) {
   return {
     log,
     listing: () => log.filter((l) => l.path === LISTING),
-    run: (mode: DeltaSyncMode = 'reconcile') => syncDelta({ ...deps, client }, { mode }),
+    run: (mode: DeltaSyncMode = 'reconcile') => runStream(delta, 'markets', { ...deps, client }, { mode }),
   };
 }
 
@@ -257,12 +259,12 @@ describe('delta sync under faults', () => {
       e.marketKeys.map((k) => `market ${state.market('delta', k).id}: not stored`),
     );
     expect(missing.filter((d) => d.startsWith('market')).sort()).toEqual(expected.sort());
-    expect(await readCheckpoint(deps.clickhouse, 'delta', 'reconcile')).toBeNull();
+    expect(await createWatermarks(deps.clickhouse).read('delta', 'reconcile')).toBeNull();
 
     const r = await syncer().run('reconcile');
     expect(r.written).toBeGreaterThanOrEqual(expected.length);
     await expectTruth();
-    expect(await readCheckpoint(deps.clickhouse, 'delta', 'reconcile')).not.toBeNull();
+    expect(await createWatermarks(deps.clickhouse).read('delta', 'reconcile')).not.toBeNull();
   });
 
   it('code ≠ 0 in the envelope: read again, the listing goes on', async () => {
@@ -297,7 +299,7 @@ describe('delta sync under faults', () => {
       // The first read and codeRetries (3) more, then given up.
       expect(s.listing()).toHaveLength(4);
       expect(await count('delta_markets')).toBe(0);
-      expect(await readCheckpoint(deps.clickhouse, 'delta', 'reconcile')).toBeNull();
+      expect(await createWatermarks(deps.clickhouse).read('delta', 'reconcile')).toBeNull();
     } finally {
       await front.close();
     }

@@ -10,8 +10,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
-import { type EpsilonSyncMode, syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
+import { type EpsilonSyncMode, epsilon } from '../ingest/venues/epsilon/index.ts';
 import type { Fault, FaultKind } from '../sim/venues/faults.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
@@ -79,7 +80,8 @@ function syncer(opts: { timeoutMs?: number; afterFirstPage?: Fault; pageSize?: n
   const client = createEpsilonClient({ http, pageSize: opts.pageSize ?? PAGE });
   return {
     log,
-    run: (mode: EpsilonSyncMode = 'reconcile') => syncEpsilon({ ...deps, client }, { mode }),
+    run: (mode: EpsilonSyncMode = 'reconcile') =>
+      runStream(epsilon, 'markets', { ...deps, client }, { mode }),
   };
 }
 

@@ -9,8 +9,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { type GammaSyncMode, syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { type GammaSyncMode, gamma } from '../ingest/venues/gamma/index.ts';
 import type { Fault, FaultKind } from '../sim/venues/faults.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
@@ -73,7 +74,7 @@ function syncer(opts: { timeoutMs?: number; afterFirstPage?: Fault; pageSize?: n
   const client = createGammaClient({ http, pageSize: opts.pageSize ?? PAGE });
   return {
     log,
-    run: (mode: GammaSyncMode = 'poll') => syncGamma({ ...deps, client }, { mode }),
+    run: (mode: GammaSyncMode = 'poll') => runStream(gamma, 'markets', { ...deps, client }, { mode }),
   };
 }
 

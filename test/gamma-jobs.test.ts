@@ -10,14 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
 import { createProgress } from '../core/progress.ts';
 import { acquireLease } from '../ingest/chain/lease.ts';
-import type { GammaSyncSummary } from '../ingest/venues/gamma/sync.ts';
+import type { GammaSyncSummary } from '../ingest/venues/gamma/index.ts';
 import { venueBackfill } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext } from '../jobs/define.ts';
-import {
-  type VenueSyncPayload,
-  type VenueSyncResult,
-  venueStreamLease,
+import type {
+  StreamPayload as VenueSyncPayload,
+  StreamResult as VenueSyncResult,
 } from '../jobs/processors/venue-streams.ts';
 import { schedulesOf, VENUE_JOBS, venueJob } from '../jobs/venues.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
@@ -28,7 +27,7 @@ import { doubled, gammaDifferences, gammaTruth } from './support/gamma-truth.ts'
 
 const backfillGamma = venueBackfill('gamma');
 const gammaSyncJob = venueJob('gamma', 'markets');
-const GAMMA_LEASE = venueStreamLease('gamma', 'markets');
+const GAMMA_LEASE = 'gamma:markets:lease';
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;

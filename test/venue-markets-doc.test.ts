@@ -10,10 +10,11 @@ import { DELTA_MARKETS } from '../api/queries/delta/markets.ts';
 import { EPSILON_MARKETS } from '../api/queries/epsilon/markets.ts';
 import { GAMMA_MARKETS } from '../api/queries/gamma/markets.ts';
 import type { VenueMarketsSpec } from '../api/queries/venue-markets.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { syncBeta } from '../ingest/venues/beta/sync.ts';
-import { syncDelta } from '../ingest/venues/delta/sync.ts';
-import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
-import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
+import { epsilon } from '../ingest/venues/epsilon/index.ts';
+import { gamma } from '../ingest/venues/gamma/index.ts';
 import { startWorld, type World } from './sim-replicas-support.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -27,9 +28,9 @@ beforeAll(async () => {
     env: { BETA_API_URL: u.beta, GAMMA_API_URL: u.gamma, DELTA_API_URL: u.delta, EPSILON_API_URL: u.epsilon },
   });
   await syncBeta(deps, { mode: 'reconcile' });
-  await syncGamma(deps, { mode: 'reconcile' });
-  await syncDelta(deps, { mode: 'reconcile' });
-  await syncEpsilon(deps, { mode: 'reconcile' });
+  await runStream(gamma, 'markets', deps, { mode: 'reconcile' });
+  await runStream(delta, 'markets', deps, { mode: 'reconcile' });
+  await runStream(epsilon, 'markets', deps, { mode: 'reconcile' });
 }, 120_000);
 afterAll(async () => {
   await deps?.close();

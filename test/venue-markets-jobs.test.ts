@@ -15,7 +15,7 @@ import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext, JobDefinition } from '../jobs/define.ts';
 import { canonicalJob } from '../jobs/processors/canonical.ts';
-import { type StreamJob, type VenueSyncPayload, venueStreamLease } from '../jobs/processors/venue-streams.ts';
+import type { StreamJobs, StreamPayload as VenueSyncPayload } from '../jobs/processors/venue-streams.ts';
 import { ALL_JOBS } from '../jobs/registry.ts';
 import { SCHEDULES, type Schedule } from '../jobs/schedules.ts';
 import { schedulesOf, VENUE_JOBS, venueJob } from '../jobs/venues.ts';
@@ -35,7 +35,7 @@ let deps: TestDeps;
 
 interface VenueCase {
   venue: 'delta' | 'epsilon';
-  job: StreamJob;
+  job: StreamJobs<unknown>['job'];
   jobs: readonly JobDefinition<never, unknown>[];
   schedules: readonly Schedule[];
   lease: string;
@@ -51,7 +51,7 @@ const CASES: VenueCase[] = [
     job: venueJob('delta', 'markets'),
     jobs: VENUE_JOBS.filter((j) => j.name.startsWith('delta.')),
     schedules: schedulesOf('delta'),
-    lease: venueStreamLease('delta', 'markets'),
+    lease: 'delta:markets:lease',
     counts: () => {
       const t = deltaTruth(catalog, state);
       return { markets: t.markets.size, events: t.events.size };
@@ -66,7 +66,7 @@ const CASES: VenueCase[] = [
     job: venueJob('epsilon', 'markets'),
     jobs: VENUE_JOBS.filter((j) => j.name.startsWith('epsilon.')),
     schedules: schedulesOf('epsilon'),
-    lease: venueStreamLease('epsilon', 'markets'),
+    lease: 'epsilon:markets:lease',
     counts: () => ({
       markets: catalog.venues.epsilon.markets.length,
       events: catalog.venues.epsilon.events.length,

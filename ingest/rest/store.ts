@@ -3,6 +3,7 @@
  * - `writeChanged`: a table of one row per upstream record (ReplacingMergeTree by `observed_at`, with a
  *   `content_hash` column): only rows that are new or whose content differs from the stored row of the
  *   same key are inserted, so an idle poll writes nothing and a re-read page changes nothing.
+ * - `insertNew`: a table of immutable records (beta's trades): only the keys not stored yet are inserted.
  * - `quarantineRecords`: records that failed their schema, by (source, kind, record id).
  * - `readCheckpoint` / `writeCheckpoint`: a venue's progress per stream (`venue_checkpoints`), written
  *   after the data it covers; the newest `updated_at` of a venue is its last good poll (ingest/sources.ts).
@@ -74,11 +75,7 @@ export async function writeChanged(
     );
     for (const f of found) stored.set(f.k, f.content_hash);
   }
-  const times = new Set(
-    Object.entries(t.columns)
-      .filter(([, k]) => k.ch.includes('DateTime64'))
-      .map(([n]) => n),
-  );
+  const times = timeColumns(t);
   const columns = insertColumns(t);
   const out: Record<string, unknown>[] = [];
   for (const [k, r] of byKey) {
@@ -96,6 +93,69 @@ export async function writeChanged(
     countWritten(t.name, out.length);
   }
   return out.length;
+}
+
+export interface InsertNewOptions {
+  /** The key column. */
+  key: string;
+  /** A column the stored keys are looked up within (the table's sort prefix, e.g. beta's `ticker`). */
+  scope?: string;
+  /** The statement label prefix (default the table's name). */
+  label?: string;
+}
+
+/**
+ * Inserts the rows of `t` whose key is not stored yet (each key once, the last row of a repeated key),
+ * stamped `observedAt`; returns how many it wrote. For immutable records, which a re-read never changes.
+ */
+// The key is a String column (compared as bound text).
+export async function insertNew(
+  ch: ClickHouse,
+  t: TableDescription,
+  rows: readonly Record<string, unknown>[],
+  observedAt: number,
+  options: InsertNewOptions,
+): Promise<number> {
+  const { key, scope } = options;
+  const label = options.label ?? t.name;
+  const byKey = new Map<string, Record<string, unknown>>();
+  for (const r of rows) byKey.set(String(r[key]), r);
+  if (byKey.size === 0) return 0;
+  const keys = [...byKey.keys()];
+  for (let i = 0; i < keys.length; i += HASH_CHUNK) {
+    const chunk = keys.slice(i, i + HASH_CHUNK);
+    const scopes = scope ? [...new Set(chunk.map((k) => String(byKey.get(k)?.[scope])))] : [];
+    const found = await ch.query<{ k: string }>(
+      `${label}.stored`,
+      `SELECT ${key} AS k FROM ${t.name}
+       WHERE ${scope ? `${scope} IN {scopes:Array(String)} AND ` : ''}${key} IN {keys:Array(String)}`,
+      scope ? { scopes, keys: chunk } : { keys: chunk },
+    );
+    for (const f of found) byKey.delete(f.k);
+  }
+  if (byKey.size === 0) return 0;
+  const times = timeColumns(t);
+  const columns = insertColumns(t);
+  const out = [...byKey.values()].map((r) => {
+    const row: Record<string, unknown> = {};
+    for (const name of columns) {
+      const v = name === 'observed_at' ? observedAt : r[name];
+      row[name] = times.has(name) && typeof v === 'number' ? chTime(v) : v;
+    }
+    return row;
+  });
+  await ch.insert(`${label}.write`, t.name, out);
+  countWritten(t.name, out.length);
+  return out.length;
+}
+
+/** The DateTime64 columns of `t` (sent as `chTime` text). */
+function timeColumns(t: TableDescription): Set<string> {
+  return new Set(
+    Object.entries(t.columns)
+      .filter(([, k]) => k.ch.includes('DateTime64'))
+      .map(([n]) => n),
+  );
 }
 
 /** Stores failed records under `source` (the venue code or upstream name); the caller counts them. */

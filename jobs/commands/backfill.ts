@@ -31,9 +31,10 @@ import { syncAlphaCatalog } from '../../ingest/venues/alpha/metadata/sync.ts';
 import { alphaBackfillJob } from '../processors/alpha-backfill.ts';
 import { ALPHA_CATALOG_LEASE } from '../processors/alpha-catalog.ts';
 import { canonicalLease } from '../processors/canonical.ts';
+import { venueStreamLease } from '../processors/venue-streams.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX } from '../queues.ts';
 import { ALL_JOBS } from '../registry.ts';
-import { BACKFILL_VENUES, leaseOf } from '../venues.ts';
+import { BACKFILL_VENUES } from '../venues.ts';
 import { createWorkers } from '../worker.ts';
 import { listingBackfill } from './backfill-listing.ts';
 import { totalsOf, watchRangeJobs } from './backfill-progress.ts';
@@ -74,14 +75,14 @@ const VENUE_BACKFILLS: ReadonlyMap<
   BACKFILL_VENUES.map((v) => [
     v.code,
     v.backfill.kind === 'listing'
-      ? listingBackfill(v.code, leaseOf(v, 'markets'), v.backfill.listing, {
+      ? listingBackfill(v.backfill.venue, {
           tradesFor: WITH_TRADES.join(', '),
           ...(v.backfill.eventsWord ? { eventsWord: v.backfill.eventsWord } : {}),
           ...(v.backfill.more ? { more: v.backfill.more } : {}),
         })
       : seriesTradesBackfill(
           v.code,
-          { markets: leaseOf(v, 'markets'), trades: leaseOf(v, 'trades') },
+          { markets: venueStreamLease(v.code, 'markets'), trades: venueStreamLease(v.code, 'trades') },
           v.backfill,
         ),
   ]),

@@ -1,40 +1,92 @@
 /**
- * The jobs and schedules of a venue's streams (jobs/venues.ts declares the venues and their streams): one
- * job `<venue>.<stream>` (queue `venues`) per stream, with the stream's attempts, run under the stream's
- * Redis lease (a reconciliation also under `reconcileLeases`, the tables it writes besides). A stream with
- * several modes takes `{mode}` as its payload (`poll` every VENUE_MARKETS_POLL_S, `reconcile`, a full
- * listing, every VENUE_RECONCILE_S), a stream with one mode `{}`. A poll that finds a lease held completes
- * at once (`{ran: false}`; the next comes within one interval); a reconciliation that finds one held fails
- * retryable, so the queue's backoff runs it after the poll instead of VENUE_RECONCILE_S later. A run whose
- * stream feeds the canonical ids and that wrote such rows enqueues the venue's canonical ids
- * (`venues.canonical`, canonical.ts). Schedule ids: `<venue>:<stream>-<mode>`, a reconciliation
- * `<venue>:reconcile`.
+ * The job of one stream of a REST venue, derived from its definition (ingest/rest/runner.ts
+ * `defineVenue`): `<code>.<stream>` (or the stream's `job`) on queue `venues`, one schedule per entry of
+ * the stream's `every` (payload `{mode}` unless the entry says otherwise), the run under the stream's
+ * leases (`<code>:markets:lease`, …). A scheduled run that finds a lease held completes at once (the next
+ * comes within one interval), or, in a mode the stream marks `retry` (a reconciliation), fails retryable,
+ * so the queue's backoff runs it after the holder instead of a whole interval later. A run whose rows may
+ * change canonical ids (the stream's `canonical`) enqueues the venue's assignment (`venues.canonical`).
+ * The list of venues (jobs/venues.ts) makes every venue's jobs and schedules with it.
+ *
+ * Until venue beta is declared for the runner, its streams run its sync.ts functions through
+ * `syncStreamJob` (below), the same job shape: `VenueSyncStream` states what `defineStream` would.
  */
 import type { Config } from '../../core/config.ts';
 import type { Deps } from '../../core/deps.ts';
 import { RetryableError } from '../../core/errors.ts';
 import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { withLease } from '../../ingest/chain/lease.ts';
+import {
+  type AnyStream,
+  runStream,
+  type StreamSummary,
+  streamOf,
+  type VenueDefinition,
+} from '../../ingest/rest/runner.ts';
 import { defineJob, type JobDefinition } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
 import { enqueueCanonical } from './canonical.ts';
 
-export type VenueSyncMode = 'poll' | 'reconcile';
-
-export interface VenueSyncPayload {
-  mode: VenueSyncMode;
+export interface StreamPayload {
+  /** The stream's mode (default its first). */
+  mode?: string;
 }
 
-export type VenueSyncResult<S> = { ran: false } | { ran: true; summary: S };
+export type StreamResult<S = StreamSummary> = { ran: false } | { ran: true; summary: S };
 
-/** A job as the worker and the scheduler take it, whatever its payload and result. */
-export type VenueJob = JobDefinition<never, unknown>;
+export interface StreamJobs<S = StreamSummary> {
+  job: JobDefinition<StreamPayload, StreamResult<S>>;
+  jobs: JobDefinition<never, unknown>[];
+  schedules: Schedule[];
+}
 
-/** A stream's job: its payload `{mode}` (`{}` for a stream with one mode), its result the run's summary. */
-export type StreamJob<S = unknown> = JobDefinition<Partial<VenueSyncPayload>, VenueSyncResult<S>>;
+/** The job and schedules of `venue`'s stream `name`. */
+export function venueStreamJobs<S extends StreamSummary = StreamSummary>(
+  venue: VenueDefinition,
+  name: string,
+): StreamJobs<S> {
+  const stream: AnyStream = streamOf(venue, name);
+  const job = defineJob<StreamPayload, StreamResult<S>>({
+    name: stream.job ?? `${venue.code}.${name}`,
+    queue: 'venues',
+    attempts: stream.attempts ?? 5,
+    async process({ deps, job: j, log, enqueue }) {
+      const mode = j.data.mode ?? (stream.modes[0] as string);
+      const summary = (await runStream(venue, name, { ...deps, log }, { mode, lease: 'skip' })) as S | null;
+      if (summary) {
+        const changed = stream.canonical?.(summary) ?? 0;
+        if (stream.canonical) await enqueueCanonical(enqueue, venue.code as CanonicalVenue, changed);
+        return { ran: true, summary };
+      }
+      const leases = stream.leases(mode, {});
+      if (stream.whenHeld?.[mode] === 'retry') {
+        throw new RetryableError(
+          leases.length > 1
+            ? `A ${venue.code} lease is held (a poll is running); the reconciliation retries`
+            : `The ${venue.code} ${name} lease is held (a poll is running); the reconciliation retries`,
+        );
+      }
+      log.info({ lease: leases[0] }, `The ${venue.code} ${name} lease is held; this poll is skipped`);
+      return { ran: false };
+    },
+  });
+  const asJob: JobDefinition<never, unknown> = job;
+  return {
+    job,
+    jobs: [asJob],
+    schedules: stream.every.map((e) => ({
+      id: e.id,
+      job: asJob,
+      everyMs: e.everyMs,
+      payload: e.payload ?? { mode: e.mode },
+    })),
+  };
+}
 
-/** One stream of a venue: what its job runs, under which leases, how often. */
-export interface VenueStream<S = unknown> {
+export type VenueSyncMode = 'poll' | 'reconcile';
+
+/** One stream of a venue run by its sync function (beta until it is declared for the runner). */
+export interface VenueSyncStream<S = unknown> {
   /** The stream's name: the job is `<venue>.<name>`, its lease `<venue>:<name>:lease`. */
   name: string;
   /** Its modes: the first is the poll's; more than one: the payload says which. */
@@ -57,21 +109,19 @@ export const venueStreamLease = (venue: string, stream: string) => `${venue}:${s
 /** Lease time, renewed while the sync runs. */
 const LEASE_MS = 60_000;
 
-/** The job of `venue`'s stream. */
-export function venueStreamJob<S>(venue: CanonicalVenue, stream: VenueStream<S>): StreamJob<S> {
+/** The job and schedules of `venue`'s stream run by its sync function (the shape of `venueStreamJobs`). */
+export function syncStreamJobs<S>(venue: CanonicalVenue, stream: VenueSyncStream<S>): StreamJobs<S> {
   const lease = venueStreamLease(venue, stream.name);
-  return defineJob<Partial<VenueSyncPayload>, VenueSyncResult<S>>({
+  const job = defineJob<StreamPayload, StreamResult<S>>({
     name: `${venue}.${stream.name}`,
     queue: 'venues',
     attempts: stream.attempts,
     async process({ deps, job, log, enqueue }) {
-      const mode = stream.modes.length > 1 ? (job.data.mode ?? stream.modes[0]!) : stream.modes[0]!;
+      const mode = stream.modes.find((m) => m === job.data.mode) ?? stream.modes[0]!;
       const leases = [lease, ...(mode === 'reconcile' ? (stream.reconcileLeases ?? []) : [])];
       const run = () => stream.run({ ...deps, log }, mode);
-      const held = (i: number): Promise<S | null> =>
-        i === leases.length - 1
-          ? withLease(deps.redis, leases[i]!, LEASE_MS, run)
-          : withLease(deps.redis, leases[i]!, LEASE_MS, async () => await held(i + 1)).then((r) => r ?? null);
+      const held = async (i: number): Promise<S | null> =>
+        i === leases.length ? run() : await withLease(deps.redis, leases[i]!, LEASE_MS, () => held(i + 1));
       const summary = await held(0);
       if (summary) {
         if (stream.canonicalWrites) await enqueueCanonical(enqueue, venue, stream.canonicalWrites(summary));
@@ -88,14 +138,15 @@ export function venueStreamJob<S>(venue: CanonicalVenue, stream: VenueStream<S>)
       return { ran: false };
     },
   });
-}
-
-/** The schedules of `venue`'s stream, one per mode, on `job` (venueStreamJob's). */
-export function venueStreamSchedules(venue: string, stream: VenueStream<unknown>, job: VenueJob): Schedule[] {
-  return stream.every.map((e) => ({
-    id: e.mode === 'reconcile' ? `${venue}:reconcile` : `${venue}:${stream.name}-${e.mode}`,
+  const asJob: JobDefinition<never, unknown> = job;
+  return {
     job,
-    everyMs: e.everyMs,
-    payload: stream.modes.length > 1 ? ({ mode: e.mode } satisfies VenueSyncPayload) : {},
-  }));
+    jobs: [asJob],
+    schedules: stream.every.map((e) => ({
+      id: e.mode === 'reconcile' ? `${venue}:reconcile` : `${venue}:${stream.name}-${e.mode}`,
+      job: asJob,
+      everyMs: e.everyMs,
+      payload: stream.modes.length > 1 ? { mode: e.mode } : {},
+    })),
+  };
 }

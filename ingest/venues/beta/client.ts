@@ -21,7 +21,7 @@
  */
 import { RetryableError } from '../../../core/errors.ts';
 import { type HttpClient, HttpPermanentError, type QueryValue } from '../../http/client.ts';
-import type { RecordChecker } from '../../rest/records.ts';
+import type { ReadCounts, RecordChecker } from '../../rest/records.ts';
 import {
   CHECKERS,
   type EventPayload,
@@ -30,14 +30,6 @@ import {
   type SeriesPayload,
   type TradePayload,
 } from './payloads.ts';
-
-export interface ReadCounts {
-  /** Failed records, once per kind and id. */
-  invalid: InvalidRecord[];
-  requests: number;
-  /** Pages read again (a repeat, a failed record, the last page's check). */
-  rereads: number;
-}
 
 export interface ListRead<T> extends ReadCounts {
   /** Records by natural key, in first-seen order. */

@@ -28,6 +28,7 @@ import type { Deps } from '../../../core/deps.ts';
 import { BETA_EVENTS, BETA_MARKETS, BETA_SERIES, BETA_TRADES } from '../../../schemas/tables/beta.ts';
 import { createHttpClient } from '../../http/client.ts';
 import { venuesConfig } from '../../rest/config.ts';
+import type { ReadCounts } from '../../rest/records.ts';
 import {
   chTime,
   countWritten,
@@ -36,7 +37,7 @@ import {
   writeChanged,
   writeCheckpoint,
 } from '../../rest/store.ts';
-import { type BetaClient, createBetaClient, type ReadCounts } from './client.ts';
+import { type BetaClient, createBetaClient } from './client.ts';
 import { betaConfig } from './config.ts';
 import {
   type BetaMarketRow,

@@ -6,24 +6,25 @@
  *   that join up from the lowest one, whichever is higher), its block's time (from the node) and when it
  *   was written.
  * - REST sources (`alpha-catalog`, `beta`, `gamma`, `delta`, `epsilon`): head = now; checkpoint = the
- *   last good poll, the newest `updated_at` of the venue's `venue_checkpoints` (every good poll writes
- *   one; ingest/rest/store.ts), so the lag is the time since it.
+ *   last good poll, the newest `at` of the source's watermarks (every good poll commits one;
+ *   ingest/rest/runner.ts, core/watermarks.ts), so the lag is the time since it.
  * A new source adds its entry here.
  */
 import type { ClickHouse } from '../core/clickhouse/index.ts';
 import type { Deps } from '../core/deps.ts';
 import type { CheckpointPoint, OpsSource, SourcePoint } from '../core/ops/snapshot.ts';
+import { createWatermarks } from '../core/watermarks.ts';
 import { createLogSource, type LogSource } from './chain/source.ts';
 import { alphaChainSettings } from './venues/alpha/chain/settings.ts';
 import { ALPHA_CHAIN_WRITES } from './venues/alpha/chain/tables.ts';
 
-/** REST sources by name, and the `venue` their polls record in venue_checkpoints. */
-export const REST_SOURCES: readonly { source: string; venue: string }[] = [
-  { source: 'alpha-catalog', venue: 'alpha' },
-  { source: 'beta', venue: 'beta' },
-  { source: 'gamma', venue: 'gamma' },
-  { source: 'delta', venue: 'delta' },
-  { source: 'epsilon', venue: 'epsilon' },
+/** REST sources by name: the source of their watermarks. */
+export const REST_SOURCES: readonly { source: string }[] = [
+  { source: 'alpha-catalog' },
+  { source: 'beta' },
+  { source: 'gamma' },
+  { source: 'delta' },
+  { source: 'epsilon' },
 ];
 
 export interface SourcesOptions {
@@ -106,7 +107,8 @@ export async function chainProgress(
   return best;
 }
 
-function restSource(ch: ClickHouse, r: { source: string; venue: string }, now: () => number): OpsSource {
+function restSource(ch: ClickHouse, r: { source: string }, now: () => number): OpsSource {
+  const watermarks = createWatermarks(ch);
   return {
     source: r.source,
     kind: 'rest',
@@ -114,14 +116,8 @@ function restSource(ch: ClickHouse, r: { source: string; venue: string }, now: (
       return { block: null, time: now() };
     },
     async checkpoint() {
-      const rows = await ch.query<{ at: string; n: string }>(
-        'ops.rest.last_poll',
-        `SELECT toUnixTimestamp64Milli(max(updated_at)) AS at, count() AS n
-         FROM venue_checkpoints WHERE venue = {venue:String}`,
-        { venue: r.venue },
-      );
-      const at = Number(rows[0]?.at ?? 0);
-      if (Number(rows[0]?.n ?? 0) === 0) return null;
+      const at = await watermarks.newest(r.source);
+      if (at === null) return null;
       return { block: null, time: at, movedAt: at };
     },
   };

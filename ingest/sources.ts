@@ -6,21 +6,21 @@
  *   that join up from the lowest one, whichever is higher), its block's time (from the node) and when it
  *   was written.
  * - REST sources (one per venue, given by the list of venues: jobs/venues.ts `VENUE_SOURCES`, alpha's
- *   being `alpha-catalog`): head = now; checkpoint = the last good poll, the newest `updated_at` of the
- *   venue's `venue_checkpoints` (every good poll writes one; ingest/rest/store.ts), so the lag is the time
- *   since it.
+ *   being `alpha-catalog`): head = now; checkpoint = the last good poll, the newest `at` of the source's
+ *   watermarks (every good poll commits one; ingest/rest/runner.ts, core/watermarks.ts), so the lag is the
+ *   time since it.
  */
 import type { ClickHouse } from '../core/clickhouse/index.ts';
 import type { Deps } from '../core/deps.ts';
 import type { CheckpointPoint, OpsSource, SourcePoint } from '../core/ops/snapshot.ts';
+import { createWatermarks } from '../core/watermarks.ts';
 import { createLogSource, type LogSource } from './chain/source.ts';
 import { alphaChainSettings } from './venues/alpha/chain/settings.ts';
 import { ALPHA_CHAIN_WRITES } from './venues/alpha/chain/tables.ts';
 
-/** A REST source by name, and the `venue` its polls record in venue_checkpoints. */
+/** A REST source by name: the source of its watermarks. */
 export interface RestSource {
   source: string;
-  venue: string;
 }
 
 export interface SourcesOptions {
@@ -103,6 +103,7 @@ export async function chainProgress(
 }
 
 function restSource(ch: ClickHouse, r: RestSource, now: () => number): OpsSource {
+  const watermarks = createWatermarks(ch);
   return {
     source: r.source,
     kind: 'rest',
@@ -110,14 +111,8 @@ function restSource(ch: ClickHouse, r: RestSource, now: () => number): OpsSource
       return { block: null, time: now() };
     },
     async checkpoint() {
-      const rows = await ch.query<{ at: string; n: string }>(
-        'ops.rest.last_poll',
-        `SELECT toUnixTimestamp64Milli(max(updated_at)) AS at, count() AS n
-         FROM venue_checkpoints WHERE venue = {venue:String}`,
-        { venue: r.venue },
-      );
-      const at = Number(rows[0]?.at ?? 0);
-      if (Number(rows[0]?.n ?? 0) === 0) return null;
+      const at = await watermarks.newest(r.source);
+      if (at === null) return null;
       return { block: null, time: at, movedAt: at };
     },
   };

@@ -79,7 +79,7 @@ export interface Venue {
   config: ConfigSection;
   /** A REST venue (the shared `venues` section applies; `pmdata backfill <venue>` lists it). */
   rest: boolean;
-  /** The status source of its REST polls and the `venue` they record (ingest/sources.ts). */
+  /** The status source of its REST polls: their watermarks' source (ingest/sources.ts). */
   source: RestSource;
   /** Its streams' jobs and schedules, by stream name. */
   streams: readonly (StreamJobs<unknown> & { name: string })[];
@@ -100,7 +100,7 @@ function restVenue(
     code: def.code,
     config: def.config,
     rest: true,
-    source: { source: def.source, venue: def.code },
+    source: { source: def.source },
     streams: def.streams.map((s) => ({ name: s.name, ...venueStreamJobs(def, s.name) })),
     backfill: { kind: 'listing', venue: def, ...o },
   };
@@ -110,7 +110,7 @@ const alpha: Venue = {
   code: 'alpha',
   config: alphaConfig,
   rest: false,
-  source: { source: 'alpha-catalog', venue: 'alpha' },
+  source: { source: 'alpha-catalog' },
   streams: [],
   jobs: [alphaBackfillJob, alphaFollowJob, alphaCatalogJob, alphaBookJob],
   schedules: [
@@ -157,7 +157,7 @@ const beta: Venue = {
   code: 'beta',
   config: betaConfig,
   rest: true,
-  source: { source: 'beta', venue: 'beta' },
+  source: { source: 'beta' },
   streams: [betaMarkets, betaTrades].map((s: VenueSyncStream<unknown>) => ({
     name: s.name,
     ...syncStreamJobs('beta', s),

@@ -9,8 +9,8 @@
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
+import { acquireLease } from '../core/lease.ts';
 import { createProgress } from '../core/progress.ts';
-import { acquireLease } from '../ingest/chain/lease.ts';
 import type { BetaSyncSummary, BetaTradesSummary } from '../ingest/venues/beta/sync.ts';
 import { venueBackfill } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';

@@ -12,8 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { c, defineTable } from '../core/clickhouse/table.ts';
 import { createDataVersions } from '../core/data-version.ts';
+import { acquireLease } from '../core/lease.ts';
 import { createWatermarks, type Watermarks } from '../core/watermarks.ts';
-import { acquireLease } from '../ingest/chain/lease.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import type { InvalidRecord } from '../ingest/rest/records.ts';
 import {

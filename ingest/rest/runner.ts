@@ -31,9 +31,9 @@ import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { TableDescription } from '../../core/clickhouse/table.ts';
 import type { Config, ConfigSection } from '../../core/config.ts';
 import { createDataVersions } from '../../core/data-version.ts';
+import { type LeaseWaitOptions, withLease, withLeaseWaiting } from '../../core/lease.ts';
 import type { Logger } from '../../core/logger.ts';
 import { createWatermarks, type Mark, type Watermarks } from '../../core/watermarks.ts';
-import { type LeaseWaitOptions, withLease, withLeaseWaiting } from '../chain/lease.ts';
 import type { InvalidRecord, ReadCounts } from './records.ts';
 import { insertNew, quarantineRecords, writeChanged } from './store.ts';
 

@@ -10,8 +10,8 @@
  * may have written nothing).
  */
 import type { Deps } from '../../core/deps.ts';
+import { withLeaseWaiting } from '../../core/lease.ts';
 import { createProgress } from '../../core/progress.ts';
-import { withLeaseWaiting } from '../../ingest/chain/lease.ts';
 import type { VenueBackfill } from '../venues.ts';
 import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';
 

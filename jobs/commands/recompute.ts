@@ -22,13 +22,13 @@ import { runProfiles } from '../../analytics/profiles/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
+import { withLease } from '../../core/lease.ts';
 import {
   createProgress,
   outputMode,
   PROGRESS_OPTIONS_HELP,
   progressIntervalMs,
 } from '../../core/progress.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
 import { alphaPositionsSettings, positionsDeps, withPositionsLease } from '../processors/alpha-positions.ts';
 import { ALPHA_PROFILES_LEASE } from '../processors/alpha-profiles.ts';
 import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';

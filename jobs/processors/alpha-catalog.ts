@@ -7,8 +7,8 @@
  * one sync at a time across processes: a run that finds it taken completes at once.
  */
 
+import { withLease } from '../../core/lease.ts';
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
 import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
 import {
   type CatalogSyncSummary,

@@ -14,8 +14,8 @@
 import type { Config } from '../../core/config.ts';
 import type { Deps } from '../../core/deps.ts';
 import { RetryableError } from '../../core/errors.ts';
+import { withLease } from '../../core/lease.ts';
 import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
 import {
   type AnyStream,
   runStream,

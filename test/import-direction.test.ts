@@ -25,11 +25,7 @@ import {
  * list from schemas/venues/index.ts or jobs/venues.ts); an entry goes when that branch is merged.
  */
 const VENUE_RULE_PENDING: Record<string, string> = {
-  'schemas/api/markets-search.ts': 'SEARCH_VENUES → VENUE_CODES (contracts)',
-  'ingest/canonical/served.ts': 'CANONICAL_VENUES, MARKET_KEY → the venue contracts (contracts)',
-  'api/queries/search/venues.ts': 'VENUE_SEARCHES → the venue contracts (contracts)',
-  'api/queries/venue-markets.ts': 'VenueCode → schemas/venues/index.ts (contracts)',
-  'api/routes/index.ts': 'the /v2/<code>/markets route factory over the contracts (item 4, api)',
+  'api/routes/index.ts': "VENUE_LISTS (each venue's list query module) and beta's trades routes (contracts)",
   'core/config.ts': 'REMOVED_VENUES parses a hand-written list of codes (lead: see the report)',
 };
 

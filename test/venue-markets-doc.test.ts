@@ -1,20 +1,16 @@
 /**
  * The `doc` column of each REST venue's market table (migration 040) against the list's `columns`
- * (api/queries/<venue>/markets.ts): over every row the venue syncs from a small world's replicas, the
+ * (its contract's, schemas/venues/<venue>.ts `list`): over every row the venue syncs from a small world's replicas, the
  * document parses to exactly the values the columns read. A list's columns changed without a migration of
  * `doc` fails here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BETA_MARKETS } from '../api/queries/beta/markets.ts';
-import { DELTA_MARKETS } from '../api/queries/delta/markets.ts';
-import { EPSILON_MARKETS } from '../api/queries/epsilon/markets.ts';
-import { GAMMA_MARKETS } from '../api/queries/gamma/markets.ts';
-import type { VenueMarketsSpec } from '../api/queries/venue-markets.ts';
 import { runStream } from '../ingest/rest/runner.ts';
 import { syncBeta } from '../ingest/venues/beta/sync.ts';
 import { delta } from '../ingest/venues/delta/index.ts';
 import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { gamma } from '../ingest/venues/gamma/index.ts';
+import { LIST_CONTRACTS } from '../schemas/venues/index.ts';
 import { startWorld, type World } from './sim-replicas-support.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -38,16 +34,11 @@ afterAll(async () => {
 });
 
 describe('venue market documents', () => {
-  for (const spec of [
-    BETA_MARKETS,
-    GAMMA_MARKETS,
-    DELTA_MARKETS,
-    EPSILON_MARKETS,
-  ] as VenueMarketsSpec<string>[]) {
-    it(`${spec.table}.doc holds the list's columns, in order, as they read`, async () => {
+  for (const { market, list } of LIST_CONTRACTS) {
+    it(`${market.table}.doc holds the list's columns, in order, as they read`, async () => {
       const rows = await deps.clickhouse.read<unknown[]>(
         'test.venue_doc',
-        `SELECT doc, ${spec.columns.join(', ')} FROM ${spec.table} FINAL ORDER BY ${spec.key.column}`,
+        `SELECT doc, ${list.columns.join(', ')} FROM ${market.table} FINAL ORDER BY ${market.key.column}`,
       );
       expect(rows.length).toBeGreaterThan(0);
       for (const [doc, ...values] of rows) expect(JSON.parse(String(doc))).toEqual(values);

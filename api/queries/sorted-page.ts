@@ -1,48 +1,19 @@
 /**
  * Keyset pages over a sort chosen per request: the catalog lists (events, markets, series, tags) sort by
  * one of many keys (a metric, a date, a title, a search rank), each with its own direction, then by id.
- * A `SortColumn` is an SQL expression over the table with its type and direction; `sortedPage` reads
- * `limit + 1` rows after the cursor's key in that order (exact `has_more`) and encodes the next cursor
- * from the last row kept. The cursor carries the key values (Float64 as a JSON number, which round-trips
+ * A `SortColumn` (core/clickhouse/sort-keys.ts) is an SQL expression over the table with its type and
+ * direction; `sortedPage` reads `limit + 1` rows after the cursor's key in that order (exact `has_more`)
+ * and encodes the next cursor from the last row kept. The cursor carries the key values (Float64 as a JSON number, which round-trips
  * exactly; Int64/UInt64 as decimal strings; String as is) and is bound, like every cursor, to the digest
  * of the request's normalized filters and sort (api/pagination.ts): reused with others it is a 400.
  * Values travel only as bound parameters.
  */
+import type { SortColumn } from '../../core/clickhouse/sort-keys.ts';
 import { ApiError } from '../errors.ts';
 import { paginate, type SortKey } from '../pagination.ts';
 import type { RouteContext } from '../routes/context.ts';
 import type { Condition } from './filters.ts';
 import type { PageInfo, Where } from './list.ts';
-
-export interface SortColumn {
-  /** An SQL expression over the table's columns (fixed text; it may use the request's bound parameters). */
-  expr: string;
-  type: 'Float64' | 'Int64' | 'UInt64' | 'String';
-  dir: 'asc' | 'desc';
-}
-
-/** A key sorted descending. */
-export const descKey = (expr: string, type: SortColumn['type']): SortColumn => ({ expr, type, dir: 'desc' });
-
-/**
- * The keys of a nullable column in `dir`, rows without a value last in either direction: (is null,
- * `value`), where `value` is the column made non-null (e.g. `ifNull(price, 0)`).
- */
-export function nullsLastKeys(
-  column: string,
-  value: string,
-  type: SortColumn['type'],
-  dir: SortColumn['dir'],
-): SortColumn[] {
-  return [
-    { expr: `toUInt64(isNull(${column}))`, type: 'UInt64', dir: 'asc' },
-    { expr: value, type, dir },
-  ];
-}
-
-/** The keys of a nullable DateTime64 column by its Unix ms, missing times last either way. */
-export const nullableTimeKeys = (column: string, dir: SortColumn['dir']): SortColumn[] =>
-  nullsLastKeys(column, `ifNull(toUnixTimestamp64Milli(${column}), 0)`, 'Int64', dir);
 
 const invalidKey = () =>
   new ApiError(400, 'Invalid pagination_key: pass back the pagination_key of the previous page unchanged.');

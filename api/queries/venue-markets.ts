@@ -1,6 +1,6 @@
 /**
- * The four venue market lists (`GET /v2/{beta,gamma,delta,epsilon}/markets`, interface-shapes §18): each
- * venue declares its table, key, columns, filters and sorts (api/queries/<venue>/markets.ts); this module
+ * The venue market lists (`GET /v2/<code>/markets`, interface-shapes §18): each venue's contract declares
+ * its table, key, columns, filters and sorts (schemas/venues/<code>.ts `market` and `list`); this module
  * parses the shared parameters, builds the conditions (values bound, never spliced), and reads one page in
  * ONE statement: the page of `<venue>_markets FINAL` (filters, the cursor's key, the sort, `limit + 1`
  * rows: their keys first, reading the filter and sort columns only, then the `doc` column of those keys,
@@ -14,7 +14,10 @@
  * Cursors are sortedPage's (api/queries/sorted-page.ts): the last row's sort key, bound to the digest of
  * the normalized filters and sort.
  */
+import type { SortColumn } from '../../core/clickhouse/sort-keys.ts';
 import { CANONICAL_OUTCOMES } from '../../schemas/tables/venues.ts';
+import type { VenueFilter } from '../../schemas/venues/contract.ts';
+import type { ListContract } from '../../schemas/venues/index.ts';
 import { ApiError } from '../errors.ts';
 import { filtersDigest, paginate, rejectOffset } from '../pagination.ts';
 import type { RouteContext } from '../routes/context.ts';
@@ -22,43 +25,10 @@ import { parseSearch } from './alpha/catalog-search.ts';
 import type { Condition } from './filters.ts';
 import { createWhere, type PageInfo, type Where } from './list.ts';
 import { candidatesSql } from './search/markets.ts';
-import { VENUE_SEARCHES } from './search/venues.ts';
-import { afterSortKey, type SortColumn } from './sorted-page.ts';
-
-export type VenueCode = 'beta' | 'gamma' | 'delta' | 'epsilon';
+import { afterSortKey } from './sorted-page.ts';
 
 /** The table a venue's canonical ids are read from. */
 export const CANONICAL_TABLE = CANONICAL_OUTCOMES.name;
-
-/**
- * A filter of a venue list, declared: `param` names the query parameter (and its bound value),
- * `kind` the condition:
- * - `in`: `column IN {param:Array(type)}` (lists: each item matches the column);
- * - `has`: `hasAny(column, {param:Array(String)})` (lists against an Array(String) column);
- * - `min` / `max`: `column >= {param:Float64}` / `column <= {param:Float64}` (bounds, inclusive);
- * - `eq`: `column = {param:String}` (an enum the schema checked).
- */
-export type VenueFilter =
-  | { param: string; kind: 'in'; column: string; type?: 'String' | 'UInt64' }
-  | { param: string; kind: 'has'; column: string }
-  | { param: string; kind: 'min' | 'max'; column: string }
-  | { param: string; kind: 'eq'; column: string };
-
-export interface VenueMarketsSpec<Sort extends string> {
-  venue: VenueCode;
-  table: string;
-  /** The market key column (ORDER BY of the table) and its type: ties of every sort, `canonical_outcomes.market`. */
-  key: { column: string; type: 'String' | 'UInt64' };
-  /**
-   * SELECT expressions of a row, in the order the mapper reads them: the elements of the table's `doc`
-   * column (migration 040, which must change with them: test/venue-markets-doc.test.ts).
-   */
-  columns: readonly string[];
-  filters: readonly VenueFilter[];
-  /** The sort keys of each sort value (the key column last, so the order is total). */
-  sorts: Record<Sort, SortColumn[]>;
-  defaultSort: Sort;
-}
 
 /** A page row: its columns (in `columns` order) and the canonical id of each outcome index ('' unknown). */
 export interface VenueRow {
@@ -73,7 +43,7 @@ type Query = Readonly<Record<string, unknown>>;
 
 /** The normalized filters of a request (lists deduplicated and sorted, search as its words). */
 export function normalizeFilters(
-  spec: VenueMarketsSpec<string>,
+  venue: ListContract,
   q: Query,
 ): Record<string, string | number | (string | number)[] | undefined> {
   const out: Record<string, string | number | (string | number)[] | undefined> = {
@@ -81,7 +51,7 @@ export function normalizeFilters(
     search: parseSearch(q.search as string | undefined, 'search'),
     canonical_id: q.canonical_id === undefined ? undefined : distinct(q.canonical_id as string[]),
   };
-  for (const f of spec.filters) {
+  for (const f of venue.list.filters) {
     const v = q[f.param];
     if (v === undefined) continue;
     out[f.param] = Array.isArray(v) ? distinct(v as (string | number)[]) : (v as string | number);
@@ -89,12 +59,12 @@ export function normalizeFilters(
   return out;
 }
 
-/** The conditions of normalized filters on `spec.table`. */
-export function venueWhere(spec: VenueMarketsSpec<string>, f: ReturnType<typeof normalizeFilters>): Where {
+/** The conditions of normalized filters on the venue's markets table. */
+export function venueWhere(venue: ListContract, f: ReturnType<typeof normalizeFilters>): Where {
   const where = createWhere();
   if (f.status === 'closed') where.add({ sql: "status IN ('closed', 'resolved')", params: {} });
   else if (f.status === 'open') where.add({ sql: "status = 'open'", params: {} });
-  for (const d of spec.filters) {
+  for (const d of venue.list.filters) {
     const v = f[d.param];
     if (v !== undefined) where.add(condition(d, v));
   }
@@ -103,12 +73,12 @@ export function venueWhere(spec: VenueMarketsSpec<string>, f: ReturnType<typeof 
     // Candidates first: the markets with a word starting with each query word (venue_market_words, one
     // primary-key range per word), then the rule re-checked on their current row.
     where.add({
-      sql: candidatesSql(VENUE_SEARCHES[spec.venue], words.length)!,
-      params: { search_venue: spec.venue },
+      sql: candidatesSql(venue.search, words.length)!,
+      params: { search_venue: venue.code },
     });
     where.add(searchCondition(words));
   }
-  if (f.canonical_id) where.add(canonicalWhere(spec, f.canonical_id as string[]));
+  if (f.canonical_id) where.add(canonicalWhere(venue, f.canonical_id as string[]));
   return where;
 }
 
@@ -148,12 +118,13 @@ function condition(d: VenueFilter, v: unknown): Condition {
  * rows; the id's bloom filter), compared with the table's key column (its primary key). An id never
  * changes once assigned, so unmerged duplicates of a row carry the same id: no FINAL needed.
  */
-function canonicalWhere(spec: VenueMarketsSpec<string>, ids: string[]): Condition {
-  const market = spec.key.type === 'UInt64' ? 'toUInt64OrZero(market)' : 'market';
+function canonicalWhere(venue: ListContract, ids: string[]): Condition {
+  const { key } = venue.market;
+  const market = key.type === 'UInt64' ? 'toUInt64OrZero(market)' : 'market';
   return {
-    sql: `${spec.key.column} IN (SELECT ${market} FROM ${CANONICAL_TABLE}
+    sql: `${key.column} IN (SELECT ${market} FROM ${CANONICAL_TABLE}
       WHERE venue = {canonical_venue:String} AND id IN {canonical_id:Array(String)})`,
-    params: { canonical_venue: spec.venue, canonical_id: ids },
+    params: { canonical_venue: venue.code, canonical_id: ids },
   };
 }
 
@@ -162,15 +133,16 @@ const keyValue = (type: SortColumn['type'], v: unknown): string | number =>
   type === 'Float64' ? Number(v) : String(v);
 
 /** The SQL of one page with its outcomes' canonical ids (see the header). */
-export function pageSql(spec: VenueMarketsSpec<string>, keys: readonly SortColumn[], where: Where): string {
+export function pageSql(venue: ListContract, keys: readonly SortColumn[], where: Where): string {
+  const { table, key } = venue.market;
   const sortCols = keys.map((k, i) => `${k.expr} AS k${i}`);
-  const keyText = spec.key.type === 'String' ? spec.key.column : `toString(${spec.key.column})`;
+  const keyText = key.type === 'String' ? key.column : `toString(${key.column})`;
   const order = keys.map((k) => `(${k.expr}) ${k.dir === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
   // The page's keys first (the filters, sort and key columns only), then their documents.
   const inner = `SELECT doc, ${[...sortCols, `${keyText} AS market_key`].join(', ')}
-      FROM ${spec.table} FINAL
-      WHERE ${spec.key.column} IN (
-        SELECT ${spec.key.column} FROM ${spec.table} FINAL ${where.sql()} ORDER BY ${order} LIMIT {page_rows:UInt32}
+      FROM ${table} FINAL
+      WHERE ${key.column} IN (
+        SELECT ${key.column} FROM ${table} FINAL ${where.sql()} ORDER BY ${order} LIMIT {page_rows:UInt32}
       )
       ORDER BY ${order}
       LIMIT {page_rows:UInt32}`;
@@ -187,28 +159,29 @@ export function pageSql(spec: VenueMarketsSpec<string>, keys: readonly SortColum
  * letter or digit → 400; the digest;
  * the cursor (400 when forged or for other filters or sort); the one read; the rows folded by market.
  */
-export async function venueMarketsPage<Sort extends string>(
+export async function venueMarketsPage(
   ctx: RouteContext,
-  spec: VenueMarketsSpec<Sort>,
+  venue: ListContract,
   q: Query,
   /** The venue's own 400 rules, checked after `offset` and before `search` and the cursor. */
   check?: () => void,
 ): Promise<{ rows: VenueRow[]; pagination: PageInfo }> {
   rejectOffset(q.offset as number | undefined);
   check?.();
-  const filters = normalizeFilters(spec as VenueMarketsSpec<string>, q);
-  const sort = (q.sort as Sort | undefined) ?? spec.defaultSort;
-  const keys = spec.sorts[sort];
+  const filters = normalizeFilters(venue, q);
+  const sorts: Readonly<Record<string, SortColumn[]>> = venue.list.sorts;
+  const sort = (q.sort as string | undefined) ?? venue.list.defaultSort;
+  const keys = sorts[sort];
   if (keys === undefined) throw new ApiError(400, `Unknown sort: ${String(sort)}`);
-  const digest = filtersDigest(`${spec.venue}.markets`, { ...filters, sort });
-  const where = venueWhere(spec as VenueMarketsSpec<string>, filters);
+  const digest = filtersDigest(`${venue.code}.markets`, { ...filters, sort });
+  const where = venueWhere(venue, filters);
   const token = q.pagination_key as string | undefined;
   if (token !== undefined) where.add(afterSortKey(keys, ctx.cursors.decode(token, digest)));
   const limit = (q.limit as number | undefined) ?? 20;
   const raw = await ctx.deps.clickhouse.read<unknown[]>(
-    `api.${spec.venue}.markets`,
-    pageSql(spec as VenueMarketsSpec<string>, keys, where),
-    { ...where.params, canonical_venue: spec.venue, page_rows: limit + 1 },
+    `api.${venue.code}.markets`,
+    pageSql(venue, keys, where),
+    { ...where.params, canonical_venue: venue.code, page_rows: limit + 1 },
   );
   // Each row: its document (the list's `columns` as one JSON array), the sort keys, the market key, an
   // outcome index and its canonical id.
@@ -259,6 +232,3 @@ export function numOrNull(v: unknown): number | null {
 }
 
 export const num = (v: unknown): number => numOrNull(v) ?? 0;
-
-/** A time column read as its Unix ms (null stays null). */
-export const msOf = (column: string) => `toUnixTimestamp64Milli(${column})`;

@@ -3,6 +3,11 @@
  * here to serve a new one (its access rule comes from api/access.ts, its OpenAPI from its schemas).
  * How a list endpoint is built: docs/api.md, "How a list endpoint is built".
  */
+import { LIST_CONTRACTS, type ListContract } from '../../schemas/venues/index.ts';
+import { listBetaMarkets } from '../queries/beta/markets.ts';
+import { listDeltaMarkets } from '../queries/delta/markets.ts';
+import { listEpsilonMarkets } from '../queries/epsilon/markets.ts';
+import { listGammaMarkets } from '../queries/gamma/markets.ts';
 import type { RoutePlugin } from './context.ts';
 import { alphaActivityRoutes } from './v2/alpha/activity.ts';
 import { alphaCandlesticksRoutes } from './v2/alpha/candlesticks.ts';
@@ -20,14 +25,29 @@ import { alphaTagsRoutes } from './v2/alpha/tags.ts';
 import { alphaTradesRoutes } from './v2/alpha/trades.ts';
 import { alphaVolumeChartRoutes } from './v2/alpha/volume-chart.ts';
 import { alphaWalletPnlRoutes } from './v2/alpha/wallet-pnl.ts';
-import { betaMarketsRoutes } from './v2/beta/markets.ts';
 import { betaTradesRoutes } from './v2/beta/trades.ts';
-import { deltaMarketsRoutes } from './v2/delta/markets.ts';
-import { epsilonMarketsRoutes } from './v2/epsilon/markets.ts';
-import { gammaMarketsRoutes } from './v2/gamma/markets.ts';
 import { marketsSearchRoutes } from './v2/markets-search.ts';
+import { type VenueMarketsQuery, venueMarketsRoutes } from './v2/venue-markets.ts';
 
 export type { RouteContext, RoutePlugin } from './context.ts';
+
+/**
+ * The query module of each venue list (a venue whose contract has a `list` fails to compile until its
+ * module is named here).
+ */
+const VENUE_LISTS: { [C in ListContract as C['code']]: VenueMarketsQuery<C> } = {
+  beta: listBetaMarkets,
+  gamma: listGammaMarkets,
+  delta: listDeltaMarkets,
+  epsilon: listEpsilonMarkets,
+};
+
+/** `GET /v2/<code>/markets` of each venue with a list, in venue order. */
+const venueListRoutes = LIST_CONTRACTS.map((venue) =>
+  // The record pairs each contract with its own query module (checked above); a lookup by a code of the
+  // union loses that pairing.
+  venueMarketsRoutes(venue, VENUE_LISTS[venue.code] as VenueMarketsQuery<ListContract>),
+);
 
 export const DATA_ROUTES: RoutePlugin[] = [
   alphaTradesRoutes,
@@ -46,10 +66,7 @@ export const DATA_ROUTES: RoutePlugin[] = [
   alphaPositionsRoutes,
   alphaWalletPnlRoutes,
   alphaProfilesRoutes,
-  betaMarketsRoutes,
-  gammaMarketsRoutes,
-  deltaMarketsRoutes,
-  epsilonMarketsRoutes,
+  ...venueListRoutes,
   betaTradesRoutes,
   marketsSearchRoutes,
 ];

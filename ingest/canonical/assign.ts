@@ -12,8 +12,9 @@
 import { canonicalId, servedKeys } from '../../core/canonical-id.ts';
 import type { Deps } from '../../core/deps.ts';
 import { CANONICAL_OUTCOMES } from '../../schemas/tables/venues.ts';
+import type { CanonicalVenue } from '../../schemas/venues/index.ts';
 import { chTime } from '../rest/store.ts';
-import { type CanonicalVenue, readStoredMarkets, type StoredMarket } from './served.ts';
+import { readStoredMarkets, type StoredMarket } from './served.ts';
 
 export interface AssignOptions {
   /** Assignment time (default Date.now). */

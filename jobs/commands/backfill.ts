@@ -23,11 +23,11 @@ import {
   type Reporter,
 } from '../../core/progress.ts';
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
-import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { backfillJobId, planBackfillRanges } from '../../ingest/chain/backfill.ts';
 import type { AlphaChainIngestor } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { syncAlphaCatalog } from '../../ingest/venues/alpha/metadata/sync.ts';
+import type { CanonicalVenue } from '../../schemas/venues/index.ts';
 import { alphaBackfillJob } from '../processors/alpha-backfill.ts';
 import { ALPHA_CATALOG_LEASE } from '../processors/alpha-catalog.ts';
 import { canonicalLease } from '../processors/canonical.ts';

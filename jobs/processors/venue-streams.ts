@@ -15,7 +15,6 @@ import type { Config } from '../../core/config.ts';
 import type { Deps } from '../../core/deps.ts';
 import { RetryableError } from '../../core/errors.ts';
 import { withLease } from '../../core/lease.ts';
-import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import {
   type AnyStream,
   runStream,
@@ -23,6 +22,7 @@ import {
   streamOf,
   type VenueDefinition,
 } from '../../ingest/rest/runner.ts';
+import type { CanonicalVenue } from '../../schemas/venues/index.ts';
 import { defineJob, type JobDefinition } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
 import { enqueueCanonical } from './canonical.ts';

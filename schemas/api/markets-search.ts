@@ -1,13 +1,25 @@
 /**
  * `GET /v2/markets/search` (interface-shapes §20): the cross-venue text search. One definition for
- * validation, OpenAPI and types.
+ * validation, OpenAPI and types. The venues searched, and which of them serve which field, are their
+ * contracts' (schemas/venues/<code>.ts `search`), named here in venue order.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { VENUE_CONTRACTS } from '../venues/index.ts';
 import { StringEnum } from './common.ts';
 
-/** The venues searched, in the order results are interleaved (and `venues_searched` lists them). */
-export const SEARCH_VENUES = ['alpha', 'beta', 'delta', 'epsilon', 'gamma'] as const;
-export type SearchVenue = (typeof SEARCH_VENUES)[number];
+/** The venues searched, in venue order, each with the fields it serves. */
+const searched = VENUE_CONTRACTS.flatMap((c) =>
+  c.search === undefined ? [] : [{ code: c.code, ...c.search }],
+);
+const NUMBER_WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+const venueCount = NUMBER_WORDS[searched.length] ?? String(searched.length);
+const serving = (field: 'marketSlug' | 'conditionId') =>
+  searched.filter((v) => v[field] !== null).map((v) => v.code);
+const slugVenues = serving('marketSlug').join(', ');
+const idVenues = searched.flatMap((v) => (v.marketId ? [`${v.code}: ${v.marketId.is}`] : [])).join('; ');
+const conditionVenues = serving('conditionId');
+const conditionText =
+  conditionVenues.length === 1 ? `${conditionVenues[0]} only` : conditionVenues.join(', ');
 
 export const MarketsSearchQuery = Type.Object({
   q: Type.String({
@@ -27,8 +39,8 @@ export const MarketsSearchQuery = Type.Object({
       minLength: 1,
       maxLength: 200,
       description:
-        'Comma-separated venue codes to search (alpha, beta, gamma, delta, epsilon; order and duplicates ' +
-        'irrelevant; default all five); an unknown code is a 422',
+        `Comma-separated venue codes to search (${searched.map((v) => v.code).join(', ')}; order and duplicates ` +
+        `irrelevant; default all ${venueCount}); an unknown code is a 422`,
     }),
   ),
   limit: Type.Optional(
@@ -51,9 +63,9 @@ export const SearchMarket = Type.Object(
     }),
     price: Type.Optional(Type.Number({ description: 'Current YES (first outcome) price, 0–1' })),
     volume: Type.Optional(Type.Number({ description: 'Lifetime traded volume, USD' })),
-    market_slug: Type.Optional(Type.String({ description: 'Market slug (alpha, gamma, epsilon)' })),
-    market_id: Type.Optional(Type.String({ description: 'Market id (beta: ticker; delta: market id)' })),
-    condition_id: Type.Optional(Type.String({ description: 'Condition id (alpha only)' })),
+    market_slug: Type.Optional(Type.String({ description: `Market slug (${slugVenues})` })),
+    market_id: Type.Optional(Type.String({ description: `Market id (${idVenues})` })),
+    condition_id: Type.Optional(Type.String({ description: `Condition id (${conditionText})` })),
     canonical_id: Type.Optional(Type.String({ description: 'Canonical id of the YES (first) outcome' })),
     end_time: Type.Optional(
       Type.String({ description: 'When trading ends, ISO 8601; omitted where the venue has none' }),

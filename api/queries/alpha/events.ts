@@ -7,6 +7,8 @@
  * docs of those ids), and with `include_markets` the nested markets of the whole page from
  * `alpha_market_list` (`LIMIT n BY event_id`, volume descending, ties by market id).
  */
+
+import { descKey, nullableTimeKeys, type SortColumn } from '../../../core/clickhouse/sort-keys.ts';
 import type { AlphaEvent, AlphaEventDoc, AlphaMarket } from '../../../schemas/api/alpha-catalog.ts';
 import type {
   EventSort,
@@ -17,7 +19,7 @@ import type {
 import { filtersDigest, rejectOffset } from '../../pagination.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import { createWhere, type PageInfo, type Where } from '../list.ts';
-import { descKey, nullableTimeKeys, type SortColumn, sortedPage } from '../sorted-page.ts';
+import { sortedPage } from '../sorted-page.ts';
 import { parseSearch, relevanceExpr, searchParams, searchWhere } from './catalog-search.ts';
 
 /** What selects events; every field optional, all combined with AND. */

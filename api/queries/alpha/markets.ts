@@ -5,6 +5,13 @@
  * (no seam, no join); the page is one ClickHouse read: the ids of the page chosen from the filter and
  * sort columns, then those rows' `doc` (the Market JSON as stored) by the primary key.
  */
+
+import {
+  descKey,
+  nullableTimeKeys,
+  nullsLastKeys,
+  type SortColumn,
+} from '../../../core/clickhouse/sort-keys.ts';
 import type { AlphaMarket } from '../../../schemas/api/alpha-catalog.ts';
 import type { MarketSort, MarketsQuery } from '../../../schemas/api/alpha-markets.ts';
 import { ApiError } from '../../errors.ts';
@@ -12,7 +19,7 @@ import { filtersDigest, rejectOffset } from '../../pagination.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import { parseHash } from '../filters.ts';
 import { createWhere, type PageInfo, type Where } from '../list.ts';
-import { descKey, nullableTimeKeys, nullsLastKeys, type SortColumn, sortedPage } from '../sorted-page.ts';
+import { sortedPage } from '../sorted-page.ts';
 import { parseSearch, relevanceExpr, searchParams, searchWhere } from './catalog-search.ts';
 
 export const MARKET_LIST_TABLE = 'alpha_market_list';

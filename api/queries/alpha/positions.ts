@@ -7,6 +7,8 @@
  * never served; filters apply to the current version), then the page's prices and market information
  * (position-rows.ts).
  */
+
+import type { SortColumn } from '../../../core/clickhouse/sort-keys.ts';
 import type {
   AllUsersPosition,
   PositionsQuery,
@@ -16,7 +18,7 @@ import { filtersDigest, paginate, rejectOffset } from '../../pagination.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import { parseHash } from '../filters.ts';
 import { createWhere } from '../list.ts';
-import { afterSortKey, type SortColumn } from '../sorted-page.ts';
+import { afterSortKey } from '../sorted-page.ts';
 import {
   checkBounds,
   figuresOf,

@@ -5,6 +5,8 @@
  * `tag=<child>&status=<status>`: `has(tags, child) AND status = status`, so each equals what that list
  * pages out.
  */
+
+import type { SortColumn } from '../../../core/clickhouse/sort-keys.ts';
 import type { AlphaTag } from '../../../schemas/api/alpha-catalog.ts';
 import type {
   Subtag,
@@ -17,7 +19,7 @@ import { ApiError } from '../../errors.ts';
 import { filtersDigest, rejectOffset } from '../../pagination.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import { createWhere } from '../list.ts';
-import { type SortColumn, sortedPage } from '../sorted-page.ts';
+import { sortedPage } from '../sorted-page.ts';
 import { parseSearch, searchWhere } from './catalog-search.ts';
 
 /**

@@ -7,6 +7,8 @@
  * then the page from `alpha_positions` FINAL (by the token's bloom filter index) beside the token's price
  * and market information (position-rows.ts).
  */
+
+import type { SortColumn } from '../../../core/clickhouse/sort-keys.ts';
 import type {
   TopHolderEntry,
   TopHoldersQuery,
@@ -16,7 +18,7 @@ import { ApiError } from '../../errors.ts';
 import { filtersDigest, paginate, rejectOffset } from '../../pagination.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import { createWhere } from '../list.ts';
-import { afterSortKey, type SortColumn } from '../sorted-page.ts';
+import { afterSortKey } from '../sorted-page.ts';
 import { infoOf, outcomeLabel, positionFigures, tokenInfo, units } from './position-rows.ts';
 
 const NAME = 'alpha.top_holders';

@@ -1,83 +1,14 @@
 /**
- * `GET /v2/beta/markets` (interface-shapes §18.1) over `beta_markets` (schemas/tables/beta.ts): the
- * declaration of its filters and sorts for api/queries/venue-markets.ts, and the row → BetaMarket
- * mapping. `min_price` / `max_price` are integer cents on the last price; the volume and open-interest
- * floors are whole dollars (`dollar_volume`, `dollar_open_interest`).
+ * `GET /v2/beta/markets` (interface-shapes §18.1) over `beta_markets`: the page of the list beta's
+ * contract declares (schemas/venues/beta.ts: columns, filters, sorts) through api/queries/venue-markets.ts,
+ * beta's own 400 (min_price above max_price), and the row → BetaMarket mapping.
  */
-import type { BetaMarket, BetaMarketSort, BetaMarketsQuery } from '../../../schemas/api/beta-markets.ts';
+import type { BetaMarket, BetaMarketsQuery } from '../../../schemas/api/beta-markets.ts';
+import { BETA } from '../../../schemas/venues/beta.ts';
 import { ApiError } from '../../errors.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import type { PageInfo } from '../list.ts';
-import { descKey, nullableTimeKeys, nullsLastKeys, type SortColumn } from '../sorted-page.ts';
-import {
-  isoFromMs,
-  msOf,
-  num,
-  numOrNull,
-  type VenueMarketsSpec,
-  venueMarketsPage,
-} from '../venue-markets.ts';
-
-const byTicker: SortColumn = { expr: 'ticker', type: 'String', dir: 'asc' };
-
-/** Columns of a row, in the order `toBetaMarket` reads them. */
-const COLUMNS = [
-  'ticker',
-  'event_key',
-  'title',
-  'yes_subtitle',
-  'no_subtitle',
-  'status',
-  'result',
-  msOf('open_time'),
-  msOf('close_time'),
-  msOf('expected_expiration_time'),
-  msOf('settlement_time'),
-  msOf('determination_time'),
-  'can_close_early',
-  'strike_type',
-  'custom_strike',
-  'outcomes',
-  'yes_bid',
-  'yes_ask',
-  'no_bid',
-  'no_ask',
-  'last_price',
-  'volume',
-  'open_interest',
-  'dollar_volume',
-  'dollar_open_interest',
-  'series_ticker',
-  'event_title',
-  'event_subtitle',
-  msOf('created_time'),
-  msOf('updated_time'),
-] as const;
-
-export const BETA_MARKETS: VenueMarketsSpec<BetaMarketSort> = {
-  venue: 'beta',
-  table: 'beta_markets',
-  key: { column: 'ticker', type: 'String' },
-  columns: COLUMNS,
-  filters: [
-    // Cents against the 0–1 last price, rounded so that 0.29 and 29 cents compare equal.
-    { param: 'min_price', kind: 'min', column: 'round(last_price * 100, 6)' },
-    { param: 'max_price', kind: 'max', column: 'round(last_price * 100, 6)' },
-    { param: 'min_open_interest', kind: 'min', column: 'dollar_open_interest' },
-    { param: 'min_volume', kind: 'min', column: 'dollar_volume' },
-    { param: 'ticker', kind: 'in', column: 'ticker' },
-    { param: 'event_ticker', kind: 'in', column: 'event_key' },
-    { param: 'series_ticker', kind: 'in', column: 'series_ticker' },
-  ],
-  sorts: {
-    volume: [descKey('dollar_volume', 'Float64'), byTicker],
-    open_interest: [descKey('dollar_open_interest', 'Float64'), byTicker],
-    price_desc: [...nullsLastKeys('last_price', 'ifNull(last_price, 0)', 'Float64', 'desc'), byTicker],
-    price_asc: [...nullsLastKeys('last_price', 'ifNull(last_price, 0)', 'Float64', 'asc'), byTicker],
-    close_time: [...nullableTimeKeys('close_time', 'asc'), byTicker],
-  },
-  defaultSort: 'volume',
-};
+import { isoFromMs, num, numOrNull, venueMarketsPage } from '../venue-markets.ts';
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v));
@@ -149,7 +80,7 @@ export async function listBetaMarkets(
   ctx: RouteContext,
   q: BetaMarketsQuery,
 ): Promise<{ markets: BetaMarket[]; pagination: PageInfo }> {
-  const { rows, pagination } = await venueMarketsPage(ctx, BETA_MARKETS, q, () => {
+  const { rows, pagination } = await venueMarketsPage(ctx, BETA, q, () => {
     if (q.min_price !== undefined && q.max_price !== undefined && q.min_price > q.max_price) {
       throw new ApiError(400, `min_price (${q.min_price}) is above max_price (${q.max_price})`);
     }

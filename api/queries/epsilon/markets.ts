@@ -1,78 +1,14 @@
 /**
- * `GET /v2/epsilon/markets` (interface-shapes §18.4) over `epsilon_markets` (schemas/tables/epsilon.ts):
- * the declaration of its filters and sorts for api/queries/venue-markets.ts, and the row → EpsilonMarket
- * mapping. Outcomes carry their best bid and ask (no price); the price sorts use the first outcome's
- * price (`prices[1]`).
+ * `GET /v2/epsilon/markets` (interface-shapes §18.4) over `epsilon_markets`: the page of the list
+ * epsilon's contract declares (schemas/venues/epsilon.ts: columns, filters, sorts) through
+ * api/queries/venue-markets.ts, and the row → EpsilonMarket mapping. Outcomes carry their best bid and
+ * ask (no price).
  */
-import type {
-  EpsilonMarket,
-  EpsilonMarketSort,
-  EpsilonMarketsQuery,
-} from '../../../schemas/api/epsilon-markets.ts';
+import type { EpsilonMarket, EpsilonMarketsQuery } from '../../../schemas/api/epsilon-markets.ts';
+import { EPSILON } from '../../../schemas/venues/epsilon.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import type { PageInfo } from '../list.ts';
-import { descKey, nullableTimeKeys, nullsLastKeys, type SortColumn } from '../sorted-page.ts';
-import {
-  isoFromMs,
-  msOf,
-  num,
-  numOrNull,
-  type VenueMarketsSpec,
-  venueMarketsPage,
-} from '../venue-markets.ts';
-
-const byId: SortColumn = { expr: 'market_id', type: 'UInt64', dir: 'asc' };
-
-const COLUMNS = [
-  'market_id',
-  'condition_id',
-  'title',
-  'description',
-  'status',
-  'market_variant',
-  'outcomes',
-  'token_ids',
-  'outcome_best_bids',
-  'outcome_best_asks',
-  'best_bid',
-  'best_ask',
-  'bid_depth',
-  'ask_depth',
-  'is_yield_bearing',
-  'is_neg_risk',
-  'event_slug',
-  'image_url',
-  'winning_outcome',
-  'payout_numerators',
-  'resolution_block',
-  'resolution_tx',
-  msOf('created_time'),
-  msOf('updated_time'),
-] as const;
-
-export const EPSILON_MARKETS: VenueMarketsSpec<EpsilonMarketSort> = {
-  venue: 'epsilon',
-  table: 'epsilon_markets',
-  key: { column: 'market_id', type: 'UInt64' },
-  columns: COLUMNS,
-  filters: [
-    { param: 'market_variant', kind: 'eq', column: 'market_variant' },
-    { param: 'min_bid_depth', kind: 'min', column: 'bid_depth' },
-    { param: 'condition_id', kind: 'in', column: 'condition_id' },
-    { param: 'market_slug', kind: 'in', column: 'market_slug' },
-    { param: 'market_id', kind: 'in', column: 'market_id', type: 'UInt64' },
-    { param: 'token_id', kind: 'has', column: 'token_ids' },
-    { param: 'event_slug', kind: 'in', column: 'event_slug' },
-  ],
-  sorts: {
-    created: [...nullableTimeKeys('created_time', 'desc'), byId],
-    created_asc: [...nullableTimeKeys('created_time', 'asc'), byId],
-    price_desc: [...nullsLastKeys('prices[1]', 'ifNull(prices[1], 0)', 'Float64', 'desc'), byId],
-    price_asc: [...nullsLastKeys('prices[1]', 'ifNull(prices[1], 0)', 'Float64', 'asc'), byId],
-    bid_depth: [descKey('bid_depth', 'Float64'), byId],
-  },
-  defaultSort: 'created',
-};
+import { isoFromMs, num, numOrNull, venueMarketsPage } from '../venue-markets.ts';
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const textOrNull = (v: unknown) => (v === null || v === undefined || v === '' ? null : String(v));
@@ -124,6 +60,6 @@ export async function listEpsilonMarkets(
   ctx: RouteContext,
   q: EpsilonMarketsQuery,
 ): Promise<{ markets: EpsilonMarket[]; pagination: PageInfo }> {
-  const { rows, pagination } = await venueMarketsPage(ctx, EPSILON_MARKETS, q);
+  const { rows, pagination } = await venueMarketsPage(ctx, EPSILON, q);
   return { markets: rows.map((r) => toEpsilonMarket(r.values, r.canonicalIds)), pagination };
 }

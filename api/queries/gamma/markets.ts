@@ -1,87 +1,14 @@
 /**
- * `GET /v2/gamma/markets` (interface-shapes §18.2) over `gamma_markets` (schemas/tables/gamma.ts): the
- * declaration of its filters and sorts for api/queries/venue-markets.ts, and the row → GammaMarket
- * mapping. `open_interest_usd` is stored null for order-book markets (SPEC), so `min_open_interest`
- * never matches them and the `open_interest` sort puts them last.
+ * `GET /v2/gamma/markets` (interface-shapes §18.2) over `gamma_markets`: the page of the list gamma's
+ * contract declares (schemas/venues/gamma.ts: columns, filters, sorts) through
+ * api/queries/venue-markets.ts, and the row → GammaMarket mapping (`open_interest_usd` null for
+ * order-book markets).
  */
-import type { GammaMarket, GammaMarketSort, GammaMarketsQuery } from '../../../schemas/api/gamma-markets.ts';
+import type { GammaMarket, GammaMarketsQuery } from '../../../schemas/api/gamma-markets.ts';
+import { GAMMA } from '../../../schemas/venues/gamma.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import type { PageInfo } from '../list.ts';
-import { descKey, nullableTimeKeys, nullsLastKeys, type SortColumn } from '../sorted-page.ts';
-import {
-  isoFromMs,
-  msOf,
-  num,
-  numOrNull,
-  type VenueMarketsSpec,
-  venueMarketsPage,
-} from '../venue-markets.ts';
-
-const bySlug: SortColumn = { expr: 'slug', type: 'String', dir: 'asc' };
-
-const COLUMNS = [
-  'condition_id',
-  'market_id',
-  'slug',
-  'title',
-  'description',
-  'status',
-  'trade_type',
-  'outcomes',
-  'token_ids',
-  'prices',
-  'volume_usd',
-  'open_interest_usd',
-  'liquidity_usd',
-  'image_url',
-  'categories',
-  'tags',
-  'collateral_address',
-  'collateral_symbol',
-  'collateral_decimals',
-  'market_address',
-  'exchange_address',
-  'expired',
-  'winning_outcome',
-  'payout_numerators',
-  'resolution_block',
-  'resolution_tx',
-  msOf('expiration_time'),
-  msOf('created_time'),
-  msOf('updated_time'),
-] as const;
-
-export const GAMMA_MARKETS: VenueMarketsSpec<GammaMarketSort> = {
-  venue: 'gamma',
-  table: 'gamma_markets',
-  key: { column: 'slug', type: 'String' },
-  columns: COLUMNS,
-  filters: [
-    { param: 'trade_type', kind: 'eq', column: 'trade_type' },
-    { param: 'categories', kind: 'has', column: 'categories' },
-    { param: 'tags', kind: 'has', column: 'tags' },
-    { param: 'min_volume', kind: 'min', column: 'volume_usd' },
-    // A null open interest (order book) compares as null: never matches.
-    { param: 'min_open_interest', kind: 'min', column: 'open_interest_usd' },
-    { param: 'condition_id', kind: 'in', column: 'condition_id' },
-    { param: 'market_slug', kind: 'in', column: 'slug' },
-    { param: 'token_id', kind: 'has', column: 'token_ids' },
-  ],
-  sorts: {
-    volume: [descKey('volume_usd', 'Float64'), bySlug],
-    open_interest: [
-      ...nullsLastKeys('open_interest_usd', 'ifNull(open_interest_usd, 0)', 'Float64', 'desc'),
-      bySlug,
-    ],
-    liquidity: [descKey('liquidity_usd', 'Float64'), bySlug],
-    price_desc: [...nullsLastKeys('prices[1]', 'ifNull(prices[1], 0)', 'Float64', 'desc'), bySlug],
-    price_asc: [...nullsLastKeys('prices[1]', 'ifNull(prices[1], 0)', 'Float64', 'asc'), bySlug],
-    expiration: [...nullableTimeKeys('expiration_time', 'desc'), bySlug],
-    created: [...nullableTimeKeys('created_time', 'desc'), bySlug],
-    created_asc: [...nullableTimeKeys('created_time', 'asc'), bySlug],
-  },
-  defaultSort: 'volume',
-};
+import { isoFromMs, num, numOrNull, venueMarketsPage } from '../venue-markets.ts';
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v));
@@ -140,6 +67,6 @@ export async function listGammaMarkets(
   ctx: RouteContext,
   q: GammaMarketsQuery,
 ): Promise<{ markets: GammaMarket[]; pagination: PageInfo }> {
-  const { rows, pagination } = await venueMarketsPage(ctx, GAMMA_MARKETS, q);
+  const { rows, pagination } = await venueMarketsPage(ctx, GAMMA, q);
   return { markets: rows.map((r) => toGammaMarket(r.values, r.canonicalIds)), pagination };
 }

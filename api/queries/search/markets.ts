@@ -2,28 +2,33 @@
  * `GET /v2/markets/search` (interface-shapes §20): the markets of the requested venues whose title holds
  * every query word as a word prefix (the words match of the catalog search, catalog-search.ts), each
  * venue's own results by relevance, then volume, then key, at most `limit` per venue; the answer takes
- * them round-robin (one of each venue in turn, venues in alphabetical order) up to `limit` in all.
+ * them round-robin (one of each venue in turn, venues in alphabetical order) up to `limit` in all. How a
+ * venue is read (its table and the SQL of each field of a found row) is its contract's `search`
+ * (schemas/venues/<code>.ts); the venues searched are the contracts that have one.
  *
- * One read per venue, all run at once; a venue without alpha's list gets its first outcome's canonical id
- * from `canonical_outcomes` by primary key (venue, market) in a second read. A venue whose reads fail is
+ * One read per venue, all run at once; a venue whose read has no canonical id (every venue but alpha,
+ * whose list holds them) gets its first outcome's from `canonical_outcomes` by primary key (venue,
+ * market) in a second read. A venue whose reads fail is
  * logged, left out of `markets` and named in `venues_failed`: the others answer. When every venue
  * searched failed there is no answer to give: the failure itself is thrown (the error handler's 500, or
  * 503 when every failure is temporary), never an empty list.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { isRetryable } from '../../../core/errors.ts';
-import {
-  type MarketsSearchQuery,
-  type MarketsSearchResponse,
-  SEARCH_VENUES,
-  type SearchMarket,
-  type SearchVenue,
+import type {
+  MarketsSearchQuery,
+  MarketsSearchResponse,
+  SearchMarket,
 } from '../../../schemas/api/markets-search.ts';
+import type { VenueSearch } from '../../../schemas/venues/contract.ts';
+import { SEARCH_CONTRACTS, type SearchVenue, searchContract } from '../../../schemas/venues/index.ts';
 import { ValidationFailure } from '../../errors.ts';
 import type { RouteContext } from '../../routes/context.ts';
 import { parseSearch, relevanceExpr, searchParams } from '../alpha/catalog-search.ts';
 import type { Condition } from '../filters.ts';
-import { VENUE_SEARCHES, type VenueSearch } from './venues.ts';
+
+/** The venues searched, in alphabetical order (their contracts' `search`: schemas/venues/). */
+const SEARCH_VENUES: readonly SearchVenue[] = SEARCH_CONTRACTS.map((c) => c.code);
 
 /** `venue`: a comma list of venue codes (any case, order and duplicates irrelevant); else a 422. */
 export function parseVenues(raw: string | undefined): SearchVenue[] {
@@ -105,7 +110,7 @@ function venueSql(v: VenueSearch, match: string, candidates: string | null): str
     v.price,
     v.volume,
     orNull(v.marketSlug),
-    orNull(v.marketId),
+    orNull(v.marketId?.expr ?? null),
     orNull(v.conditionId),
     orNull(v.canonicalId),
     v.endTime === null ? 'NULL' : `toUnixTimestamp64Milli(${v.endTime})`,
@@ -156,7 +161,7 @@ async function searchVenue(
   status: 'open' | 'closed',
   limit: number,
 ): Promise<SearchMarket[]> {
-  const v = VENUE_SEARCHES[venue];
+  const v = searchContract(venue).search;
   const match = wordsMatch(words);
   const rows = await ctx.deps.clickhouse.read<FoundRow>(
     `api.markets.search.${venue}`,

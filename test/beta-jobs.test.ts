@@ -11,14 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
 import { acquireLease } from '../core/lease.ts';
 import { createProgress } from '../core/progress.ts';
+import { BETA_MARKETS_LEASE, BETA_TRADES_LEASE } from '../ingest/venues/beta/index.ts';
 import { backfillBeta } from '../jobs/commands/backfill-beta.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext } from '../jobs/define.ts';
 import {
   BETA_JOBS,
-  BETA_MARKETS_LEASE,
   BETA_SCHEDULES,
-  BETA_TRADES_LEASE,
   type BetaSyncPayload,
   betaMarketsJob,
   betaTradesJob,

@@ -9,16 +9,15 @@
  * may have written nothing).
  */
 import type { Deps } from '../../core/deps.ts';
-import { withLeaseWaiting } from '../../core/lease.ts';
 import { createProgress } from '../../core/progress.ts';
-import { pollBetaTrades, syncBeta } from '../../ingest/venues/beta/sync.ts';
-import { BETA_MARKETS_LEASE, BETA_TRADES_LEASE } from '../processors/beta.ts';
+import { runStream } from '../../ingest/rest/runner.ts';
+import type { BetaClient } from '../../ingest/venues/beta/client.ts';
+import { beta } from '../../ingest/venues/beta/index.ts';
 import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';
 
-export type BackfillBetaDeps = Pick<Deps, 'config' | 'log' | 'clickhouse' | 'redis'> &
-  Pick<Parameters<typeof syncBeta>[0], 'client'>;
-
-const LEASE_MS = 60_000;
+export type BackfillBetaDeps = Pick<Deps, 'config' | 'log' | 'clickhouse' | 'redis'> & {
+  client?: BetaClient;
+};
 
 /** What beta's tables hold now (FINAL: one row per id). */
 async function storedBeta(deps: Pick<Deps, 'clickhouse'>) {
@@ -50,22 +49,17 @@ export async function backfillBeta(
   if (args.from !== null && !args.trades)
     progress.note('beta: --from bounds trades only (with --trades); ignored');
   progress.phase('requests', null);
-  const summary = await withLeaseWaiting(
-    deps.redis,
-    BETA_MARKETS_LEASE,
-    LEASE_MS,
-    () =>
-      syncBeta(deps, {
-        mode: 'reconcile',
-        trades: false,
-        onProgress: (step, s) =>
-          progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
-      }),
-    {
+  const summary = await runStream(beta, 'markets', deps, {
+    mode: 'reconcile',
+    options: { trades: false },
+    onProgress: (step, s) =>
+      progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
+    lease: 'wait',
+    wait: {
       signal: args.signal,
       onWait: () => progress.note('beta: another beta markets sync is running (lease held); waiting for it'),
     },
-  );
+  });
   if (!summary) {
     progress.warn('beta: stopped while waiting for the running beta markets sync; nothing was read');
     return 1;
@@ -78,16 +72,15 @@ export async function backfillBeta(
   let trades: { read: number; written: number } | null = null;
   if (args.trades) {
     progress.note(`beta: trades${args.from === null ? '' : ` down to ${new Date(args.from).toISOString()}`}`);
-    const t = await withLeaseWaiting(
-      deps.redis,
-      BETA_TRADES_LEASE,
-      LEASE_MS,
-      () => pollBetaTrades(deps, { mode: 'backfill', from: args.from }),
-      {
+    const t = await runStream(beta, 'trades', deps, {
+      mode: 'backfill',
+      options: { from: args.from },
+      lease: 'wait',
+      wait: {
         signal: args.signal,
         onWait: () => progress.note('beta: another beta trades poll is running (lease held); waiting for it'),
       },
-    );
+    });
     if (!t) {
       progress.warn('beta: stopped while waiting for the running beta trades poll; its markets were listed');
       return 1;

@@ -1,8 +1,9 @@
 /**
- * Venue beta's jobs (queue `venues`; ingest/venues/beta/sync.ts):
- * - `beta.markets` `poll` every VENUE_MARKETS_POLL_S: series, the markets changed since the checkpoint
- *   (`min_updated_ts`), their events not stored yet; `reconcile` every VENUE_RECONCILE_S: every series,
- *   market and event, and beta's trades per ticker against the markets' volume (mismatch → rescan);
+ * Venue beta's jobs and schedules, derived from its definition (ingest/venues/beta/index.ts; the jobs'
+ * shape: venue-streams.ts):
+ * - `beta.markets` `poll` every VENUE_MARKETS_POLL_S: series, the markets changed since the `markets`
+ *   mark (`min_updated_ts`), their events not stored yet; `reconcile` every VENUE_RECONCILE_S: every
+ *   series, market and event, and beta's trades per ticker against the markets' volume (mismatch → rescan);
  * - `beta.trades` every BETA_TRADES_POLL_S: trades newest first down to the newest stored one (minus an
  *   overlap), ids not stored inserted.
  *
@@ -13,94 +14,33 @@
  * waiting a whole VENUE_RECONCILE_S. A markets run that wrote rows enqueues beta's canonical ids
  * (`venues.canonical`, jobs/processors/canonical.ts).
  */
-import { RetryableError } from '../../core/errors.ts';
-import { withLease } from '../../core/lease.ts';
-import { venuesConfig } from '../../ingest/rest/config.ts';
-import { betaConfig } from '../../ingest/venues/beta/config.ts';
 import {
   type BetaSyncMode,
   type BetaSyncSummary,
   type BetaTradesSummary,
-  pollBetaTrades,
-  syncBeta,
-} from '../../ingest/venues/beta/sync.ts';
-import { defineJob, type JobDefinition } from '../define.ts';
+  beta,
+} from '../../ingest/venues/beta/index.ts';
+import type { JobDefinition } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
-import { enqueueCanonical } from './canonical.ts';
-
-export const BETA_MARKETS_LEASE = 'beta:markets:lease';
-export const BETA_TRADES_LEASE = 'beta:trades:lease';
-/** Lease time, renewed while the sync runs. */
-const LEASE_MS = 60_000;
+import { type StreamResult, venueStreamJobs } from './venue-streams.ts';
 
 export interface BetaSyncPayload {
   mode: BetaSyncMode;
 }
 
-export type BetaSyncResult = { ran: false } | { ran: true; summary: BetaSyncSummary };
-export type BetaTradesResult = { ran: false } | { ran: true; summary: BetaTradesSummary };
+export type BetaSyncResult = StreamResult<BetaSyncSummary>;
+export type BetaTradesResult = StreamResult<BetaTradesSummary>;
 
-export const betaMarketsJob = defineJob<BetaSyncPayload, BetaSyncResult>({
-  name: 'beta.markets',
-  queue: 'venues',
-  attempts: 5,
-  async process({ deps, job, log, enqueue }) {
-    const { mode } = job.data;
-    const run = () => syncBeta({ ...deps, log }, { mode });
-    const summary = await withLease(deps.redis, BETA_MARKETS_LEASE, LEASE_MS, async () =>
-      mode === 'reconcile'
-        ? // The reconciliation inserts trades too: it holds the trades lease as well.
-          await withLease(deps.redis, BETA_TRADES_LEASE, LEASE_MS, run)
-        : await run(),
-    );
-    if (summary) {
-      await enqueueCanonical(enqueue, 'beta', summary.written + summary.events.written);
-      return { ran: true, summary };
-    }
-    if (mode === 'reconcile') {
-      throw new RetryableError('A beta lease is held (a poll is running); the reconciliation retries');
-    }
-    log.info({ lease: BETA_MARKETS_LEASE }, 'The beta markets lease is held; this poll is skipped');
-    return { ran: false };
-  },
-});
+const markets = venueStreamJobs<BetaSyncSummary>(beta, 'markets');
+const trades = venueStreamJobs<BetaTradesSummary>(beta, 'trades');
 
-export const betaTradesJob = defineJob<Record<string, never>, BetaTradesResult>({
-  name: 'beta.trades',
-  queue: 'venues',
-  attempts: 3,
-  async process({ deps, log }) {
-    const summary = await withLease(deps.redis, BETA_TRADES_LEASE, LEASE_MS, () =>
-      pollBetaTrades({ ...deps, log }),
-    );
-    if (summary) return { ran: true, summary };
-    log.info({ lease: BETA_TRADES_LEASE }, 'The beta trades lease is held; this poll is skipped');
-    return { ran: false };
-  },
-});
+export const betaMarketsJob = markets.job;
+export const betaTradesJob = trades.job;
 
-export const BETA_JOBS: readonly JobDefinition<never, unknown>[] = [
-  betaMarketsJob as JobDefinition<never, unknown>,
-  betaTradesJob as JobDefinition<never, unknown>,
-];
+export const BETA_JOBS: readonly JobDefinition<never, unknown>[] = [...markets.jobs, ...trades.jobs];
 
 export const BETA_SCHEDULES: readonly Schedule[] = [
-  {
-    id: 'beta:markets-poll',
-    job: betaMarketsJob as JobDefinition<never, unknown>,
-    everyMs: (c) => venuesConfig.of(c).marketsPollS * 1000,
-    payload: { mode: 'poll' } satisfies BetaSyncPayload,
-  },
-  {
-    id: 'beta:trades-poll',
-    job: betaTradesJob as JobDefinition<never, unknown>,
-    everyMs: (c) => betaConfig.of(c).tradesPollS * 1000,
-    payload: {},
-  },
-  {
-    id: 'beta:reconcile',
-    job: betaMarketsJob as JobDefinition<never, unknown>,
-    everyMs: (c) => venuesConfig.of(c).reconcileS * 1000,
-    payload: { mode: 'reconcile' } satisfies BetaSyncPayload,
-  },
+  markets.schedules[0] as Schedule,
+  ...trades.schedules,
+  markets.schedules[1] as Schedule,
 ];

@@ -14,8 +14,7 @@ import { venuesConfig } from '../ingest/rest/config.ts';
 import type { StreamSummary, VenueDefinition } from '../ingest/rest/runner.ts';
 import type { RestSource } from '../ingest/sources.ts';
 import { alphaConfig } from '../ingest/venues/alpha/config.ts';
-import { betaConfig } from '../ingest/venues/beta/config.ts';
-import { type BetaSyncDeps, pollBetaTrades, syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { delta } from '../ingest/venues/delta/index.ts';
 import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { type GammaSyncSummary, gamma } from '../ingest/venues/gamma/index.ts';
@@ -23,13 +22,7 @@ import { alphaBackfillJob } from './processors/alpha-backfill.ts';
 import { alphaBookJob, BOOK_SCHEDULES } from './processors/alpha-book.ts';
 import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
-import {
-  type StreamJobs,
-  syncStreamJobs,
-  type VenueSyncStream,
-  venueStreamJobs,
-  venueStreamLease,
-} from './processors/venue-streams.ts';
+import { type StreamJobs, venueStreamJobs } from './processors/venue-streams.ts';
 import type { Schedule } from './schedules.ts';
 
 /** A job as the worker and the scheduler take it, whatever its payload and result. */
@@ -40,8 +33,6 @@ export interface ListingSummary extends StreamSummary {
   written: number;
   events: { read: number; written: number };
 }
-
-export type ListingProgress<S> = (step: string, summary: S) => void;
 
 export interface SeriesListingSummary extends ListingSummary {
   series: { read: number; written: number };
@@ -65,12 +56,11 @@ export type VenueBackfill =
       /** A further figure of the summary, after the events' (`<n> <label>`). */
       more?(summary: ListingSummary): { n: number; label: string };
     }
-  /** A full listing with series, then with `--trades` the trades down to `--from`. */
-  | {
-      kind: 'series-trades';
-      listing(deps: Deps, onProgress: ListingProgress<SeriesListingSummary>): Promise<SeriesListingSummary>;
-      trades(deps: Deps, from: number | null): Promise<TradesBackfillSummary>;
-    };
+  /**
+   * A full listing with series (the `markets` stream's `reconcile` with `{trades: false}`), then with
+   * `--trades` the `trades` stream's `backfill` down to `--from`.
+   */
+  | { kind: 'series-trades'; venue: VenueDefinition };
 
 /** One venue. */
 export interface Venue {
@@ -91,18 +81,15 @@ export interface Venue {
   backfill?: VenueBackfill;
 }
 
-/** A venue declared for the stream runner (ingest/venues/<code>/index.ts), listed by its `markets` stream. */
-function restVenue(
-  def: VenueDefinition,
-  o: Omit<Extract<VenueBackfill, { kind: 'listing' }>, 'kind' | 'venue'> = {},
-): Venue {
+/** A REST venue declared for the stream runner (ingest/venues/<code>/index.ts): its streams' jobs. */
+function restVenue(def: VenueDefinition, backfill: VenueBackfill = { kind: 'listing', venue: def }): Venue {
   return {
     code: def.code,
     config: def.config,
     rest: true,
     source: { source: def.source },
     streams: def.streams.map((s) => ({ name: s.name, ...venueStreamJobs(def, s.name) })),
-    backfill: { kind: 'listing', venue: def, ...o },
+    backfill,
   };
 }
 
@@ -128,53 +115,13 @@ const alpha: Venue = {
   atStart: [{ job: alphaCatalogJob, payload: { mode: 'full' } }],
 };
 
-const pollEvery = (c: Config) => venuesConfig.of(c).marketsPollS * 1000;
-const reconcileEvery = (c: Config) => venuesConfig.of(c).reconcileS * 1000;
-
-/** beta's streams run by its sync.ts until it is declared for the runner. */
-const betaMarkets: VenueSyncStream<SeriesListingSummary> = {
-  name: 'markets',
-  modes: ['poll', 'reconcile'],
-  attempts: 5,
-  // The reconciliation inserts trades too (its per-ticker check): it holds the trades lease as well.
-  reconcileLeases: [venueStreamLease('beta', 'trades')],
-  every: [
-    { mode: 'poll', everyMs: pollEvery },
-    { mode: 'reconcile', everyMs: reconcileEvery },
-  ],
-  run: (deps, mode) => syncBeta(deps, { mode }),
-  canonicalWrites: (s) => s.written + s.events.written,
-};
-const betaTrades: VenueSyncStream<TradesBackfillSummary> = {
-  name: 'trades',
-  modes: ['poll'],
-  attempts: 3,
-  every: [{ mode: 'poll', everyMs: (c) => betaConfig.of(c).tradesPollS * 1000 }],
-  run: (deps) => pollBetaTrades(deps),
-};
-
-const beta: Venue = {
-  code: 'beta',
-  config: betaConfig,
-  rest: true,
-  source: { source: 'beta' },
-  streams: [betaMarkets, betaTrades].map((s: VenueSyncStream<unknown>) => ({
-    name: s.name,
-    ...syncStreamJobs('beta', s),
-  })),
-  backfill: {
-    kind: 'series-trades',
-    listing: (deps: BetaSyncDeps, onProgress) =>
-      syncBeta(deps, { mode: 'reconcile', trades: false, onProgress }),
-    trades: (deps: BetaSyncDeps, from) => pollBetaTrades(deps, { mode: 'backfill', from }),
-  },
-};
-
 /** Every venue, alpha (the chain venue) first. */
 export const VENUES: readonly Venue[] = [
   alpha,
-  beta,
+  restVenue(beta, { kind: 'series-trades', venue: beta }),
   restVenue(gamma, {
+    kind: 'listing',
+    venue: gamma,
     eventsWord: 'groups',
     more: (s: GammaSyncSummary) => ({ n: s.filled + s.reread, label: 'read by slug' }),
   }),

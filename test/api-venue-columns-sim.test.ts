@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
 import { delta } from '../ingest/venues/delta/index.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
@@ -177,7 +177,9 @@ describe('epsilon: market_variant and image_url', () => {
 
 describe('beta: determination_time', () => {
   it('serves settlement_ts − settlement_timer_seconds for every settled market: the world’s resolution', async () => {
-    await syncBeta(deps(createBetaClient({ http: http(replicas.urls.beta) })), { mode: 'reconcile' });
+    await runStream(beta, 'markets', deps(createBetaClient({ http: http(replicas.urls.beta) })), {
+      mode: 'reconcile',
+    });
     const served = await all('/v2/beta/markets');
     expect(served.length).toBeGreaterThan(10);
     let settled = 0;

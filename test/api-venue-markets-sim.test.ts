@@ -13,7 +13,7 @@ import { assignCanonical } from '../ingest/canonical/index.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
 import { delta } from '../ingest/venues/delta/index.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
@@ -191,7 +191,9 @@ describe('GET /v2/beta/markets over the beta replica', () => {
   it('serves every market of the truth once, by dollar volume, with its title, status, prices and volume', async () => {
     const at = START + 3 * HOUR;
     state.tick(at);
-    await syncBeta(
+    await runStream(
+      beta,
+      'markets',
       { ...t.deps, client: createBetaClient({ http: http(replicas.urls.beta) }), now: () => at },
       { mode: 'poll' },
     );

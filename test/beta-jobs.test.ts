@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
 import { acquireLease } from '../core/lease.ts';
 import { createProgress } from '../core/progress.ts';
-import type { BetaSyncSummary, BetaTradesSummary } from '../ingest/venues/beta/sync.ts';
+import type { BetaSyncSummary, BetaTradesSummary } from '../ingest/venues/beta/index.ts';
 import { venueBackfill } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext } from '../jobs/define.ts';

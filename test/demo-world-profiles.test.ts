@@ -14,7 +14,7 @@ import { runProfiles } from '../analytics/profiles/run.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
 import { delta } from '../ingest/venues/delta/index.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
@@ -99,7 +99,9 @@ describe("the demo world's venue columns", () => {
   });
 
   it('beta: every settled market has its determination_time', async () => {
-    await syncBeta(
+    await runStream(
+      beta,
+      'markets',
       { ...deps, ...sync, client: createBetaClient({ http: http(urls().beta) }) },
       { mode: 'reconcile' },
     );

@@ -7,11 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../core/metrics.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { ingestSources } from '../ingest/sources.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
 import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { pollBetaTrades, syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { createOpsSampler } from '../jobs/ops-sampler.ts';
 import { createBullConnection, createQueues } from '../jobs/queues.ts';
 import { VENUE_SOURCES } from '../jobs/venues.ts';
@@ -76,7 +77,7 @@ describe('REST sources in the operations snapshot', () => {
       ]);
 
       state.tick(START + 3_600_000);
-      const beta = createBetaClient({
+      const betaClient = createBetaClient({
         http: createHttpClient({
           baseUrl: replicas.urls.beta,
           timeoutMs: 5_000,
@@ -92,8 +93,8 @@ describe('REST sources in the operations snapshot', () => {
           maxDelayMs: 100,
         }),
       });
-      await syncBeta({ ...deps, client: beta }, { mode: 'poll' });
-      await pollBetaTrades({ ...deps, client: beta });
+      await runStream(beta, 'markets', { ...deps, client: betaClient }, { mode: 'poll' });
+      await runStream(beta, 'trades', { ...deps, client: betaClient }, { mode: 'poll' });
       await syncAlphaCatalog({ ...deps, metadata }, { mode: 'full' });
       const polled = Date.now();
       const after = await sampler.sample();
@@ -104,7 +105,7 @@ describe('REST sources in the operations snapshot', () => {
 
       // An idle poll (nothing changed upstream) is a good poll too: the lag restarts from it.
       await new Promise((r) => setTimeout(r, 1_100));
-      const idle = await syncBeta({ ...deps, client: beta }, { mode: 'poll' });
+      const idle = await runStream(beta, 'markets', { ...deps, client: betaClient }, { mode: 'poll' });
       expect(idle.written).toBe(0);
       const again = (await sampler.sample()).sources.find((s) => s.source === 'beta')!;
       expect(Date.parse(again.checkpoint_time!)).toBeGreaterThan(polled);

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStream } from '../ingest/rest/runner.ts';
-import { syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { delta } from '../ingest/venues/delta/index.ts';
 import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { gamma } from '../ingest/venues/gamma/index.ts';
@@ -23,7 +23,7 @@ beforeAll(async () => {
   deps = await createTestDeps('venue_markets_doc', {
     env: { BETA_API_URL: u.beta, GAMMA_API_URL: u.gamma, DELTA_API_URL: u.delta, EPSILON_API_URL: u.epsilon },
   });
-  await syncBeta(deps, { mode: 'reconcile' });
+  await runStream(beta, 'markets', deps, { mode: 'reconcile' });
   await runStream(gamma, 'markets', deps, { mode: 'reconcile' });
   await runStream(delta, 'markets', deps, { mode: 'reconcile' });
   await runStream(epsilon, 'markets', deps, { mode: 'reconcile' });

@@ -12,7 +12,8 @@
  *   summary counts its rows go to;
  * - `summary(mode, options)`: the summary's zero (its fields and their order are the log line's), which
  *   the runner and the read fill;
- * - `marks(ctx)`: the watermarks the run commits (`{stream, time}`, Unix ms) once its data is written.
+ * - `marks(ctx)`: the watermarks the run commits (`{stream, time}`, Unix ms) once its data is written (a
+ *   read that decides on them as it goes queues them with `ctx.markAfter`).
  *
  * The runner owns what every stream repeated before: the counts (`requests`, `rereads`, `quarantined`,
  * `ms`, each table's read/written; `ctx.account` takes one `ReadCounts` of any client), the quarantine of
@@ -105,7 +106,9 @@ export interface StreamContext<
   /** Counts changes not written through a table (deletions): the data-version bump follows them. */
   changed(n: number): void;
   /** The position of one of the venue's marks (Unix ms), or null. */
-  mark(stream: string): Promise<number | null>;
+  position(stream: string): Promise<number | null>;
+  /** Queues a mark the run commits after its data (with the stream's `marks`). */
+  markAfter(mark: StreamMark): void;
 }
 
 export interface StreamSchedule<M extends string> {
@@ -139,8 +142,8 @@ export interface StreamDefinition<
   read(client: C, ctx: StreamContext<M, O, S>): AsyncIterable<B>;
   rows(batch: B, ctx: StreamContext<M, O, S>): RowsByTable;
   tables: readonly TableSpec<S>[];
-  /** The marks to commit once the data is written (none: nothing is marked). */
-  marks(ctx: StreamContext<M, O, S>): readonly StreamMark[] | Promise<readonly StreamMark[]>;
+  /** The marks to commit once the data is written, after those the read queued (`ctx.markAfter`). */
+  marks?(ctx: StreamContext<M, O, S>): readonly StreamMark[] | Promise<readonly StreamMark[]>;
   /** Rows that may change canonical ids (a job enqueues the venue's assignment when > 0). */
   canonical?(summary: S): number;
   /** The step told after the commit (default `written`; null: none). */
@@ -271,7 +274,7 @@ export async function runStream(
   if (opts.lease === undefined) return run(venue, stream, deps, opts);
   const redis = deps.redis;
   if (!redis) throw new Error(`A leased run of ${venue.code}.${name} needs deps.redis`);
-  const leases = stream.leases(opts.mode, opts.options);
+  const leases = stream.leases(opts.mode, opts.options ?? {});
   const held = (i: number): Promise<StreamSummary | null> => {
     if (i === leases.length) return run(venue, stream, deps, opts);
     const key = leases[i] as string;
@@ -310,6 +313,7 @@ async function run(
   let observed: number | null = null;
   let written = 0;
   let lastWritten: Record<string, number> = {};
+  const queued: StreamMark[] = [];
 
   const step = (name: string) => {
     summary.ms = Math.round(performance.now() - t0);
@@ -342,8 +346,11 @@ async function run(
     changed(n) {
       written += n;
     },
-    async mark(name) {
+    async position(name) {
       return (await watermarks.read(venue.source, name))?.time ?? null;
+    },
+    markAfter(mark) {
+      queued.push(mark);
     },
   };
 
@@ -382,7 +389,7 @@ async function run(
   await flushQuarantine();
 
   // The marks after the data: every batch's rows are acknowledged before the first mark is recorded.
-  for (const m of await stream.marks(ctx)) {
+  for (const m of [...queued, ...((await stream.marks?.(ctx)) ?? [])]) {
     const mark: Mark = { source: venue.source, stream: m.stream, kind: 'head', time: m.time };
     await watermarks.commit(mark);
   }

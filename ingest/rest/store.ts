@@ -1,12 +1,11 @@
 /**
- * Writes of the REST venue ingestors, shared by all of them (ingest/venues/<code>/):
+ * Writes of the REST venue ingestors, shared by all of them (the stream runner, ingest/rest/runner.ts, and
+ * alpha's catalog); a venue's progress is its watermarks (core/watermarks.ts):
  * - `writeChanged`: a table of one row per upstream record (ReplacingMergeTree by `observed_at`, with a
  *   `content_hash` column): only rows that are new or whose content differs from the stored row of the
  *   same key are inserted, so an idle poll writes nothing and a re-read page changes nothing.
  * - `insertNew`: a table of immutable records (beta's trades): only the keys not stored yet are inserted.
  * - `quarantineRecords`: records that failed their schema, by (source, kind, record id).
- * - `readCheckpoint` / `writeCheckpoint`: a venue's progress per stream (`venue_checkpoints`), written
- *   after the data it covers; the newest `updated_at` of a venue is its last good poll (ingest/sources.ts).
  * - `countWritten`: the ingest counters of rows written (core/ops/ingest-counts.ts), by the writes here and
  *   by a venue's own inserts.
  */
@@ -14,7 +13,6 @@ import { createHash } from 'node:crypto';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { insertColumns, type TableDescription } from '../../core/clickhouse/table.ts';
 import { countEvents, countRowsWritten } from '../../core/ops/ingest-counts.ts';
-import { VENUE_CHECKPOINTS } from '../../schemas/tables/venues.ts';
 import type { InvalidRecord } from './records.ts';
 
 /** `YYYY-MM-DD HH:MM:SS.mmm` (UTC) from Unix ms: how JSONEachRow reads a DateTime64(3). */
@@ -177,30 +175,4 @@ export async function quarantineRecords(
     })),
   );
   countRowsWritten('quarantine', invalid.length);
-}
-
-/** A venue's checkpoint of one stream, or null when none was written. */
-export async function readCheckpoint(ch: ClickHouse, venue: string, stream: string): Promise<string | null> {
-  const rows = await ch.query<{ value: string }>(
-    `${venue}.checkpoint.read`,
-    `SELECT value FROM ${VENUE_CHECKPOINTS.name} FINAL WHERE venue = {venue:String} AND stream = {stream:String}`,
-    { venue, stream },
-  );
-  return rows[0]?.value ?? null;
-}
-
-/**
- * Records a venue's progress on one stream; call it after the data it covers is written. `updated_at` is
- * the wall clock (when the poll ran, for the operations' lag), not the venue's "now" (core/now.ts).
- */
-export async function writeCheckpoint(
-  ch: ClickHouse,
-  venue: string,
-  stream: string,
-  value: string,
-  now: number = Date.now(),
-): Promise<void> {
-  await ch.insert(`${venue}.checkpoint.write`, VENUE_CHECKPOINTS.name, [
-    { venue, stream, value, updated_at: chTime(now) },
-  ]);
 }

@@ -1,33 +1,34 @@
 /**
  * `pmdata backfill <venue> [--trades] [--from DATE]` of a venue with series and a trades stream (beta;
- * jobs/venues.ts `kind: 'series-trades'`, dispatched by jobs/commands/backfill.ts): a full listing of the
- * venue now — every series, market (all statuses) and event, rewriting what differs (the sync's
- * `reconcile` mode without its per-ticker trade check) — under the markets lease the jobs take; with
- * `--trades`, then the venue's trades newest first down to `--from` (every trade without it), the ids not
- * yet stored inserted, under the trades lease. A lease held by a scheduled poll is waited for (a note says
+ * jobs/venues.ts backfill kind `series-trades`, dispatched by jobs/commands/backfill.ts): a full listing of
+ * the venue now — every series, market (all statuses) and event, rewriting what differs (the `markets`
+ * stream's `reconcile` mode without its per-ticker trade check, `{trades: false}`) — under the markets
+ * lease the jobs take; with `--trades`, then the `trades` stream's `backfill` mode, newest first down to
+ * `--from` (every trade without it), the ids not yet stored inserted, under the trades lease. A lease held by a scheduled poll is waited for (a note says
  * so): the backfill runs after it. Progress (core/progress.ts: requests and the current step) and a
  * summary, which ends with what is stored now (after a scheduled poll that ran first, this run itself
  * may have written nothing).
  */
 import type { Deps } from '../../core/deps.ts';
-import { withLeaseWaiting } from '../../core/lease.ts';
 import { createProgress } from '../../core/progress.ts';
-import type { VenueBackfill } from '../venues.ts';
+import { runStream, type VenueDefinition } from '../../ingest/rest/runner.ts';
+import type { SeriesListingSummary, TradesBackfillSummary } from '../venues.ts';
 import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';
 
-const LEASE_MS = 60_000;
+/** The command's dependencies; `client` replaces the venue's upstream client (tests). */
+export type SeriesTradesDeps = Pick<Deps, 'config' | 'log' | 'clickhouse' | 'redis'> & { client?: unknown };
 
 /** What the venue's tables hold now (FINAL: one row per id). */
-async function stored(deps: Pick<Deps, 'clickhouse'>, venue: string) {
+async function stored(deps: Pick<Deps, 'clickhouse'>, code: string) {
   const [r] = await deps.clickhouse.query<{
     markets: string;
     events: string;
     series: string;
     trades: string;
   }>(
-    `backfill.${venue}.stored`,
-    `SELECT (SELECT count() FROM ${venue}_markets FINAL) AS markets, (SELECT count() FROM ${venue}_events FINAL) AS events,
-            (SELECT count() FROM ${venue}_series FINAL) AS series, (SELECT count() FROM ${venue}_trades) AS trades`,
+    `backfill.${code}.stored`,
+    `SELECT (SELECT count() FROM ${code}_markets FINAL) AS markets, (SELECT count() FROM ${code}_events FINAL) AS events,
+            (SELECT count() FROM ${code}_series FINAL) AS series, (SELECT count() FROM ${code}_trades) AS trades`,
   );
   return {
     markets: Number(r?.markets ?? 0),
@@ -42,33 +43,28 @@ async function stored(deps: Pick<Deps, 'clickhouse'>, venue: string) {
  * waiting for a lease.
  */
 export function seriesTradesBackfill(
-  venue: string,
-  leases: { markets: string; trades: string },
-  run: Extract<VenueBackfill, { kind: 'series-trades' }>,
-): (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number> {
+  venue: VenueDefinition,
+): (deps: SeriesTradesDeps, io: CliIo, args: BackfillVenueArgs) => Promise<number> {
+  const code = venue.code;
   return async (deps, io, args) => {
-    const progress = args.progress ?? createProgress({ label: venue, io });
+    const progress = args.progress ?? createProgress({ label: code, io });
     if (args.from !== null && !args.trades)
-      progress.note(`${venue}: --from bounds trades only (with --trades); ignored`);
+      progress.note(`${code}: --from bounds trades only (with --trades); ignored`);
     progress.phase('requests', null);
-    const summary = await withLeaseWaiting(
-      deps.redis,
-      leases.markets,
-      LEASE_MS,
-      () =>
-        run.listing(deps, (step, s) =>
-          progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
-        ),
-      {
+    const summary = (await runStream(venue, 'markets', deps, {
+      mode: 'reconcile',
+      options: { trades: false },
+      onProgress: (step, s) =>
+        progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
+      lease: 'wait',
+      wait: {
         signal: args.signal,
         onWait: () =>
-          progress.note(`${venue}: another ${venue} markets sync is running (lease held); waiting for it`),
+          progress.note(`${code}: another ${code} markets sync is running (lease held); waiting for it`),
       },
-    );
+    })) as SeriesListingSummary | null;
     if (!summary) {
-      progress.warn(
-        `${venue}: stopped while waiting for the running ${venue} markets sync; nothing was read`,
-      );
+      progress.warn(`${code}: stopped while waiting for the running ${code} markets sync; nothing was read`);
       return 1;
     }
     let records = summary.read + summary.events.read + summary.series.read;
@@ -79,22 +75,21 @@ export function seriesTradesBackfill(
     let trades: { read: number; written: number } | null = null;
     if (args.trades) {
       progress.note(
-        `${venue}: trades${args.from === null ? '' : ` down to ${new Date(args.from).toISOString()}`}`,
+        `${code}: trades${args.from === null ? '' : ` down to ${new Date(args.from).toISOString()}`}`,
       );
-      const t = await withLeaseWaiting(
-        deps.redis,
-        leases.trades,
-        LEASE_MS,
-        () => run.trades(deps, args.from),
-        {
+      const t = (await runStream(venue, 'trades', deps, {
+        mode: 'backfill',
+        options: { from: args.from },
+        lease: 'wait',
+        wait: {
           signal: args.signal,
           onWait: () =>
-            progress.note(`${venue}: another ${venue} trades poll is running (lease held); waiting for it`),
+            progress.note(`${code}: another ${code} trades poll is running (lease held); waiting for it`),
         },
-      );
+      })) as TradesBackfillSummary | null;
       if (!t) {
         progress.warn(
-          `${venue}: stopped while waiting for the running ${venue} trades poll; its markets were listed`,
+          `${code}: stopped while waiting for the running ${code} trades poll; its markets were listed`,
         );
         return 1;
       }
@@ -105,7 +100,7 @@ export function seriesTradesBackfill(
       requests += t.requests;
       tradesLine = `; trades ${fmt(t.read)} read, ${fmt(t.written)} written`;
     }
-    const now = await stored(deps, venue);
+    const now = await stored(deps, code);
     progress.finish({
       status: 'done',
       done: { records, requests },

@@ -31,7 +31,6 @@ import type { CanonicalVenue } from '../../schemas/venues/index.ts';
 import { alphaBackfillJob } from '../processors/alpha-backfill.ts';
 import { ALPHA_CATALOG_LEASE } from '../processors/alpha-catalog.ts';
 import { canonicalLease } from '../processors/canonical.ts';
-import { venueStreamLease } from '../processors/venue-streams.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX } from '../queues.ts';
 import { ALL_JOBS } from '../registry.ts';
 import { BACKFILL_VENUES } from '../venues.ts';
@@ -80,11 +79,7 @@ const VENUE_BACKFILLS: ReadonlyMap<
           ...(v.backfill.eventsWord ? { eventsWord: v.backfill.eventsWord } : {}),
           ...(v.backfill.more ? { more: v.backfill.more } : {}),
         })
-      : seriesTradesBackfill(
-          v.code,
-          { markets: venueStreamLease(v.code, 'markets'), trades: venueStreamLease(v.code, 'trades') },
-          v.backfill,
-        ),
+      : seriesTradesBackfill(v.backfill.venue),
   ]),
 );
 

@@ -1,9 +1,9 @@
 /**
- * Every table description (schemas/tables/) against the migrated database: a fresh database is migrated
- * and `DESCRIBE TABLE` of each described table must list exactly the described columns, in order, with
- * the described types. A column added by a migration but not to its description (or the reverse) fails
- * here, so the row types, insert encoders and read column lists that derive from descriptions cannot
- * drift from the tables.
+ * Every table description (schemas/tables/; each venue's own through its contract, schemas/venues/)
+ * against the migrated database: a fresh database is migrated and `DESCRIBE TABLE` of each described
+ * table must list exactly the described columns, in order, with the described types. A column added by
+ * a migration but not to its description (or the reverse) fails here, so the row types, insert encoders
+ * and read column lists that derive from descriptions cannot drift from the tables.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ByteWriter } from '../core/clickhouse/row-binary.ts';
@@ -16,17 +16,13 @@ import {
 } from '../core/clickhouse/table.ts';
 import { ALPHA_ANALYTICS_TABLES } from '../schemas/tables/alpha-analytics.ts';
 import { ALPHA_BOOK_TABLES } from '../schemas/tables/alpha-book.ts';
-import { ALPHA_CATALOG_TABLES } from '../schemas/tables/alpha-catalog.ts';
 import { ALPHA_CATALOG_LIST_TABLES } from '../schemas/tables/alpha-catalog-lists.ts';
 import { ALPHA_CHAIN_TABLES } from '../schemas/tables/alpha-chain.ts';
 import { ALPHA_POSITION_TABLES } from '../schemas/tables/alpha-positions.ts';
 import { ALPHA_PROFILE_TABLES } from '../schemas/tables/alpha-profiles.ts';
-import { BETA_TABLES } from '../schemas/tables/beta.ts';
-import { DELTA_TABLES } from '../schemas/tables/delta.ts';
-import { EPSILON_TABLES } from '../schemas/tables/epsilon.ts';
-import { GAMMA_TABLES } from '../schemas/tables/gamma.ts';
 import { VENUE_TABLES } from '../schemas/tables/venues.ts';
 import { WATERMARK_TABLES } from '../schemas/tables/watermarks.ts';
+import { VENUE_CONTRACTS } from '../schemas/venues/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
 let deps: TestDeps;
@@ -41,14 +37,11 @@ describe('table descriptions', () => {
     ...Object.values(ALPHA_CHAIN_TABLES),
     ...Object.values(ALPHA_ANALYTICS_TABLES),
     ...Object.values(ALPHA_BOOK_TABLES),
-    ...Object.values(ALPHA_CATALOG_TABLES),
     ...Object.values(ALPHA_CATALOG_LIST_TABLES),
     ...Object.values(ALPHA_POSITION_TABLES),
     ...Object.values(VENUE_TABLES),
-    ...Object.values(BETA_TABLES),
-    ...Object.values(GAMMA_TABLES),
-    ...Object.values(DELTA_TABLES),
-    ...Object.values(EPSILON_TABLES),
+    // Each venue's own tables, as its contract lists them (schemas/venues/; alpha's catalog tables).
+    ...VENUE_CONTRACTS.flatMap((v) => Object.values(v.tables)),
     ...Object.values(ALPHA_PROFILE_TABLES),
     ...Object.values(WATERMARK_TABLES),
   ]) {

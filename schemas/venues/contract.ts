@@ -124,7 +124,7 @@ export interface VenueSearch {
 
 export interface VenueContract<Code extends string = string> {
   code: Code;
-  /** The venue's name in text (`Beta markets`). */
+  /** The venue's name in text, capitalized (its list's summary: `Beta markets`). */
   name: string;
   tables: Readonly<Record<string, TableDescription>>;
   market?: MarketContract;

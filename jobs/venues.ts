@@ -1,15 +1,15 @@
 /**
  * THE list of venues, `VENUES`: one unit per venue, and the only file outside a venue's own folders that
  * names venue codes (test/import-direction.test.ts). A unit holds the venue's config section, the status
- * source of its REST polls, its streams (ingest's sync of each, with its modes, leases and intervals),
- * what `pmdata backfill <venue>` runs, and for the chain venue alpha its chain and catalog/book jobs.
+ * source of its REST polls, its streams' jobs and schedules (a REST venue's from its definition for the
+ * stream runner, ingest/venues/<code>/index.ts, by jobs/processors/venue-streams.ts), what
+ * `pmdata backfill <venue>` runs, and for the chain venue alpha its chain and catalog/book jobs.
  * Derived from the list, never written by hand elsewhere: the config sections (jobs/config.ts), the jobs
  * (jobs/registry.ts) and schedules (jobs/schedules.ts), the status sources (ingest/sources.ts, through
  * jobs/ops-sampler.ts), the canonical job's venues, the backfill dispatch (jobs/commands/backfill.ts) and
  * the demo's venue steps (jobs/commands/demo.ts). A new venue is one line here (docs/contributing.md).
  */
-import type { Config, ConfigSection } from '../core/config.ts';
-import type { Deps } from '../core/deps.ts';
+import type { ConfigSection } from '../core/config.ts';
 import { venuesConfig } from '../ingest/rest/config.ts';
 import type { StreamSummary, VenueDefinition } from '../ingest/rest/runner.ts';
 import type { RestSource } from '../ingest/sources.ts';

@@ -63,7 +63,7 @@ export function venueStreamJobs<S extends StreamSummary = StreamSummary>(
       return { ran: false };
     },
   });
-  const asJob = job as JobDefinition<never, unknown>;
+  const asJob: JobDefinition<never, unknown> = job;
   return {
     job,
     jobs: [asJob],

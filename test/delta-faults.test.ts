@@ -31,6 +31,7 @@ import {
   isCategorical,
 } from './support/delta-truth.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { venueTransportFaults } from './support/venue-faults-suite.ts';
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
@@ -177,41 +178,12 @@ beforeEach(async () => {
 });
 
 describe('delta sync under faults', () => {
-  it('rate_limit: waits out Retry-After before the next request', async () => {
-    replicas.faults.enqueue('delta', { kind: 'rate_limit', retryAfterS: 1 });
-    const s = syncer();
-    await s.run();
-    const i = s.log.findIndex((l) => l.status === 429);
-    expect(i).toBe(0);
-    const gap = s.log[i + 1]!.start - s.log[i]!.end;
-    expect(gap).toBeGreaterThanOrEqual(1_000);
-    expect(s.log[i + 1]).toMatchObject({ path: LISTING, page: '1', status: 200 });
-    await expectTruth();
-  });
-
-  it('server_error: retries after a backoff', async () => {
-    replicas.faults.enqueue(
-      'delta',
-      { kind: 'server_error', status: 502 },
-      { kind: 'server_error', status: 503, path: LISTING },
-    );
-    const s = syncer();
-    await s.run();
-    expect(s.log.slice(0, 3).map((l) => l.status)).toEqual([502, 503, 200]);
-    expect(new Set(s.log.slice(0, 3).map((l) => `${l.path}?${l.page}`)).size).toBe(1);
-    await expectTruth();
-  });
-
-  it('hang: gives up on the attempt at the timeout and retries', async () => {
-    replicas.faults.enqueue('delta', { kind: 'hang' });
-    const s = syncer({ timeoutMs: 300 });
-    await s.run();
-    const hung = s.log[0]!;
-    expect(hung.status).toBeNull();
-    expect(hung.end - hung.start).toBeGreaterThanOrEqual(290);
-    expect(hung.end - hung.start).toBeLessThan(2_000);
-    expect(s.log[1]).toMatchObject({ path: LISTING, page: '1', status: 200 });
-    await expectTruth();
+  venueTransportFaults({
+    venue: 'delta',
+    replicas: () => replicas,
+    syncer: (o) => syncer(o),
+    listing: LISTING,
+    expectTruth,
   });
 
   it('malformed: quarantines the market by its marketId, the listing goes on', async () => {

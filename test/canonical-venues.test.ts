@@ -18,8 +18,9 @@ import { acquireLease } from '../core/lease.ts';
 import { assignCanonical } from '../ingest/canonical/assign.ts';
 import type { CanonicalVenue } from '../ingest/canonical/served.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import type { JobContext } from '../jobs/define.ts';
 import { type CanonicalPayload, canonicalJob, canonicalLease } from '../jobs/processors/canonical.ts';
 import { proposition, storedMarketKey } from '../sim/world/canonical-truth.ts';
@@ -47,7 +48,7 @@ async function ingestAll() {
   const metadata = createAlphaMetadataClient({
     http: createHttpClient({ baseUrl: world.replicas.urls.alpha_metadata, timeoutMs: 10_000 }),
   });
-  await syncAlphaCatalog({ ...deps, metadata }, { mode: 'full' });
+  await runStream(alpha, 'catalog', { ...deps, client: metadata }, { mode: 'full' });
   for (const v of venues) {
     if (v === 'alpha') continue;
     await (await venueSync(v))!(deps, { mode: 'reconcile' });

@@ -18,7 +18,7 @@ import { acquireLease } from '../core/lease.ts';
 import { assignCanonical } from '../ingest/canonical/assign.ts';
 import type { CanonicalVenue } from '../ingest/canonical/served.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
-import { runStream } from '../ingest/rest/runner.ts';
+import { runStream, type VenueDefinition } from '../ingest/rest/runner.ts';
 import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
 import type { JobContext } from '../jobs/define.ts';
@@ -29,15 +29,15 @@ import { startWorld, type World } from './sim-replicas-support.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-type SyncFn = (deps: object, opts: { mode: string }) => Promise<unknown>;
+type SyncFn = (deps: TestDeps) => Promise<unknown>;
 
+/** The venue's full listing (its `markets` stream's `reconcile`), when its definition exists. */
 async function venueSync(venue: string): Promise<SyncFn | null> {
-  const file = path.resolve(here, `../ingest/venues/${venue}/sync.ts`);
+  const file = path.resolve(here, `../ingest/venues/${venue}/index.ts`);
   if (!fs.existsSync(file)) return null;
-  const fn = ((await import(file)) as Record<string, unknown>)[
-    `sync${venue[0]!.toUpperCase()}${venue.slice(1)}`
-  ];
-  return typeof fn === 'function' ? (fn as SyncFn) : null;
+  const def = ((await import(file)) as Record<string, unknown>)[venue] as VenueDefinition | undefined;
+  if (!def?.streams.some((s) => s.name === 'markets')) return null;
+  return (d) => runStream(def, 'markets', d, { mode: 'reconcile' });
 }
 
 let world: World;
@@ -51,7 +51,7 @@ async function ingestAll() {
   await runStream(alpha, 'catalog', { ...deps, client: metadata }, { mode: 'full' });
   for (const v of venues) {
     if (v === 'alpha') continue;
-    await (await venueSync(v))!(deps, { mode: 'reconcile' });
+    await (await venueSync(v))!(deps);
   }
   return Promise.all(venues.map((v) => assignCanonical(deps, v)));
 }

@@ -38,8 +38,6 @@ import { createWatermarks, type Mark, type Watermarks } from '../../core/waterma
 import type { InvalidRecord, ReadCounts } from './records.ts';
 import { insertNew, quarantineRecords, writeChanged } from './store.ts';
 
-export type { ReadCounts } from './records.ts';
-
 /** Rows of one batch by table name. */
 export type RowsByTable = Readonly<Record<string, readonly Record<string, unknown>[]>>;
 

@@ -6,8 +6,9 @@
  */
 import type { ClickHouse } from '../core/clickhouse/index.ts';
 import type { OpsProduct } from '../core/ops/snapshot.ts';
-import { ANALYTICS_PIPELINE } from './market-data/progress.ts';
-import { POSITIONS_PIPELINE } from './positions/store.ts';
+import { createWatermarks } from '../core/watermarks.ts';
+import { MARKET_DATA_SOURCE } from './market-data/progress.ts';
+import { POSITIONS_SOURCE } from './positions/store.ts';
 
 /** One number (Unix ms) from a statement whose single column `t` is 0 or NULL when there is none. */
 async function timeOf(ch: ClickHouse, label: string, sql: string, params: Record<string, unknown> = {}) {
@@ -16,16 +17,13 @@ async function timeOf(ch: ClickHouse, label: string, sql: string, params: Record
   return t > 0 ? t : null;
 }
 
-/** When a pipeline's checkpoint in alpha_checkpoints was last written. */
-const checkpointWritten = (ch: ClickHouse, product: string, pipeline: string): OpsProduct => ({
+/** When a product's mark in the progress store (core/watermarks.ts) was last committed. */
+const checkpointWritten = (ch: ClickHouse, product: string): OpsProduct => ({
   product,
-  computedAt: () =>
-    timeOf(
-      ch,
-      `ops.product.${product}`,
-      `SELECT toUnixTimestamp64Milli(max(updated_at)) AS t FROM alpha_checkpoints WHERE pipeline = {p:String}`,
-      { p: pipeline },
-    ),
+  computedAt: async () => {
+    const t = await createWatermarks(ch).newest(product);
+    return t !== null && t > 0 ? t : null;
+  },
 });
 
 /** The newest `version` of a derived table whose rows carry their run's wall-clock version (Unix ms). */
@@ -50,9 +48,9 @@ const rebuilt = (ch: ClickHouse, product: string, table: string): OpsProduct => 
 export function analyticsProducts(ch: ClickHouse): OpsProduct[] {
   return [
     // Candles, open interest and all-time totals: one incremental run and its checkpoint.
-    checkpointWritten(ch, 'alpha-market-data', ANALYTICS_PIPELINE),
+    checkpointWritten(ch, MARKET_DATA_SOURCE),
     newestVersion(ch, 'alpha-rolling-metrics', 'alpha_market_rolling'),
-    checkpointWritten(ch, 'alpha-positions', POSITIONS_PIPELINE),
+    checkpointWritten(ch, POSITIONS_SOURCE),
     newestVersion(ch, 'alpha-profiles', 'alpha_wallet_profiles'),
     rebuilt(ch, 'alpha-catalog-lists', 'alpha_market_list'),
   ];

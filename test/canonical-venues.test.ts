@@ -14,8 +14,9 @@ import { RetryableError } from '../core/errors.ts';
 import { acquireLease } from '../core/lease.ts';
 import { assignCanonical } from '../ingest/canonical/assign.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import type { JobContext } from '../jobs/define.ts';
 import { type CanonicalPayload, canonicalJob, canonicalLease } from '../jobs/processors/canonical.ts';
 import type { StreamPayload } from '../jobs/processors/venue-streams.ts';
@@ -46,7 +47,7 @@ async function ingestAll() {
   const metadata = createAlphaMetadataClient({
     http: createHttpClient({ baseUrl: world.replicas.urls.alpha_metadata, timeoutMs: 10_000 }),
   });
-  await syncAlphaCatalog({ ...deps, metadata }, { mode: 'full' });
+  await runStream(alpha, 'catalog', { ...deps, client: metadata }, { mode: 'full' });
   for (const v of venues) {
     if (v === 'alpha') continue;
     await reconcile(v);

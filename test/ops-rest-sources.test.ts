@@ -9,8 +9,8 @@ import { registry } from '../core/metrics.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { runStream } from '../ingest/rest/runner.ts';
 import { ingestSources } from '../ingest/sources.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
 import { beta } from '../ingest/venues/beta/index.ts';
 import { createOpsSampler } from '../jobs/ops-sampler.ts';
@@ -95,7 +95,7 @@ describe('REST sources in the operations snapshot', () => {
       });
       await runStream(beta, 'markets', { ...deps, client: betaClient }, { mode: 'poll' });
       await runStream(beta, 'trades', { ...deps, client: betaClient }, { mode: 'poll' });
-      await syncAlphaCatalog({ ...deps, metadata }, { mode: 'full' });
+      await runStream(alpha, 'catalog', { ...deps, client: metadata }, { mode: 'full' });
       const polled = Date.now();
       const after = await sampler.sample();
       for (const s of after.sources) {

@@ -174,7 +174,7 @@ export async function recomputeMarketData(
 ): Promise<MarketDataRun> {
   const started = Date.now();
   const ch = deps.clickhouse;
-  const progress = await chainProgress(ch, s.chainId);
+  const progress = await chainProgress(ch);
   const checkpoint = await readAnalyticsCheckpoint(ch, s.chainId);
   const version = nextVersion(checkpoint?.version);
   const range = o.toBlock !== undefined;
@@ -218,7 +218,7 @@ export async function recomputeMarketData(
     version,
     after,
   );
-  if (!range) await writeAnalyticsCheckpoint(ch, s.chainId, last, version);
+  if (!range) await writeAnalyticsCheckpoint(ch, last, version);
   await bump(deps, range ? checkpoint : last);
   deps.log.info(
     { mode, from: first.number, to: last.number, windows: steps, ms: Date.now() - started },
@@ -296,7 +296,7 @@ async function step(
 export async function runMarketData(deps: AnalyticsDeps, s: AlphaAnalyticsSettings): Promise<MarketDataRun> {
   const started = Date.now();
   const ch = deps.clickhouse;
-  const progress = await chainProgress(ch, s.chainId);
+  const progress = await chainProgress(ch);
   const checkpoint = await readAnalyticsCheckpoint(ch, s.chainId);
   if (!checkpoint) return recomputeMarketData(deps, s);
   if (!progress) {
@@ -332,7 +332,7 @@ export async function runMarketData(deps: AnalyticsDeps, s: AlphaAnalyticsSettin
     }
     version = nextVersion(version);
     await step(deps, s, at, next, version);
-    await writeAnalyticsCheckpoint(ch, s.chainId, next, version);
+    await writeAnalyticsCheckpoint(ch, next, version);
     at = next;
     steps++;
   }

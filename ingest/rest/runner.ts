@@ -38,8 +38,6 @@ import { createWatermarks, type Mark, type Watermarks } from '../../core/waterma
 import type { InvalidRecord, ReadCounts } from './records.ts';
 import { insertNew, quarantineRecords, writeChanged } from './store.ts';
 
-export type { ReadCounts } from './records.ts';
-
 /** Rows of one batch by table name. */
 export type RowsByTable = Readonly<Record<string, readonly Record<string, unknown>[]>>;
 
@@ -95,9 +93,11 @@ export interface StreamContext<
   account(r: ReadCounts): void;
   /** Quarantines failed records with the next write without counting them (a read counting its own). */
   quarantine(invalid: readonly InvalidRecord[]): void;
+  /** Stores the failed records accounted so far now, not with the next write. */
+  flush(): Promise<void>;
   /** Ends a step: `ms` updated, the progress callback told. */
   step(name: string): void;
-  /** The run's observation time: the first call (the first write's) fixes it. */
+  /** The run's observation time: the first call (the first write's) fixes it (per batch: `observe`). */
   observedAt(): number;
   /** The observation clock itself (a read that stamps several writes on its own). */
   now(): number;
@@ -148,8 +148,10 @@ export interface StreamDefinition<
   canonical?(summary: S): number;
   /** The step told after the commit (default `written`; null: none). */
   finalStep?: string | null;
-  /** The summary's log line. */
-  log: { message: string; level?: 'info' | 'debug' };
+  /** The observation time of the rows: one per run (default) or one per batch (a long sweep). */
+  observe?: 'run' | 'batch';
+  /** The summary's log line (none: not logged). */
+  log?: { message: string; level?: 'info' | 'debug' };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a list of streams of different types
@@ -334,6 +336,7 @@ async function run(
     quarantine(invalid) {
       uncounted.push(...invalid);
     },
+    flush: () => flushQuarantine(),
     step,
     observedAt() {
       observed ??= now();
@@ -354,17 +357,18 @@ async function run(
     },
   };
 
-  const flushQuarantine = async () => {
+  async function flushQuarantine() {
     const fresh = [...pending.values()].filter((x) => !stored.has(invalidKey(x)));
     pending.clear();
     for (const x of fresh) stored.add(invalidKey(x));
     summary.quarantined += fresh.length;
     const all = [...fresh, ...uncounted.splice(0)];
     await quarantineRecords(ch, quarantineSource, all);
-  };
+  }
 
   for await (const batch of stream.read(client, ctx)) {
     const rows = stream.rows(batch, ctx);
+    if (stream.observe === 'batch') observed = null;
     const at = ctx.observedAt();
     await flushQuarantine();
     lastWritten = {};
@@ -397,6 +401,6 @@ async function run(
   summary.ms = Math.round(performance.now() - t0);
   const final = stream.finalStep === undefined ? 'written' : stream.finalStep;
   if (final !== null) step(final);
-  deps.log[stream.log.level ?? 'info']({ ...summary }, stream.log.message);
+  if (stream.log) deps.log[stream.log.level ?? 'info']({ ...summary }, stream.log.message);
   return summary;
 }

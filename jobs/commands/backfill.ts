@@ -1,8 +1,8 @@
 /**
  * `pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force]
  *                        [--enqueue-only]`, and `pmdata backfill alpha --catalog` (a full sweep of the
- * metadata API now: ingest/venues/alpha/metadata/sync.ts), and `pmdata backfill <venue> [--trades]
- * [--from DATE]` for each REST venue of the list of venues (jobs/venues.ts: a full listing now,
+ * metadata API now: the `catalog` stream of ingest/venues/alpha/index.ts), and `pmdata backfill <venue>
+ * [--trades] [--from DATE]` for each REST venue of the list of venues (jobs/venues.ts: a full listing now,
  * jobs/commands/backfill-listing.ts or backfill-trades.ts by the venue's backfill kind, then its canonical
  * ids).
  *
@@ -24,12 +24,12 @@ import {
 } from '../../core/progress.ts';
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import { backfillJobId, planBackfillRanges } from '../../ingest/chain/backfill.ts';
+import { runStream } from '../../ingest/rest/runner.ts';
 import type { AlphaChainIngestor } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
-import { syncAlphaCatalog } from '../../ingest/venues/alpha/metadata/sync.ts';
+import { alpha } from '../../ingest/venues/alpha/index.ts';
 import type { CanonicalVenue } from '../../schemas/venues/index.ts';
 import { alphaBackfillJob } from '../processors/alpha-backfill.ts';
-import { ALPHA_CATALOG_LEASE } from '../processors/alpha-catalog.ts';
 import { canonicalLease } from '../processors/canonical.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX } from '../queues.ts';
 import { ALL_JOBS } from '../registry.ts';
@@ -138,22 +138,17 @@ async function runCatalogSweep(
 ): Promise<number> {
   const counts = (c: { read: number; written: number }) => `${fmt(c.read)} read, ${fmt(c.written)} written`;
   progress.phase('requests', null);
-  const summary = await withLeaseWaiting(
-    deps.redis,
-    ALPHA_CATALOG_LEASE,
-    60_000,
-    () =>
-      syncAlphaCatalog(deps, {
-        mode: 'full',
-        onProgress: (step, s) =>
-          progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
-      }),
-    {
+  const summary = await runStream(alpha, 'catalog', deps, {
+    mode: 'full',
+    onProgress: (step, s) =>
+      progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
+    lease: 'wait',
+    wait: {
       signal,
       onWait: () =>
         progress.note('alpha catalog: another catalog sync is running (lease held); waiting for it'),
     },
-  );
+  });
   if (!summary) {
     progress.warn('alpha catalog: stopped while waiting for the running catalog sync; nothing was read');
     return 1;

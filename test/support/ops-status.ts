@@ -33,9 +33,14 @@ export interface StatusWorld {
 }
 
 export async function followCheckpoint(ch: ClickHouse, block: number, hash: string, at = Date.now()) {
-  await ch.insert('test.checkpoint', 'alpha_checkpoints', [
-    { chain_id: 137, pipeline: 'follow', block_number: block, block_hash: hash, updated_at: at },
-  ]);
+  await createWatermarks(ch).commit({
+    source: 'alpha-chain',
+    stream: 'follow',
+    kind: 'head',
+    block,
+    hash,
+    at,
+  });
 }
 
 /**

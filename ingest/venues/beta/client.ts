@@ -17,7 +17,7 @@
  * each agree (and the check moves back a page); so is a page holding a record that failed its schema, and
  * the page a listing ends on (the repeat that would reveal a late last page never comes). Records of every
  * read are kept (union), so one clean read of each page is enough for the listing to hold all its records.
- * What this cannot see (every read of a page faulty alike) the reconciliation finds (sync.ts).
+ * What this cannot see (every read of a page faulty alike) the reconciliation finds (read.ts).
  */
 import { RetryableError } from '../../../core/errors.ts';
 import { type HttpClient, HttpPermanentError, type QueryValue } from '../../http/client.ts';

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- canonical-match [--size small|medium|large] [--seed S]`: how well canonical ids
  * match outcomes across venues. A world's replicas (default medium), the five venues ingested from them
- * (alpha's catalog with syncAlphaCatalog, the others with their syncs, `reconcile`: a full listing),
+ * (alpha's catalog with its `catalog` stream, the others with their streams, `reconcile`: a full listing),
  * `assignCanonical` for each; truth = the same topic and proposition (sim catalog `topicId` and
  * `topicOutcomeIndex`, which only this benchmark reads). Prints precision and recall over every pair of
  * outcomes on two venues, 20 wrong pairs, and last `SUMMARY precision=… recall=…`.
@@ -13,8 +13,9 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../core/config.ts';
 import { assignCanonical } from '../ingest/canonical/assign.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import { CONFIG_SECTIONS } from '../jobs/config.ts';
 import type { CanonicalVenue } from '../schemas/venues/index.ts';
 import { startReplicas } from '../sim/venues/index.ts';
@@ -85,7 +86,7 @@ export async function run(args: string[]) {
     const metadata = createAlphaMetadataClient({
       http: createHttpClient({ baseUrl: replicas.urls.alpha_metadata, timeoutMs: 10_000 }),
     });
-    await syncAlphaCatalog({ ...deps, metadata }, { mode: 'full' });
+    await runStream(alpha, 'catalog', { ...deps, client: metadata }, { mode: 'full' });
     ingested.push('alpha');
     for (const v of ['beta', 'gamma', 'delta', 'epsilon'] as const) {
       const sync = await venueSync(v);

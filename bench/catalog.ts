@@ -5,9 +5,10 @@ import { buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
 import { createDataVersions } from '../core/data-version.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { syncAlphaBooks } from '../ingest/venues/alpha/book/sync.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import { writeSyntheticCatalog } from '../sim/catalog-tables.ts';
 import { startSim } from '../sim/index.ts';
 import type { CatalogSize } from '../sim/world/catalog.ts';
@@ -185,7 +186,12 @@ export async function run(args: string[]) {
         });
         const syncDeps = { clickhouse, log, versions };
         const t0 = performance.now();
-        const synced = await syncAlphaCatalog({ clickhouse, log, redis, metadata }, { mode: 'full' });
+        const synced = await runStream(
+          alpha,
+          'catalog',
+          { clickhouse, log, redis, client: metadata },
+          { mode: 'full' },
+        );
         const t1 = performance.now();
         const tokens = await clickhouse.query<{ token_id: string }>(
           'bench.catalog.tokens',

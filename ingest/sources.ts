@@ -5,10 +5,9 @@
  *   progress in the progress store (core/watermarks.ts `contiguous`: the follower's mark, or the end of
  *   the finished backfill ranges that join up from the lowest one, whichever is higher), its block's time
  *   (from the node) and when it was committed.
- * - REST sources (`alpha-catalog`, `beta`, `gamma`, `delta`, `epsilon`): head = now; checkpoint = the
- *   last good poll, the newest `at` of the source's marks (every good poll commits one;
- *   ingest/rest/store.ts), so the lag is the time since it.
- * A new source adds its entry here.
+ * - REST sources (one per venue, given by the list of venues: jobs/venues.ts `VENUE_SOURCES`, alpha's
+ *   being `alpha-catalog`): head = now; checkpoint = the last good poll, the newest `at` of the source's
+ *   marks (every good poll commits one; ingest/rest/runner.ts), so the lag is the time since it.
  */
 import type { Deps } from '../core/deps.ts';
 import type { CheckpointPoint, OpsSource, SourcePoint } from '../core/ops/snapshot.ts';
@@ -18,8 +17,10 @@ import { chainSource } from './chain/tables.ts';
 import { alphaChainSettings } from './venues/alpha/chain/settings.ts';
 import { ALPHA_CHAIN_WRITES } from './venues/alpha/chain/tables.ts';
 
-/** REST sources by name (their polls' marks in the progress store). */
-export const REST_SOURCES: readonly string[] = ['alpha-catalog', 'beta', 'gamma', 'delta', 'epsilon'];
+/** A REST source by name: the source of its watermarks. */
+export interface RestSource {
+  source: string;
+}
 
 export interface SourcesOptions {
   /** The chain's log source (default one on ALPHA_RPC_URLS, 10 s per request, 2 attempts). */
@@ -27,14 +28,16 @@ export interface SourcesOptions {
   now?: () => number;
 }
 
+/** The chain's source, then one per REST source of `rest` (the venues', jobs/venues.ts `VENUE_SOURCES`). */
 export function ingestSources(
   deps: Pick<Deps, 'config' | 'log' | 'clickhouse'>,
+  rest: readonly RestSource[],
   o: SourcesOptions = {},
 ): OpsSource[] {
   const marks = createWatermarks(deps.clickhouse);
   return [
     alphaChainSource(deps, marks, o),
-    ...REST_SOURCES.map((source) => restSource(marks, source, o.now ?? Date.now)),
+    ...rest.map((r) => restSource(marks, r.source, o.now ?? Date.now)),
   ];
 }
 

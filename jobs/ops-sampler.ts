@@ -18,6 +18,7 @@ import {
 } from '../core/ops/snapshot.ts';
 import { ingestSources } from '../ingest/sources.ts';
 import { QUEUE_NAMES, type Queues } from './queues.ts';
+import { VENUE_SOURCES } from './venues.ts';
 
 export const SAMPLE_INTERVAL_MS = 15_000;
 
@@ -57,7 +58,7 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 
 export function createOpsSampler(o: OpsSamplerOptions): OpsSampler {
   const { deps } = o;
-  const sources = o.sources ?? ingestSources(deps);
+  const sources = o.sources ?? ingestSources(deps, VENUE_SOURCES);
   const products = o.products ?? analyticsProducts(deps.clickhouse);
   const now = o.now ?? Date.now;
   const limits = { lagWarnS: deps.config.opsLagWarnS, stallS: deps.config.opsStallS };

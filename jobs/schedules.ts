@@ -1,22 +1,16 @@
 /**
- * Recurring work, applied with `upsertJobScheduler` so that every scheduler process (and every
+ * Recurring work (the venues' from the list of venues, jobs/venues.ts), applied with `upsertJobScheduler` so that every scheduler process (and every
  * restart) converges on one scheduler per id instead of piling up repeats.
  */
 import type { Config } from '../core/config.ts';
 import type { JobDefinition } from './define.ts';
-import { BOOK_SCHEDULES } from './processors/alpha-book.ts';
-import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
-import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { POSITIONS_SCHEDULES } from './processors/alpha-positions.ts';
 import { PROFILES_SCHEDULES } from './processors/alpha-profiles.ts';
 import { ANALYTICS_SCHEDULES } from './processors/analytics-alpha.ts';
 import { CATALOG_ROLLUP_SCHEDULES } from './processors/analytics-catalog.ts';
-import { BETA_SCHEDULES } from './processors/beta.ts';
-import { DELTA_SCHEDULES } from './processors/delta.ts';
-import { EPSILON_SCHEDULES } from './processors/epsilon.ts';
-import { GAMMA_SCHEDULES } from './processors/gamma.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 import type { Queues } from './queues.ts';
+import { VENUE_AT_START, VENUE_SCHEDULES } from './venues.ts';
 
 export interface Schedule {
   id: string;
@@ -32,24 +26,11 @@ export const SCHEDULES: readonly Schedule[] = [
     everyMs: (c) => c.maintenanceIntervalS * 1000,
     payload: {},
   },
-  {
-    // The live follower runs as a job of bounded length that is re-enqueued: a crashed worker's follower
-    // is picked up by another within one interval, and a Redis lease keeps it to one at a time.
-    id: 'alpha:follow',
-    job: alphaFollowJob as JobDefinition<never, unknown>,
-    everyMs: () => 30_000,
-    payload: { maxRunMs: 300_000 },
-  },
-  ...CATALOG_SCHEDULES,
-  ...BOOK_SCHEDULES,
+  ...VENUE_SCHEDULES,
   ...ANALYTICS_SCHEDULES,
   ...CATALOG_ROLLUP_SCHEDULES,
   ...POSITIONS_SCHEDULES,
   ...PROFILES_SCHEDULES,
-  ...BETA_SCHEDULES,
-  ...GAMMA_SCHEDULES,
-  ...DELTA_SCHEDULES,
-  ...EPSILON_SCHEDULES,
 ];
 
 /**
@@ -57,7 +38,7 @@ export const SCHEDULES: readonly Schedule[] = [
  * whole interval after a start, such as the full catalog sweep.
  */
 export const AT_START: readonly { job: JobDefinition<never, unknown>; payload: unknown }[] = [
-  { job: alphaCatalogJob as JobDefinition<never, unknown>, payload: { mode: 'full' } },
+  ...VENUE_AT_START,
 ];
 
 export async function applySchedules(

@@ -30,11 +30,12 @@ import {
 import { acquireLease } from '../core/lease.ts';
 import { searchWords } from '../core/search-words.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { syncAlphaBooks } from '../ingest/venues/alpha/book/sync.ts';
 import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import type { JobDefinition } from '../jobs/define.ts';
 import { alphaCatalogJob } from '../jobs/processors/alpha-catalog.ts';
 import {
@@ -87,7 +88,7 @@ beforeAll(async () => {
   };
   await recomputeMarketData(deps, settings);
   await runRolling(deps, settings);
-  await syncAlphaCatalog({ ...deps, metadata: metadataClient() }, { mode: 'full' });
+  await runStream(alpha, 'catalog', { ...deps, client: metadataClient() }, { mode: 'full' });
   // The analytics' now: the newest ingested block. The books are observed a minute before it.
   const [newest] = await query<{ t: string }>(
     'SELECT toUnixTimestamp64Milli(max(timestamp)) AS t FROM alpha_blocks',
@@ -552,7 +553,7 @@ describe('alpha catalog lists', () => {
     // The catalog written again (every market row observed anew): the same ids, the same rows.
     const before = await snapshot();
     await deps.clickhouse.command('test.forget', 'TRUNCATE TABLE alpha_markets');
-    await syncAlphaCatalog({ ...deps, metadata: metadataClient() }, { mode: 'full' });
+    await runStream(alpha, 'catalog', { ...deps, client: metadataClient() }, { mode: 'full' });
     await buildAlphaCatalogLists(deps);
     const again = await marketRows();
     for (const [id, row] of rows) expect(again.get(id)!.canonical_ids).toEqual(row.canonical_ids);

@@ -7,12 +7,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient, HttpRetryableError } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import {
-  QUARANTINE_SOURCE,
-  syncAlphaCatalog,
-  syncAlphaMarkets,
-} from '../ingest/venues/alpha/metadata/sync.ts';
+import { QUARANTINE_SOURCE } from '../ingest/venues/alpha/metadata/read.ts';
 import { ALPHA_CATALOG_TABLES } from '../schemas/tables/alpha-catalog.ts';
 import { DEFAULT_START_TIME } from '../sim/index.ts';
 import type { SavedSim } from '../sim/saved.ts';
@@ -79,8 +77,15 @@ function syncer(opts: { pageSize?: number; timeoutMs?: number } = {}, w: World =
   const metadata = createAlphaMetadataClient({ http, pageSize: opts.pageSize });
   return {
     log,
-    run: (mode: 'full' | 'open' = 'full') => syncAlphaCatalog({ ...deps, metadata }, { mode }),
-    markets: (conditionIds: string[]) => syncAlphaMarkets({ ...deps, metadata }, conditionIds),
+    run: (mode: 'full' | 'open' = 'full') =>
+      runStream(alpha, 'catalog', { ...deps, client: metadata }, { mode }),
+    markets: (conditionIds: string[]) =>
+      runStream(
+        alpha,
+        'markets',
+        { ...deps, client: metadata },
+        { mode: 'byId', options: { conditionIds: conditionIds } },
+      ),
   };
 }
 

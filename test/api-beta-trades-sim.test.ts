@@ -7,8 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchWords } from '../core/search-words.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { pollBetaTrades, syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import type { BetaTrade, BetaTradesResponse } from '../schemas/api/beta-trades.ts';
 import type { MarketsSearchResponse } from '../schemas/api/markets-search.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
@@ -81,8 +82,8 @@ beforeAll(async () => {
   // Three live polls of markets and trades.
   for (const at of [START + HOUR, START + 2 * HOUR, START + 3 * HOUR]) {
     state.tick(at);
-    await syncBeta({ ...t.deps, client, now: () => at }, { mode: 'poll' });
-    await pollBetaTrades({ ...t.deps, client, now: () => at });
+    await runStream(beta, 'markets', { ...t.deps, client, now: () => at }, { mode: 'poll' });
+    await runStream(beta, 'trades', { ...t.deps, client, now: () => at }, { mode: 'poll' });
   }
   truth = betaTruth(catalog, state);
 }, 180_000);

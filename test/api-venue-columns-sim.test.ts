@@ -14,14 +14,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
-import { syncDelta } from '../ingest/venues/delta/sync.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
-import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
+import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { gamma } from '../ingest/venues/gamma/index.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -85,7 +86,9 @@ afterAll(async () => {
 
 describe('delta: slug and event_slug', () => {
   it('serves the slug the replica sends for every market, and the slug filters find them', async () => {
-    await syncDelta(deps(createDeltaClient({ http: http(replicas.urls.delta) })), { mode: 'reconcile' });
+    await runStream(delta, 'markets', deps(createDeltaClient({ http: http(replicas.urls.delta) })), {
+      mode: 'reconcile',
+    });
     const served = await all('/v2/delta/markets');
     expect(served.length).toBeGreaterThan(3);
     const parents = new Map<number, Item>();
@@ -127,7 +130,9 @@ describe('delta: slug and event_slug', () => {
 
 describe('gamma: image_url', () => {
   it('serves the image_url the replica sends for every market', async () => {
-    await syncGamma(deps(createGammaClient({ http: http(replicas.urls.gamma) })), { mode: 'reconcile' });
+    await runStream(gamma, 'markets', deps(createGammaClient({ http: http(replicas.urls.gamma) })), {
+      mode: 'reconcile',
+    });
     const served = await all('/v2/gamma/markets');
     expect(served.length).toBeGreaterThan(5);
     for (const m of served) {
@@ -141,9 +146,14 @@ describe('gamma: image_url', () => {
 
 describe('epsilon: market_variant and image_url', () => {
   it('serves the variant and image the replica sends for every market; the variant filter finds them', async () => {
-    await syncEpsilon(deps(createEpsilonClient({ pageSize: 20, http: http(replicas.urls.epsilon) })), {
-      mode: 'reconcile',
-    });
+    await runStream(
+      epsilon,
+      'markets',
+      deps(createEpsilonClient({ pageSize: 20, http: http(replicas.urls.epsilon) })),
+      {
+        mode: 'reconcile',
+      },
+    );
     const served = await all('/v2/epsilon/markets');
     expect(served.length).toBeGreaterThan(5);
     const byVariant = new Map<string, number[]>();
@@ -167,7 +177,9 @@ describe('epsilon: market_variant and image_url', () => {
 
 describe('beta: determination_time', () => {
   it('serves settlement_ts − settlement_timer_seconds for every settled market: the world’s resolution', async () => {
-    await syncBeta(deps(createBetaClient({ http: http(replicas.urls.beta) })), { mode: 'reconcile' });
+    await runStream(beta, 'markets', deps(createBetaClient({ http: http(replicas.urls.beta) })), {
+      mode: 'reconcile',
+    });
     const served = await all('/v2/beta/markets');
     expect(served.length).toBeGreaterThan(10);
     let settled = 0;

@@ -11,12 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANONICAL_ID_PATTERN } from '../core/canonical-id.ts';
 import { assignCanonical } from '../ingest/canonical/index.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
-import { syncDelta } from '../ingest/venues/delta/sync.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { gamma } from '../ingest/venues/gamma/index.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -130,7 +131,9 @@ describe('GET /v2/gamma/markets over the gamma replica', () => {
     const at = START + 3 * HOUR;
     state.tick(at);
     const events = activeEvents(catalog, state);
-    await syncGamma(
+    await runStream(
+      gamma,
+      'markets',
       { ...t.deps, client: createGammaClient({ http: http(replicas.urls.gamma) }), now: () => at },
       { mode: 'poll' },
     );
@@ -188,7 +191,9 @@ describe('GET /v2/beta/markets over the beta replica', () => {
   it('serves every market of the truth once, by dollar volume, with its title, status, prices and volume', async () => {
     const at = START + 3 * HOUR;
     state.tick(at);
-    await syncBeta(
+    await runStream(
+      beta,
+      'markets',
       { ...t.deps, client: createBetaClient({ http: http(replicas.urls.beta) }), now: () => at },
       { mode: 'poll' },
     );
@@ -233,7 +238,9 @@ describe('GET /v2/delta/markets over the delta replica', () => {
     const at = START + 3 * HOUR;
     state.tick(at);
     const topics = activatedTopics(catalog, state);
-    await syncDelta(
+    await runStream(
+      delta,
+      'markets',
       { ...t.deps, client: createDeltaClient({ http: http(replicas.urls.delta) }), now: () => at },
       { mode: 'poll' },
     );

@@ -10,8 +10,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { type BetaSyncMode, pollBetaTrades, syncBeta } from '../ingest/venues/beta/sync.ts';
+import { type BetaSyncMode, beta } from '../ingest/venues/beta/index.ts';
 import type { Fault, FaultKind } from '../sim/venues/faults.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
@@ -88,8 +89,8 @@ function syncer(
   });
   return {
     log,
-    sync: (mode: BetaSyncMode = 'poll') => syncBeta({ ...deps, client }, { mode }),
-    trades: () => pollBetaTrades({ ...deps, client }),
+    sync: (mode: BetaSyncMode = 'poll') => runStream(beta, 'markets', { ...deps, client }, { mode }),
+    trades: () => runStream(beta, 'trades', { ...deps, client }, { mode: 'poll' }),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Venue beta's jobs and command against the replica (BETA_API_URL pointing at it): `backfillBeta` lists
+ * Venue beta's jobs and command against the replica (BETA_API_URL pointing at it): its backfill lists
  * the venue with progress lines and a summary and stores the truth (no trades without `--trades`); with
  * `--trades --from` it stores exactly the trades from that time on, and again, nothing more; the
  * `beta.markets` and `beta.trades` jobs run under their leases (a poll finding its lease held is skipped, a
@@ -11,18 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
 import { acquireLease } from '../core/lease.ts';
 import { createProgress } from '../core/progress.ts';
-import { backfillBeta } from '../jobs/commands/backfill-beta.ts';
+import type { BetaSyncSummary, BetaTradesSummary } from '../ingest/venues/beta/index.ts';
+import { venueBackfill } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext } from '../jobs/define.ts';
-import {
-  BETA_JOBS,
-  BETA_MARKETS_LEASE,
-  BETA_SCHEDULES,
-  BETA_TRADES_LEASE,
-  type BetaSyncPayload,
-  betaMarketsJob,
-  betaTradesJob,
-} from '../jobs/processors/beta.ts';
+import type {
+  StreamPayload as VenueSyncPayload,
+  StreamResult as VenueSyncResult,
+} from '../jobs/processors/venue-streams.ts';
+import { schedulesOf, VENUE_JOBS, venueJob } from '../jobs/venues.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -58,8 +55,14 @@ function ctx<P>(data: P): JobContext<P> {
     enqueue: async () => undefined,
   };
 }
-const runMarkets = (mode: BetaSyncPayload['mode']) => betaMarketsJob.process(ctx({ mode }));
-const runTrades = () => betaTradesJob.process(ctx({}));
+const backfillBeta = venueBackfill('beta');
+const betaMarketsJob = venueJob('beta', 'markets');
+const betaTradesJob = venueJob('beta', 'trades');
+const BETA_MARKETS_LEASE = 'beta:markets:lease';
+const BETA_TRADES_LEASE = 'beta:trades:lease';
+const runMarkets = (mode: VenueSyncPayload['mode']) =>
+  betaMarketsJob.process(ctx({ mode })) as Promise<VenueSyncResult<BetaSyncSummary>>;
+const runTrades = () => betaTradesJob.process(ctx({})) as Promise<VenueSyncResult<BetaTradesSummary>>;
 
 beforeAll(async () => {
   catalog = generateCatalog({ seed: 'beta-jobs', size: 'small', startTime: START });
@@ -177,12 +180,16 @@ describe('beta command and jobs', () => {
   });
 
   it('schedules the polls and the reconciliation at the configured intervals', () => {
-    expect(BETA_JOBS).toEqual([betaMarketsJob, betaTradesJob]);
-    expect([betaMarketsJob.queue, betaTradesJob.queue]).toEqual(['venues', 'venues']);
-    expect(BETA_SCHEDULES.map((s) => [s.id, s.job, s.everyMs(deps.config), s.payload])).toEqual([
+    expect(VENUE_JOBS.filter((j) => j.name.startsWith('beta.'))).toEqual([betaMarketsJob, betaTradesJob]);
+    expect([betaMarketsJob, betaTradesJob].map((j) => [j.name, j.queue, j.attempts])).toEqual([
+      ['beta.markets', 'venues', 5],
+      ['beta.trades', 'venues', 3],
+    ]);
+    expect([BETA_MARKETS_LEASE, BETA_TRADES_LEASE]).toEqual(['beta:markets:lease', 'beta:trades:lease']);
+    expect(schedulesOf('beta').map((s) => [s.id, s.job, s.everyMs(deps.config), s.payload])).toEqual([
       ['beta:markets-poll', betaMarketsJob, 45_000, { mode: 'poll' }],
-      ['beta:trades-poll', betaTradesJob, 7_000, {}],
       ['beta:reconcile', betaMarketsJob, 900_000, { mode: 'reconcile' }],
+      ['beta:trades-poll', betaTradesJob, 7_000, {}],
     ]);
   });
 });

@@ -7,11 +7,14 @@
  * gained a market are read again (their group label changes); every trade of several live polls is stored
  * exactly once.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWatermarks } from '../core/watermarks.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
-import { readCheckpoint } from '../ingest/rest/store.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { MARKETS_MARGIN_MS, pollBetaTrades, syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
+import { MARKETS_MARGIN_MS } from '../ingest/venues/beta/read.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -47,9 +50,10 @@ const client = () =>
 
 const sync = (at: number, mode: 'poll' | 'reconcile' = 'poll') => {
   requests.length = 0;
-  return syncBeta({ ...deps, client: client(), now: () => at }, { mode });
+  return runStream(beta, 'markets', { ...deps, client: client(), now: () => at }, { mode });
 };
-const trades = (at: number) => pollBetaTrades({ ...deps, client: client(), now: () => at });
+const trades = (at: number) =>
+  runStream(beta, 'trades', { ...deps, client: client(), now: () => at }, { mode: 'poll' });
 const truth = () => betaTruth(catalog, state);
 const rowCount = async (table: string) =>
   Number((await deps.clickhouse.query<{ n: string }>('test.n', `SELECT count() AS n FROM ${table}`))[0]?.n);
@@ -94,7 +98,7 @@ describe('beta sync against the replica', () => {
     );
     expect(Number(labelled[0]?.n)).toBe([...t.markets.values()].filter((m) => m.group_label !== null).length);
     const newest = Math.max(...[...t.markets.keys()].map((k) => state.price('beta', k).lastTradeTime ?? 0));
-    expect(await readCheckpoint(deps.clickhouse, 'beta', 'markets')).toBe(
+    expect((await createWatermarks(deps.clickhouse).read('beta', 'markets'))?.time).toBe(
       Math.floor((newest - MARKETS_MARGIN_MS) / 1000) * 1000,
     );
   });
@@ -107,7 +111,7 @@ describe('beta sync against the replica', () => {
     expect([s.written, s.events.written, s.series.written, tr.written]).toEqual([0, 0, 0, 0]);
     expect(await Promise.all(tables.map(rowCount))).toEqual(before);
     // The poll asked only for markets changed since the checkpoint.
-    const since = Number(await readCheckpoint(deps.clickhouse, 'beta', 'markets')) / 1000;
+    const since = Number((await createWatermarks(deps.clickhouse).read('beta', 'markets'))?.time) / 1000;
     expect(s.since).toBe(since);
     const marketReads = requests.filter((u) => u.pathname === '/markets');
     expect(marketReads.every((u) => u.searchParams.get('min_updated_ts') === String(since))).toBe(true);
@@ -119,7 +123,7 @@ describe('beta sync against the replica', () => {
     // event, made new by deleting it; a sibling the poll does not list stored without its label, as when the
     // event had one market.
     await sync(state.now());
-    const since = Number(await readCheckpoint(deps.clickhouse, 'beta', 'markets'));
+    const since = Number((await createWatermarks(deps.clickhouse).read('beta', 'markets'))?.time);
     const changed = (k: string) => (state.price('beta', k).lastTradeTime ?? 0) >= since;
     const v = catalog.venues.beta;
     const event = v.events.find(

@@ -1,14 +1,11 @@
 /**
  * Canonical ids over ingested replicas: a small world's venues synced from their replicas (alpha's
- * catalog, and beta, gamma, delta and epsilon through their syncs where they exist), `assignCanonical`
+ * catalog, and every REST venue of jobs/venues.ts through its markets job's reconciliation), `assignCanonical`
  * for each. Against the world's topics (read only here, as truth): every outcome has an id of the form;
  * outcomes of the same proposition share one id across venues (one on ≥ 3 venues) and no id spans two
  * propositions; every two-team beta game's home YES id is its away NO id; a second sync and assignment
  * change no id; alpha's market list serves exactly the stored alpha ids.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAlphaCatalogLists } from '../analytics/catalog/build.ts';
@@ -17,26 +14,29 @@ import { RetryableError } from '../core/errors.ts';
 import { acquireLease } from '../core/lease.ts';
 import { assignCanonical } from '../ingest/canonical/assign.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import type { JobContext } from '../jobs/define.ts';
 import { type CanonicalPayload, canonicalJob, canonicalLease } from '../jobs/processors/canonical.ts';
+import type { StreamPayload } from '../jobs/processors/venue-streams.ts';
+import { BACKFILL_VENUES, venueJob } from '../jobs/venues.ts';
 import type { CanonicalVenue } from '../schemas/venues/index.ts';
 import { proposition, storedMarketKey } from '../sim/world/canonical-truth.ts';
 import type { VenueCode } from '../sim/world/catalog.ts';
 import { startWorld, type World } from './sim-replicas-support.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-type SyncFn = (deps: object, opts: { mode: string }) => Promise<unknown>;
-
-async function venueSync(venue: string): Promise<SyncFn | null> {
-  const file = path.resolve(here, `../ingest/venues/${venue}/sync.ts`);
-  if (!fs.existsSync(file)) return null;
-  const fn = ((await import(file)) as Record<string, unknown>)[
-    `sync${venue[0]!.toUpperCase()}${venue.slice(1)}`
-  ];
-  return typeof fn === 'function' ? (fn as SyncFn) : null;
+/** A full listing of a REST venue: its markets job's `reconcile`, as scheduled (under its leases). */
+async function reconcile(venue: string): Promise<void> {
+  const r = await venueJob(venue, 'markets').process({
+    deps,
+    job: { data: { mode: 'reconcile' } } as Job<StreamPayload>,
+    log: deps.log,
+    signal: new AbortController().signal,
+    enqueue: async () => undefined,
+  });
+  expect(r.ran).toBe(true);
 }
 
 let world: World;
@@ -47,10 +47,10 @@ async function ingestAll() {
   const metadata = createAlphaMetadataClient({
     http: createHttpClient({ baseUrl: world.replicas.urls.alpha_metadata, timeoutMs: 10_000 }),
   });
-  await syncAlphaCatalog({ ...deps, metadata }, { mode: 'full' });
+  await runStream(alpha, 'catalog', { ...deps, client: metadata }, { mode: 'full' });
   for (const v of venues) {
     if (v === 'alpha') continue;
-    await (await venueSync(v))!(deps, { mode: 'reconcile' });
+    await reconcile(v);
   }
   return Promise.all(venues.map((v) => assignCanonical(deps, v)));
 }
@@ -72,9 +72,7 @@ beforeAll(async () => {
     env: { BETA_API_URL: u.beta, GAMMA_API_URL: u.gamma, DELTA_API_URL: u.delta, EPSILON_API_URL: u.epsilon },
   });
   venues.push('alpha');
-  for (const v of ['beta', 'gamma', 'delta', 'epsilon'] as const) {
-    if ((await venueSync(v)) !== null) venues.push(v);
-  }
+  for (const v of BACKFILL_VENUES) venues.push(v.code as CanonicalVenue);
   await ingestAll();
 }, 120_000);
 

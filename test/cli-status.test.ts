@@ -4,11 +4,12 @@
  * all is ok, 1 with a stalled source or a refused key, 75 when the API cannot be reached (also as the real
  * command line). The page is mounted in the admin scope: the command sends the configured key.
  */
+
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusDocument } from '../api/routes/admin/status.ts';
-import { writeCheckpoint } from '../ingest/rest/store.ts';
+import { createWatermarks } from '../core/watermarks.ts';
 import { runStatus } from '../jobs/commands/status.ts';
 import { useChain } from './support/chain.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -83,7 +84,12 @@ describe('pmdata status', () => {
   });
 
   it('exits 0 once every source is ok, and --json prints status.json', async () => {
-    await writeCheckpoint(deps.clickhouse, 'gamma', 'markets', 1);
+    await createWatermarks(deps.clickhouse).commit({
+      source: 'gamma',
+      stream: 'markets',
+      kind: 'head',
+      time: 1,
+    });
     await world.resample();
     const { code, lines } = await status();
     expect(lines.at(-1)).toBe('All ok');

@@ -9,14 +9,16 @@
  * a retryable error when it persists, nothing written. After each sync (and, at rates, after the
  * reconciliation) the tables equal the fault-free truth of the frozen world, each record stored once.
  */
+
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
+import { createWatermarks } from '../core/watermarks.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
-import { readCheckpoint } from '../ingest/rest/store.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createDeltaClient, DeltaUpstreamError } from '../ingest/venues/delta/client.ts';
-import { type DeltaSyncMode, syncDelta } from '../ingest/venues/delta/sync.ts';
+import { type DeltaSyncMode, delta } from '../ingest/venues/delta/index.ts';
 import type { Fault, FaultKind } from '../sim/venues/faults.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, type CatalogEvent, generateCatalog } from '../sim/world/catalog.ts';
@@ -29,6 +31,7 @@ import {
   isCategorical,
 } from './support/delta-truth.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { venueTransportFaults } from './support/venue-faults-suite.ts';
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
@@ -101,7 +104,7 @@ function syncer(opts: SyncerOptions = {}) {
   return {
     log,
     listing: () => log.filter((l) => l.path === LISTING),
-    run: (mode: DeltaSyncMode = 'reconcile') => syncDelta({ ...deps, client }, { mode }),
+    run: (mode: DeltaSyncMode = 'reconcile') => runStream(delta, 'markets', { ...deps, client }, { mode }),
   };
 }
 
@@ -175,41 +178,12 @@ beforeEach(async () => {
 });
 
 describe('delta sync under faults', () => {
-  it('rate_limit: waits out Retry-After before the next request', async () => {
-    replicas.faults.enqueue('delta', { kind: 'rate_limit', retryAfterS: 1 });
-    const s = syncer();
-    await s.run();
-    const i = s.log.findIndex((l) => l.status === 429);
-    expect(i).toBe(0);
-    const gap = s.log[i + 1]!.start - s.log[i]!.end;
-    expect(gap).toBeGreaterThanOrEqual(1_000);
-    expect(s.log[i + 1]).toMatchObject({ path: LISTING, page: '1', status: 200 });
-    await expectTruth();
-  });
-
-  it('server_error: retries after a backoff', async () => {
-    replicas.faults.enqueue(
-      'delta',
-      { kind: 'server_error', status: 502 },
-      { kind: 'server_error', status: 503, path: LISTING },
-    );
-    const s = syncer();
-    await s.run();
-    expect(s.log.slice(0, 3).map((l) => l.status)).toEqual([502, 503, 200]);
-    expect(new Set(s.log.slice(0, 3).map((l) => `${l.path}?${l.page}`)).size).toBe(1);
-    await expectTruth();
-  });
-
-  it('hang: gives up on the attempt at the timeout and retries', async () => {
-    replicas.faults.enqueue('delta', { kind: 'hang' });
-    const s = syncer({ timeoutMs: 300 });
-    await s.run();
-    const hung = s.log[0]!;
-    expect(hung.status).toBeNull();
-    expect(hung.end - hung.start).toBeGreaterThanOrEqual(290);
-    expect(hung.end - hung.start).toBeLessThan(2_000);
-    expect(s.log[1]).toMatchObject({ path: LISTING, page: '1', status: 200 });
-    await expectTruth();
+  venueTransportFaults({
+    venue: 'delta',
+    replicas: () => replicas,
+    syncer: (o) => syncer(o),
+    listing: LISTING,
+    expectTruth,
   });
 
   it('malformed: quarantines the market by its marketId, the listing goes on', async () => {
@@ -257,12 +231,12 @@ describe('delta sync under faults', () => {
       e.marketKeys.map((k) => `market ${state.market('delta', k).id}: not stored`),
     );
     expect(missing.filter((d) => d.startsWith('market')).sort()).toEqual(expected.sort());
-    expect(await readCheckpoint(deps.clickhouse, 'delta', 'reconcile')).toBeNull();
+    expect(await createWatermarks(deps.clickhouse).read('delta', 'reconcile')).toBeNull();
 
     const r = await syncer().run('reconcile');
     expect(r.written).toBeGreaterThanOrEqual(expected.length);
     await expectTruth();
-    expect(await readCheckpoint(deps.clickhouse, 'delta', 'reconcile')).not.toBeNull();
+    expect(await createWatermarks(deps.clickhouse).read('delta', 'reconcile')).not.toBeNull();
   });
 
   it('code ≠ 0 in the envelope: read again, the listing goes on', async () => {
@@ -297,7 +271,7 @@ describe('delta sync under faults', () => {
       // The first read and codeRetries (3) more, then given up.
       expect(s.listing()).toHaveLength(4);
       expect(await count('delta_markets')).toBe(0);
-      expect(await readCheckpoint(deps.clickhouse, 'delta', 'reconcile')).toBeNull();
+      expect(await createWatermarks(deps.clickhouse).read('delta', 'reconcile')).toBeNull();
     } finally {
       await front.close();
     }

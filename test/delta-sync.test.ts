@@ -6,11 +6,13 @@
  * only for markets that traded); a market that stopped trading is read by id until it is resolved, then no
  * more; a reconciliation adds the markets the activated listing never showed.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWatermarks } from '../core/watermarks.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
-import { readCheckpoint } from '../ingest/rest/store.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
-import { syncDelta } from '../ingest/venues/delta/sync.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, type CatalogEvent, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -54,7 +56,7 @@ async function sync(at: number, mode: 'poll' | 'reconcile' = 'poll') {
   state.tick(at);
   for (const e of activatedTopics(catalog, state)) seen.set(e.key, e);
   requests.length = 0;
-  return syncDelta({ ...deps, client: client(), now: () => at }, { mode });
+  return runStream(delta, 'markets', { ...deps, client: client(), now: () => at }, { mode });
 }
 
 const truth = () => deltaTruth(catalog, state, [...seen.values()]);
@@ -103,7 +105,7 @@ describe('delta sync against the replica', () => {
     expect(rows.every((r) => r.event_id === cat.id && r.group_label && r.market_type === 'categorical')).toBe(
       true,
     );
-    expect(await readCheckpoint(deps.clickhouse, 'delta', 'markets')).toBe(START + HOUR);
+    expect((await createWatermarks(deps.clickhouse).read('delta', 'markets'))?.time).toBe(START + HOUR);
   });
 
   it('writes nothing and reads no price on an idle poll', async () => {
@@ -171,6 +173,6 @@ describe('delta sync against the replica', () => {
     const t = deltaTruth(catalog, state);
     expect(await deltaDifferences(deps.clickhouse, t)).toEqual([]);
     expect(s.read).toBe(t.markets.size);
-    expect(await readCheckpoint(deps.clickhouse, 'delta', 'reconcile')).toBe(at);
+    expect((await createWatermarks(deps.clickhouse).read('delta', 'reconcile'))?.time).toBe(at);
   });
 });

@@ -8,14 +8,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLease, type Lease } from '../core/lease.ts';
-import { pollBetaTrades } from '../ingest/venues/beta/sync.ts';
+import { runStream } from '../ingest/rest/runner.ts';
+import { BETA_MARKETS_LEASE, BETA_TRADES_LEASE, beta as betaVenue } from '../ingest/venues/beta/index.ts';
 import { ingestVenues } from '../jobs/commands/demo.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
-import { BETA_MARKETS_LEASE, BETA_TRADES_LEASE } from '../jobs/processors/beta.ts';
 import { canonicalLease } from '../jobs/processors/canonical.ts';
-import { DELTA_LEASE } from '../jobs/processors/delta.ts';
-import { EPSILON_LEASE } from '../jobs/processors/epsilon.ts';
-import { GAMMA_LEASE } from '../jobs/processors/gamma.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -25,6 +22,9 @@ import { createTestDeps, type TestDeps } from './support/deps.ts';
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
 const VENUES = ['beta', 'gamma', 'delta', 'epsilon'] as const;
+const GAMMA_LEASE = 'gamma:markets:lease';
+const DELTA_LEASE = 'delta:markets:lease';
+const EPSILON_LEASE = 'epsilon:markets:lease';
 
 let state: WorldState;
 let replicas: Replicas;
@@ -88,7 +88,7 @@ describe("the demo's venue step beside the scheduled runs", () => {
       await held.get(BETA_MARKETS_LEASE)!.release();
       // The scheduled trades poll holds its lease and stores every trade, then ends.
       await said('beta: another beta trades poll is running (lease held); waiting for it');
-      const poll = await pollBetaTrades(deps);
+      const poll = await runStream(betaVenue, 'trades', deps, { mode: 'poll' });
       expect(poll.written).toBe(state.trades('beta').length);
       await held.get(BETA_TRADES_LEASE)!.release();
       for (const v of VENUES) {

@@ -12,14 +12,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProfiles } from '../analytics/profiles/run.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
-import { syncDelta } from '../ingest/venues/delta/sync.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
-import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
+import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { gamma } from '../ingest/venues/gamma/index.ts';
 import { PRIMARY_STYLES, STYLE_FLAGS } from '../schemas/tables/alpha-profiles.ts';
 import { demoWorldOptions } from '../sim/demo-world.ts';
 import { type Sim, startSim } from '../sim/index.ts';
@@ -61,7 +62,9 @@ describe("the demo world's venue columns", () => {
   const sync = { now: () => sim.state.now() };
 
   it('delta: every market has its slug, every categorical child its parent slug', async () => {
-    await syncDelta(
+    await runStream(
+      delta,
+      'markets',
       { ...deps, ...sync, client: createDeltaClient({ http: http(urls().delta) }) },
       { mode: 'reconcile' },
     );
@@ -72,7 +75,9 @@ describe("the demo world's venue columns", () => {
   });
 
   it('gamma: every market has its image_url', async () => {
-    await syncGamma(
+    await runStream(
+      gamma,
+      'markets',
       { ...deps, ...sync, client: createGammaClient({ http: http(urls().gamma) }) },
       { mode: 'reconcile' },
     );
@@ -82,7 +87,9 @@ describe("the demo world's venue columns", () => {
   });
 
   it('epsilon: every market has its market_variant and image_url', async () => {
-    await syncEpsilon(
+    await runStream(
+      epsilon,
+      'markets',
       { ...deps, ...sync, client: createEpsilonClient({ http: http(urls().epsilon) }) },
       { mode: 'reconcile' },
     );
@@ -92,7 +99,9 @@ describe("the demo world's venue columns", () => {
   });
 
   it('beta: every settled market has its determination_time', async () => {
-    await syncBeta(
+    await runStream(
+      beta,
+      'markets',
       { ...deps, ...sync, client: createBetaClient({ http: http(urls().beta) }) },
       { mode: 'reconcile' },
     );

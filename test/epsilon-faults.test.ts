@@ -10,14 +10,16 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
-import { type EpsilonSyncMode, syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
+import { type EpsilonSyncMode, epsilon } from '../ingest/venues/epsilon/index.ts';
 import type { Fault, FaultKind } from '../sim/venues/faults.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { epsilonDifferences, epsilonDoubled, epsilonTruth } from './support/epsilon-truth.ts';
+import { venueTransportFaults } from './support/venue-faults-suite.ts';
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
@@ -79,7 +81,8 @@ function syncer(opts: { timeoutMs?: number; afterFirstPage?: Fault; pageSize?: n
   const client = createEpsilonClient({ http, pageSize: opts.pageSize ?? PAGE });
   return {
     log,
-    run: (mode: EpsilonSyncMode = 'reconcile') => syncEpsilon({ ...deps, client }, { mode }),
+    run: (mode: EpsilonSyncMode = 'reconcile') =>
+      runStream(epsilon, 'markets', { ...deps, client }, { mode }),
   };
 }
 
@@ -126,41 +129,13 @@ describe('epsilon sync under faults', () => {
     await expectTruth();
   });
 
-  it('rate_limit: waits out Retry-After before the next request', async () => {
-    replicas.faults.enqueue('epsilon', { kind: 'rate_limit', retryAfterS: 1 });
-    const s = syncer();
-    await s.run();
-    const i = s.log.findIndex((l) => l.status === 429);
-    expect(i).toBe(0);
-    const gap = s.log[i + 1]!.start - s.log[i]!.end;
-    expect(gap).toBeGreaterThanOrEqual(999);
-    expect(s.log[i + 1]).toMatchObject({ path: s.log[i]!.path, page: s.log[i]!.page, status: 200 });
-    await expectTruth();
-  });
-
-  it('server_error: retries after a backoff', async () => {
-    replicas.faults.enqueue(
-      'epsilon',
-      { kind: 'server_error', status: 502 },
-      { kind: 'server_error', status: 503, path: MARKETS },
-    );
-    const s = syncer();
-    await s.run();
-    expect(s.log.slice(0, 3).map((l) => l.status)).toEqual([502, 503, 200]);
-    expect(new Set(s.log.slice(0, 3).map((l) => `${l.path}?${l.page}`)).size).toBe(1);
-    await expectTruth();
-  });
-
-  it('hang: gives up on the attempt at the timeout and retries', async () => {
-    replicas.faults.enqueue('epsilon', { kind: 'hang' });
-    const s = syncer({ timeoutMs: 300 });
-    await s.run();
-    const hung = s.log[0]!;
-    expect(hung.status).toBeNull();
-    expect(hung.end - hung.start).toBeGreaterThanOrEqual(290);
-    expect(hung.end - hung.start).toBeLessThan(2_000);
-    expect(s.log[1]).toMatchObject({ path: MARKETS, page: '1', status: 200 });
-    await expectTruth();
+  venueTransportFaults({
+    venue: 'epsilon',
+    replicas: () => replicas,
+    syncer: (o) => syncer(o),
+    listing: MARKETS,
+    minGapMs: 999,
+    expectTruth,
   });
 
   it('malformed: quarantines the market by its slug, the listing goes on', async () => {

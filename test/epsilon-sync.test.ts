@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
-import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
+import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { listingBackfill } from '../jobs/commands/backfill-listing.ts';
-import { EPSILON_LEASE } from '../jobs/processors/epsilon.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -36,7 +36,7 @@ const client = () =>
 
 async function sync(at: number, mode: 'poll' | 'reconcile') {
   state.tick(at);
-  return syncEpsilon({ ...deps, client: client(), now: () => at }, { mode });
+  return runStream(epsilon, 'markets', { ...deps, client: client(), now: () => at }, { mode });
 }
 
 interface Stored {
@@ -144,12 +144,10 @@ describe('epsilon ingestion against the replica', () => {
   it('backfill refuses --trades (exit 2) and lists the venue otherwise', async () => {
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), progress: () => {}, isTTY: false };
-    const run = listingBackfill('epsilon', EPSILON_LEASE, (d, o) =>
-      syncEpsilon({ ...d, client: client() }, o),
-    );
-    expect(await run(deps, io, { trades: true, from: null })).toBe(2);
+    const run = listingBackfill(epsilon, { tradesFor: 'beta' });
+    expect(await run({ ...deps, client: client() }, io, { trades: true, from: null })).toBe(2);
     expect(lines[0]).toMatch(/no trades stream/);
-    expect(await run(deps, io, { trades: false, from: null })).toBe(0);
+    expect(await run({ ...deps, client: client() }, io, { trades: false, from: null })).toBe(0);
     expect(lines.at(-1)).toMatch(/^epsilon done in .* 0 written; events \d+ read, 0 written/);
   });
 });

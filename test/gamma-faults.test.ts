@@ -9,14 +9,16 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { type GammaSyncMode, syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { type GammaSyncMode, gamma } from '../ingest/venues/gamma/index.ts';
 import type { Fault, FaultKind } from '../sim/venues/faults.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { activeEvents, doubled, gammaDifferences, gammaTruth, isGroup } from './support/gamma-truth.ts';
+import { venueTransportFaults } from './support/venue-faults-suite.ts';
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
@@ -73,7 +75,7 @@ function syncer(opts: { timeoutMs?: number; afterFirstPage?: Fault; pageSize?: n
   const client = createGammaClient({ http, pageSize: opts.pageSize ?? PAGE });
   return {
     log,
-    run: (mode: GammaSyncMode = 'poll') => syncGamma({ ...deps, client }, { mode }),
+    run: (mode: GammaSyncMode = 'poll') => runStream(gamma, 'markets', { ...deps, client }, { mode }),
   };
 }
 
@@ -112,40 +114,12 @@ beforeEach(async () => {
 });
 
 describe('gamma sync under faults', () => {
-  it('rate_limit: waits out Retry-After before the next request', async () => {
-    replicas.faults.enqueue('gamma', { kind: 'rate_limit', retryAfterS: 1 });
-    const s = syncer();
-    await s.run();
-    const i = s.log.findIndex((l) => l.status === 429);
-    expect(i).toBe(0);
-    const gap = s.log[i + 1]!.start - s.log[i]!.end;
-    expect(gap).toBeGreaterThanOrEqual(1_000);
-    expect(s.log[i + 1]).toMatchObject({ path: s.log[i]!.path, page: s.log[i]!.page, status: 200 });
-    await expectTruth();
-  });
-
-  it('server_error: retries after a backoff', async () => {
-    replicas.faults.enqueue(
-      'gamma',
-      { kind: 'server_error', status: 502 },
-      { kind: 'server_error', status: 503, path: '/markets/active' },
-    );
-    const s = syncer();
-    await s.run();
-    expect(s.log.slice(0, 3).map((l) => l.status)).toEqual([502, 503, 200]);
-    await expectTruth();
-  });
-
-  it('hang: gives up on the attempt at the timeout and retries', async () => {
-    replicas.faults.enqueue('gamma', { kind: 'hang' });
-    const s = syncer({ timeoutMs: 300 });
-    await s.run();
-    const hung = s.log[0]!;
-    expect(hung.status).toBeNull();
-    expect(hung.end - hung.start).toBeGreaterThanOrEqual(290);
-    expect(hung.end - hung.start).toBeLessThan(2_000);
-    expect(s.log[1]).toMatchObject({ page: '1', status: 200 });
-    await expectTruth();
+  venueTransportFaults({
+    venue: 'gamma',
+    replicas: () => replicas,
+    syncer: (o) => syncer(o),
+    listing: '/markets/active',
+    expectTruth,
   });
 
   it('malformed: quarantines the record by its slug, the listing goes on', async () => {

@@ -7,10 +7,11 @@
  * (a single market and a whole group), then no more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWatermarks } from '../core/watermarks.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
-import { readCheckpoint } from '../ingest/rest/store.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { gamma } from '../ingest/venues/gamma/index.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, type CatalogEvent, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -48,7 +49,7 @@ async function poll(at: number) {
   state.tick(at);
   for (const e of activeEvents(catalog, state)) seen.set(e.key, e);
   requests.length = 0;
-  return syncGamma({ ...deps, client: client(), now: () => at }, { mode: 'poll' });
+  return runStream(gamma, 'markets', { ...deps, client: client(), now: () => at }, { mode: 'poll' });
 }
 
 const truth = () => gammaTruth(catalog, state, [...seen.values()]);
@@ -98,7 +99,7 @@ describe('gamma sync against the replica', () => {
     );
     expect(rows).toHaveLength(group.marketKeys.length);
     expect(rows.every((r) => r.group_label !== null && r.group_label !== '')).toBe(true);
-    expect(await readCheckpoint(deps.clickhouse, 'gamma', 'markets')).toBe(START + HOUR);
+    expect((await createWatermarks(deps.clickhouse).read('gamma', 'markets'))?.time).toBe(START + HOUR);
   });
 
   it('writes nothing on an idle poll', async () => {

@@ -14,8 +14,20 @@ import {
   type ImportRef,
   importsOf,
   ROOT,
+  restVenueCodes,
   sourceFiles,
+  VENUE_RULE_AREAS,
+  venueCodeViolations,
 } from './support/import-direction.ts';
+
+/**
+ * Files that still name venue codes, each replaced by another part of issue 49 (its branch derives the
+ * list from schemas/venues/index.ts or jobs/venues.ts); an entry goes when that branch is merged.
+ */
+const VENUE_RULE_PENDING: Record<string, string> = {
+  'api/routes/index.ts': "VENUE_LISTS (each venue's list query module) and beta's trades routes (contracts)",
+  'core/config.ts': 'REMOVED_VENUES parses a hand-written list of codes (lead: see the report)',
+};
 
 describe('import direction', () => {
   it('every import of every source file goes the way the flow allows', () => {
@@ -76,5 +88,67 @@ describe('import direction', () => {
       'analytics/p/q.ts:1 imports ../outside.ts (outside the source folders)',
       'core/launch.ts:8 imports core/launch.child.ts (a test file, imported by a non-test file)',
     ]);
+  });
+
+  it("outside a venue's own folders, only jobs/venues.ts and schemas/venues/index.ts name venue codes", () => {
+    const codes = restVenueCodes();
+    expect(codes).toEqual(expect.arrayContaining(['beta', 'delta', 'epsilon', 'gamma']));
+    const files = VENUE_RULE_AREAS.filter((a) => fs.existsSync(path.join(ROOT, a))).flatMap((a) =>
+      sourceFiles(a),
+    );
+    const found = files.flatMap((f) =>
+      venueCodeViolations(f, fs.readFileSync(path.join(ROOT, f), 'utf8'), codes),
+    );
+    const fileOf = (v: string) => v.slice(0, v.indexOf(':'));
+    // Every naming outside the pending files fails; a pending file that names no code any more fails too,
+    // so the list only shrinks (each entry goes once its branch is merged).
+    expect(found.filter((v) => !(fileOf(v) in VENUE_RULE_PENDING))).toEqual([]);
+    expect(Object.keys(VENUE_RULE_PENDING).filter((f) => !found.some((v) => fileOf(v) === f))).toEqual([]);
+  });
+
+  it('lists each naming of a venue code outside its own folders with its file and line', () => {
+    const codes = ['beta', 'gamma'];
+    const named = (file: string, source: string) =>
+      venueCodeViolations(file, source, codes).map((v) =>
+        v.replace(/ \(names venue (\w+) outside its own folders\)$/, ' [$1]'),
+      );
+    const source = [
+      "import { syncBeta } from '../ingest/venues/beta/sync.ts';",
+      "import { GAMMA } from '../schemas/tables/gamma.ts';",
+      "import { alphaConfig } from '../ingest/venues/alpha/config.ts';",
+      "const a = ['beta', 'alpha'];",
+      'type V = "gamma" | "alpha";',
+      "const lease = 'beta:markets:lease', job = `gamma.${'x'}`, table = 'gamma_markets';",
+      "const prose = 'betamax', other = 'alpha-positions', mid = `${a}beta`;",
+      'const t = `x ${a} gamma-y`;',
+    ].join('\n');
+    expect(named('jobs/x.ts', source)).toEqual([
+      'jobs/x.ts:1 imports ingest/venues/beta/sync.ts [beta]',
+      'jobs/x.ts:2 imports schemas/tables/gamma.ts [gamma]',
+      'jobs/x.ts:4 "beta" [beta]',
+      'jobs/x.ts:5 "gamma" [gamma]',
+      'jobs/x.ts:6 "beta:markets:lease" [beta]',
+      'jobs/x.ts:6 "gamma." [gamma]',
+      'jobs/x.ts:6 "gamma_markets" [gamma]',
+    ]);
+    // A venue's own folders name it, not another venue; the venue lists, tests and sim/ are not read.
+    const own = "import { x } from '../../../schemas/tables/beta.ts';\nconst v = 'beta', w = 'gamma';";
+    expect(named('ingest/venues/beta/sync.ts', own)).toEqual([
+      'ingest/venues/beta/sync.ts:2 "gamma" [gamma]',
+    ]);
+    expect(named('api/queries/beta/markets.ts', own)).toEqual([
+      'api/queries/beta/markets.ts:2 "gamma" [gamma]',
+    ]);
+    expect(named('schemas/api/beta-markets.ts', "const v = 'beta';")).toEqual([]);
+    expect(named('schemas/venues/gamma.ts', "const v = 'gamma';")).toEqual([]);
+    for (const f of [
+      'jobs/venues.ts',
+      'schemas/venues/index.ts',
+      'jobs/x.test.ts',
+      'sim/x.ts',
+      'test/support/x.ts',
+    ]) {
+      expect(named(f, source)).toEqual([]);
+    }
   });
 });

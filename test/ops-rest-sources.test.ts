@@ -7,13 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../core/metrics.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { ingestSources } from '../ingest/sources.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { pollBetaTrades, syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { createOpsSampler } from '../jobs/ops-sampler.ts';
 import { createBullConnection, createQueues } from '../jobs/queues.ts';
+import { VENUE_SOURCES } from '../jobs/venues.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -63,7 +65,9 @@ describe('REST sources in the operations snapshot', () => {
     const sampler = createOpsSampler({
       deps,
       queues,
-      sources: ingestSources(deps).filter((s) => s.source === 'beta' || s.source === 'alpha-catalog'),
+      sources: ingestSources(deps, VENUE_SOURCES).filter(
+        (s) => s.source === 'beta' || s.source === 'alpha-catalog',
+      ),
     });
     try {
       const never = await sampler.sample();
@@ -73,7 +77,7 @@ describe('REST sources in the operations snapshot', () => {
       ]);
 
       state.tick(START + 3_600_000);
-      const beta = createBetaClient({
+      const betaClient = createBetaClient({
         http: createHttpClient({
           baseUrl: replicas.urls.beta,
           timeoutMs: 5_000,
@@ -89,9 +93,9 @@ describe('REST sources in the operations snapshot', () => {
           maxDelayMs: 100,
         }),
       });
-      await syncBeta({ ...deps, client: beta }, { mode: 'poll' });
-      await pollBetaTrades({ ...deps, client: beta });
-      await syncAlphaCatalog({ ...deps, metadata }, { mode: 'full' });
+      await runStream(beta, 'markets', { ...deps, client: betaClient }, { mode: 'poll' });
+      await runStream(beta, 'trades', { ...deps, client: betaClient }, { mode: 'poll' });
+      await runStream(alpha, 'catalog', { ...deps, client: metadata }, { mode: 'full' });
       const polled = Date.now();
       const after = await sampler.sample();
       for (const s of after.sources) {
@@ -101,7 +105,7 @@ describe('REST sources in the operations snapshot', () => {
 
       // An idle poll (nothing changed upstream) is a good poll too: the lag restarts from it.
       await new Promise((r) => setTimeout(r, 1_100));
-      const idle = await syncBeta({ ...deps, client: beta }, { mode: 'poll' });
+      const idle = await runStream(beta, 'markets', { ...deps, client: betaClient }, { mode: 'poll' });
       expect(idle.written).toBe(0);
       const again = (await sampler.sample()).sources.find((s) => s.source === 'beta')!;
       expect(Date.parse(again.checkpoint_time!)).toBeGreaterThan(polled);

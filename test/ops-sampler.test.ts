@@ -20,6 +20,7 @@ import { ALPHA_CHAIN_WRITES } from '../ingest/venues/alpha/chain/tables.ts';
 import { createOpsSampler, type OpsSampler } from '../jobs/ops-sampler.ts';
 import { alphaAnalyticsSettings } from '../jobs/processors/analytics-alpha.ts';
 import { createBullConnection, createQueues, type Queues } from '../jobs/queues.ts';
+import { VENUE_SOURCES } from '../jobs/venues.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -65,7 +66,7 @@ describe('operations sampler on the sim chain', () => {
       followMaxBlocksPerTick: 4,
     });
     ingestor = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings);
-    const sources = ingestSources(deps, {
+    const sources = ingestSources(deps, VENUE_SOURCES, {
       chainSource: createLogSource({ urls: [sim.rpcUrl], log: deps.log }),
     });
     sampler = createOpsSampler({ deps, queues, sources });

@@ -32,19 +32,20 @@ import { runProfiles } from '../analytics/profiles/run.ts';
 import { runRolling } from '../analytics/rolling-metrics/run.ts';
 import { assignCanonical } from '../ingest/canonical/index.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { syncAlphaBooks } from '../ingest/venues/alpha/book/sync.ts';
 import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { pollBetaTrades, syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
-import { syncDelta } from '../ingest/venues/delta/sync.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
-import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
+import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { gamma } from '../ingest/venues/gamma/index.ts';
 import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
 import { DEFAULT_START_TIME, type Sim, startSim } from '../sim/index.ts';
 import type { TestDeps } from './support/deps.ts';
@@ -69,8 +70,10 @@ async function runWriters(deps: TestDeps, sim: Sim): Promise<void> {
   await ingestor.ingestRange({ from: 0, to: head }, { head });
 
   // alpha's catalog (metadata replica) and books (book replica).
-  await syncAlphaCatalog(
-    { ...deps, now, metadata: createAlphaMetadataClient({ http: http(urls.alpha_metadata) }) },
+  await runStream(
+    alpha,
+    'catalog',
+    { ...deps, now, client: createAlphaMetadataClient({ http: http(urls.alpha_metadata) }) },
     { mode: 'full' },
   );
   const tokens = sim.catalog.venues.alpha.markets.flatMap((m) => m.tokenIds);
@@ -78,16 +81,20 @@ async function runWriters(deps: TestDeps, sim: Sim): Promise<void> {
 
   // The REST venues: a reconcile (every market) of each, then a poll (what changed since: nothing, in a
   // world standing still, so the poll must write no other rows); beta's trades polled after its markets.
-  const beta = createBetaClient({ http: http(urls.beta) });
-  const gamma = createGammaClient({ http: http(urls.gamma) });
-  const delta = createDeltaClient({ http: http(urls.delta) });
-  const epsilon = createEpsilonClient({ http: http(urls.epsilon) });
+  const clients = {
+    beta: createBetaClient({ http: http(urls.beta) }),
+    gamma: createGammaClient({ http: http(urls.gamma) }),
+    delta: createDeltaClient({ http: http(urls.delta) }),
+    epsilon: createEpsilonClient({ http: http(urls.epsilon) }),
+  };
   for (const mode of ['reconcile', 'poll'] as const) {
-    await syncBeta({ ...deps, now, client: beta }, { mode });
-    if (mode === 'reconcile') await pollBetaTrades({ ...deps, now, client: beta });
-    await syncGamma({ ...deps, now, client: gamma }, { mode });
-    await syncDelta({ ...deps, now, client: delta }, { mode });
-    await syncEpsilon({ ...deps, now, client: epsilon }, { mode });
+    await runStream(beta, 'markets', { ...deps, now, client: clients.beta }, { mode });
+    if (mode === 'reconcile') {
+      await runStream(beta, 'trades', { ...deps, now, client: clients.beta }, { mode: 'poll' });
+    }
+    await runStream(gamma, 'markets', { ...deps, now, client: clients.gamma }, { mode });
+    await runStream(delta, 'markets', { ...deps, now, client: clients.delta }, { mode });
+    await runStream(epsilon, 'markets', { ...deps, now, client: clients.epsilon }, { mode });
   }
 
   // Canonical ids of every venue's outcomes.

@@ -19,21 +19,22 @@ import { migrate } from '../core/migrations.ts';
 import { createWatermarks, type Watermark } from '../core/watermarks.ts';
 import { createLogSource } from '../ingest/chain/source.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
-import { readCheckpoint } from '../ingest/rest/store.ts';
+import { runStream } from '../ingest/rest/runner.ts';
 import { ingestSources } from '../ingest/sources.ts';
 import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
+import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';
-import { pollBetaTrades, syncBeta } from '../ingest/venues/beta/sync.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
-import { syncDelta } from '../ingest/venues/delta/sync.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
-import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
+import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { gamma } from '../ingest/venues/gamma/index.ts';
 import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
+import { VENUE_SOURCES } from '../jobs/venues.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -184,14 +185,14 @@ describe('upgrade of a data dir written before the progress store', () => {
     }
     const c = clients();
     const base = { config: deps.config, log: deps.log, clickhouse: ch, now };
-    await syncAlphaCatalog({ ...base, metadata: c.alpha }, { mode: 'full' });
+    await runStream(alpha, 'catalog', { ...base, client: c.alpha }, { mode: 'full' });
     for (const mode of ['reconcile', 'poll'] as const) {
-      await syncBeta({ ...base, client: c.beta }, { mode });
-      await syncGamma({ ...base, client: c.gamma }, { mode });
-      await syncDelta({ ...base, client: c.delta }, { mode });
-      await syncEpsilon({ ...base, client: c.epsilon }, { mode });
+      await runStream(beta, 'markets', { ...base, client: c.beta }, { mode });
+      await runStream(gamma, 'markets', { ...base, client: c.gamma }, { mode });
+      await runStream(delta, 'markets', { ...base, client: c.delta }, { mode });
+      await runStream(epsilon, 'markets', { ...base, client: c.epsilon }, { mode });
     }
-    await pollBetaTrades({ ...base, client: c.beta });
+    await runStream(beta, 'trades', { ...base, client: c.beta }, { mode: 'poll' });
     await runMarketData({ clickhouse: ch, log: deps.log }, analyticsSettings());
     await runPositions({ clickhouse: ch, log: deps.log }, positionsSettings());
 
@@ -262,7 +263,7 @@ describe('upgrade of a data dir written before the progress store', () => {
     // The ops sources read the old progress: the chain at the follow checkpoint, each REST source's last poll.
     const at = (venue: string) =>
       Math.max(...venueRows.filter((r) => r.venue === venue).map((r) => Date.parse(r.updated_at)));
-    const sources = ingestSources(deps, {
+    const sources = ingestSources(deps, VENUE_SOURCES, {
       chainSource: createLogSource({ urls: [sim.rpcUrl], log: deps.log }),
     });
     const points = Object.fromEntries(
@@ -283,11 +284,16 @@ describe('upgrade of a data dir written before the progress store', () => {
     for (const r of newestBy(venueRows, (r) => `${r.venue}/${r.stream}`)) {
       const source = r.venue === 'alpha' ? 'alpha-catalog' : r.venue;
       const ms = Number(r.value) * (r.venue === 'beta' && r.stream === 'markets' ? 1000 : 1);
-      expect(await readCheckpoint(deps.clickhouse, source, r.stream), `${source}/${r.stream}`).toBe(ms);
+      expect(
+        (await createWatermarks(deps.clickhouse).read(source, r.stream))?.time ?? null,
+        `${source}/${r.stream}`,
+      ).toBe(ms);
     }
     // beta's poll asks for the markets changed since its old checkpoint (Unix seconds, as before).
     const old = venueRows.find((r) => r.venue === 'beta' && r.stream === 'markets')!;
-    const poll = await syncBeta(
+    const poll = await runStream(
+      beta,
+      'markets',
       {
         config: deps.config,
         log: deps.log,

@@ -5,10 +5,11 @@
  * `doc` fails here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncBeta } from '../ingest/venues/beta/sync.ts';
-import { syncDelta } from '../ingest/venues/delta/sync.ts';
-import { syncEpsilon } from '../ingest/venues/epsilon/sync.ts';
-import { syncGamma } from '../ingest/venues/gamma/sync.ts';
+import { runStream } from '../ingest/rest/runner.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
+import { epsilon } from '../ingest/venues/epsilon/index.ts';
+import { gamma } from '../ingest/venues/gamma/index.ts';
 import { LIST_CONTRACTS } from '../schemas/venues/index.ts';
 import { startWorld, type World } from './sim-replicas-support.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -22,10 +23,10 @@ beforeAll(async () => {
   deps = await createTestDeps('venue_markets_doc', {
     env: { BETA_API_URL: u.beta, GAMMA_API_URL: u.gamma, DELTA_API_URL: u.delta, EPSILON_API_URL: u.epsilon },
   });
-  await syncBeta(deps, { mode: 'reconcile' });
-  await syncGamma(deps, { mode: 'reconcile' });
-  await syncDelta(deps, { mode: 'reconcile' });
-  await syncEpsilon(deps, { mode: 'reconcile' });
+  await runStream(beta, 'markets', deps, { mode: 'reconcile' });
+  await runStream(gamma, 'markets', deps, { mode: 'reconcile' });
+  await runStream(delta, 'markets', deps, { mode: 'reconcile' });
+  await runStream(epsilon, 'markets', deps, { mode: 'reconcile' });
 }, 120_000);
 afterAll(async () => {
   await deps?.close();

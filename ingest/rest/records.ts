@@ -59,3 +59,12 @@ export function idText(value: unknown): string {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return '';
 }
+
+/** What one upstream read cost and found: the runner's accounting (ingest/rest/runner.ts `ctx.account`). */
+export interface ReadCounts {
+  /** Failed records, once per kind and id. */
+  invalid: InvalidRecord[];
+  requests: number;
+  /** Pages or records read again after a repeat, a failed record or a short listing. */
+  rereads: number;
+}

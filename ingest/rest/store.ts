@@ -1,12 +1,11 @@
 /**
- * Writes of the REST venue ingestors, shared by all of them (ingest/venues/<code>/):
+ * Writes of the REST venue ingestors, shared by all of them (the stream runner, ingest/rest/runner.ts, and
+ * alpha's catalog); a venue's progress is its watermarks (core/watermarks.ts):
  * - `writeChanged`: a table of one row per upstream record (ReplacingMergeTree by `observed_at`, with a
  *   `content_hash` column): only rows that are new or whose content differs from the stored row of the
  *   same key are inserted, so an idle poll writes nothing and a re-read page changes nothing.
+ * - `insertNew`: a table of immutable records (beta's trades): only the keys not stored yet are inserted.
  * - `quarantineRecords`: records that failed their schema, by (source, kind, record id).
- * - `readCheckpoint` / `writeCheckpoint`: a source's position per stream (Unix ms), a head mark of the
- *   progress store (core/watermarks.ts) committed after the data it covers; the newest `at` of a source
- *   is its last good poll (ingest/sources.ts).
  * - `countWritten`: the ingest counters of rows written (core/ops/ingest-counts.ts), by the writes here and
  *   by a venue's own inserts.
  */
@@ -14,7 +13,6 @@ import { createHash } from 'node:crypto';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { insertColumns, type TableDescription } from '../../core/clickhouse/table.ts';
 import { countEvents, countRowsWritten } from '../../core/ops/ingest-counts.ts';
-import { createWatermarks } from '../../core/watermarks.ts';
 import type { InvalidRecord } from './records.ts';
 
 /** `YYYY-MM-DD HH:MM:SS.mmm` (UTC) from Unix ms: how JSONEachRow reads a DateTime64(3). */
@@ -75,11 +73,7 @@ export async function writeChanged(
     );
     for (const f of found) stored.set(f.k, f.content_hash);
   }
-  const times = new Set(
-    Object.entries(t.columns)
-      .filter(([, k]) => k.ch.includes('DateTime64'))
-      .map(([n]) => n),
-  );
+  const times = timeColumns(t);
   const columns = insertColumns(t);
   const out: Record<string, unknown>[] = [];
   for (const [k, r] of byKey) {
@@ -97,6 +91,69 @@ export async function writeChanged(
     countWritten(t.name, out.length);
   }
   return out.length;
+}
+
+export interface InsertNewOptions {
+  /** The key column. */
+  key: string;
+  /** A column the stored keys are looked up within (the table's sort prefix, e.g. beta's `ticker`). */
+  scope?: string;
+  /** The statement label prefix (default the table's name). */
+  label?: string;
+}
+
+/**
+ * Inserts the rows of `t` whose key is not stored yet (each key once, the last row of a repeated key),
+ * stamped `observedAt`; returns how many it wrote. For immutable records, which a re-read never changes.
+ */
+// The key is a String column (compared as bound text).
+export async function insertNew(
+  ch: ClickHouse,
+  t: TableDescription,
+  rows: readonly Record<string, unknown>[],
+  observedAt: number,
+  options: InsertNewOptions,
+): Promise<number> {
+  const { key, scope } = options;
+  const label = options.label ?? t.name;
+  const byKey = new Map<string, Record<string, unknown>>();
+  for (const r of rows) byKey.set(String(r[key]), r);
+  if (byKey.size === 0) return 0;
+  const keys = [...byKey.keys()];
+  for (let i = 0; i < keys.length; i += HASH_CHUNK) {
+    const chunk = keys.slice(i, i + HASH_CHUNK);
+    const scopes = scope ? [...new Set(chunk.map((k) => String(byKey.get(k)?.[scope])))] : [];
+    const found = await ch.query<{ k: string }>(
+      `${label}.stored`,
+      `SELECT ${key} AS k FROM ${t.name}
+       WHERE ${scope ? `${scope} IN {scopes:Array(String)} AND ` : ''}${key} IN {keys:Array(String)}`,
+      scope ? { scopes, keys: chunk } : { keys: chunk },
+    );
+    for (const f of found) byKey.delete(f.k);
+  }
+  if (byKey.size === 0) return 0;
+  const times = timeColumns(t);
+  const columns = insertColumns(t);
+  const out = [...byKey.values()].map((r) => {
+    const row: Record<string, unknown> = {};
+    for (const name of columns) {
+      const v = name === 'observed_at' ? observedAt : r[name];
+      row[name] = times.has(name) && typeof v === 'number' ? chTime(v) : v;
+    }
+    return row;
+  });
+  await ch.insert(`${label}.write`, t.name, out);
+  countWritten(t.name, out.length);
+  return out.length;
+}
+
+/** The DateTime64 columns of `t` (sent as `chTime` text). */
+function timeColumns(t: TableDescription): Set<string> {
+  return new Set(
+    Object.entries(t.columns)
+      .filter(([, k]) => k.ch.includes('DateTime64'))
+      .map(([n]) => n),
+  );
 }
 
 /** Stores failed records under `source` (the venue code or upstream name); the caller counts them. */
@@ -118,23 +175,4 @@ export async function quarantineRecords(
     })),
   );
   countRowsWritten('quarantine', invalid.length);
-}
-
-/** A source's position on one stream (Unix ms), or null when none was committed. */
-export async function readCheckpoint(ch: ClickHouse, source: string, stream: string): Promise<number | null> {
-  return (await createWatermarks(ch).read(source, stream))?.time ?? null;
-}
-
-/**
- * Records a source's position on one stream (Unix ms); call it after the data it covers is written. The
- * mark's `at` is the wall clock (when the poll ran, for the operations' lag), not the venue's "now"
- * (core/now.ts).
- */
-export async function writeCheckpoint(
-  ch: ClickHouse,
-  source: string,
-  stream: string,
-  time: number,
-): Promise<void> {
-  await createWatermarks(ch).commit({ source, stream, kind: 'head', time });
 }

@@ -1,9 +1,10 @@
 /**
  * `pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force]
  *                        [--enqueue-only]`, and `pmdata backfill alpha --catalog` (a full sweep of the
- * metadata API now: ingest/venues/alpha/metadata/sync.ts), and `pmdata backfill <beta|gamma|delta|epsilon>
- * [--trades] [--from DATE]` (a REST venue's full listing now, jobs/commands/backfill-<venue>.ts, then its
- * canonical ids).
+ * metadata API now: the `catalog` stream of ingest/venues/alpha/index.ts), and `pmdata backfill <venue>
+ * [--trades] [--from DATE]` for each REST venue of the list of venues (jobs/venues.ts: a full listing now,
+ * jobs/commands/backfill-listing.ts or backfill-trades.ts by the venue's backfill kind, then its canonical
+ * ids).
  *
  * Runs the reference pass (tokens), enqueues one BullMQ job per block range (job ids derived from the range) and,
  * unless --enqueue-only, processes them with an in-process worker, printing a progress line (blocks/s,
@@ -23,35 +24,36 @@ import {
 } from '../../core/progress.ts';
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import { backfillJobId, planBackfillRanges } from '../../ingest/chain/backfill.ts';
+import { runStream } from '../../ingest/rest/runner.ts';
 import type { AlphaChainIngestor } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
-import { syncAlphaCatalog } from '../../ingest/venues/alpha/metadata/sync.ts';
-import { syncDelta } from '../../ingest/venues/delta/sync.ts';
-import { syncEpsilon } from '../../ingest/venues/epsilon/sync.ts';
+import { alpha } from '../../ingest/venues/alpha/index.ts';
 import type { CanonicalVenue } from '../../schemas/venues/index.ts';
 import { alphaBackfillJob } from '../processors/alpha-backfill.ts';
-import { ALPHA_CATALOG_LEASE } from '../processors/alpha-catalog.ts';
 import { canonicalLease } from '../processors/canonical.ts';
-import { DELTA_LEASE } from '../processors/delta.ts';
-import { EPSILON_LEASE } from '../processors/epsilon.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX } from '../queues.ts';
 import { ALL_JOBS } from '../registry.ts';
+import { BACKFILL_VENUES } from '../venues.ts';
 import { createWorkers } from '../worker.ts';
-import { backfillBeta } from './backfill-beta.ts';
-import { backfillGamma, listingBackfill } from './backfill-listing.ts';
+import { listingBackfill } from './backfill-listing.ts';
 import { totalsOf, watchRangeJobs } from './backfill-progress.ts';
+import { seriesTradesBackfill } from './backfill-trades.ts';
 import { type BackfillVenueArgs, type CliIo, type CliOptions, defaultIo, fmt } from './io.ts';
 import { stopOnSignals } from './stop.ts';
 
 export type { CliIo, CliOptions } from './io.ts';
 
+/** The REST venues `pmdata backfill` lists, and those with a trades stream (`--trades`). */
+const LISTED = BACKFILL_VENUES.map((v) => v.code);
+const WITH_TRADES = BACKFILL_VENUES.filter((v) => v.backfill.kind === 'series-trades').map((v) => v.code);
+
 export const BACKFILL_USAGE =
   'Usage: pmdata backfill alpha [--from-block N|DATE] [--to-block M|DATE] [--concurrency K] [--force] [--enqueue-only]\n' +
   '                             [--quiet | --json] [--progress-interval S]\n' +
   '       pmdata backfill alpha --catalog   (a full sweep of the metadata API: events, markets, series, tags)\n' +
-  '       pmdata backfill <beta|gamma|delta|epsilon> [--trades] [--from DATE]\n' +
+  `       pmdata backfill <${LISTED.join('|')}> [--trades] [--from DATE]\n` +
   '                                          (a full listing of the venue now, then its canonical ids;\n' +
-  "                                           with --trades, beta's trades too, down to --from)\n" +
+  `                                           with --trades, ${WITH_TRADES.map((c) => `${c}'s`).join(' or ')} trades too, down to --from)\n` +
   '\n' +
   'Options:\n' +
   '  --from-block N|DATE  first block, or the first block of a UTC date (default: ALPHA_START_BLOCK)\n' +
@@ -60,17 +62,35 @@ export const BACKFILL_USAGE =
   '  --force              backfill ranges already done again (default: off)\n' +
   '  --enqueue-only       enqueue the range jobs for the workers and exit (default: off)\n' +
   '  --catalog            alpha: a full sweep of the metadata API instead of blocks (default: off)\n' +
-  '  --trades             beta: its trades too (default: off)\n' +
-  '  --from DATE          beta --trades: down to this date (default: every trade)\n' +
+  `  --trades             ${WITH_TRADES.join(', ')}: its trades too (default: off)\n` +
+  `  --from DATE          ${WITH_TRADES.join(', ')} --trades: down to this date (default: every trade)\n` +
   PROGRESS_OPTIONS_HELP;
 
-/** The REST venues' backfills (a full listing now): jobs/commands/backfill-<venue>.ts. */
-const VENUE_BACKFILLS: Record<string, (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number>> = {
-  beta: backfillBeta,
-  gamma: backfillGamma,
-  delta: listingBackfill('delta', DELTA_LEASE, syncDelta),
-  epsilon: listingBackfill('epsilon', EPSILON_LEASE, syncEpsilon),
-};
+/** The REST venues' backfills (a full listing now), by the venue's backfill kind. */
+const VENUE_BACKFILLS: ReadonlyMap<
+  string,
+  (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number>
+> = new Map(
+  BACKFILL_VENUES.map((v) => [
+    v.code,
+    v.backfill.kind === 'listing'
+      ? listingBackfill(v.backfill.venue, {
+          tradesFor: WITH_TRADES.join(', '),
+          ...(v.backfill.eventsWord ? { eventsWord: v.backfill.eventsWord } : {}),
+          ...(v.backfill.more ? { more: v.backfill.more } : {}),
+        })
+      : seriesTradesBackfill(v.backfill.venue),
+  ]),
+);
+
+/** `venue`'s backfill without its canonical step (what `pmdata backfill <venue>` runs first). */
+export function venueBackfill(
+  venue: string,
+): (deps: Deps, io: CliIo, args: BackfillVenueArgs) => Promise<number> {
+  const run = VENUE_BACKFILLS.get(venue);
+  if (!run) throw new PermanentError(`backfill: unknown venue "${venue}" (expected ${LISTED.join(', ')})`);
+  return run;
+}
 
 /** `pmdata backfill <venue> [--trades] [--from DATE]`, then the venue's canonical ids. */
 async function runVenueBackfill(
@@ -118,22 +138,17 @@ async function runCatalogSweep(
 ): Promise<number> {
   const counts = (c: { read: number; written: number }) => `${fmt(c.read)} read, ${fmt(c.written)} written`;
   progress.phase('requests', null);
-  const summary = await withLeaseWaiting(
-    deps.redis,
-    ALPHA_CATALOG_LEASE,
-    60_000,
-    () =>
-      syncAlphaCatalog(deps, {
-        mode: 'full',
-        onProgress: (step, s) =>
-          progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
-      }),
-    {
+  const summary = await runStream(alpha, 'catalog', deps, {
+    mode: 'full',
+    onProgress: (step, s) =>
+      progress.update(s.requests, { extra: `${step}, ${fmt(s.quarantined)} quarantined` }),
+    lease: 'wait',
+    wait: {
       signal,
       onWait: () =>
         progress.note('alpha catalog: another catalog sync is running (lease held); waiting for it'),
     },
-  );
+  });
   if (!summary) {
     progress.warn('alpha catalog: stopped while waiting for the running catalog sync; nothing was read');
     return 1;
@@ -213,7 +228,7 @@ export async function runBackfillCommand(
   // Checked before any service is touched.
   const intervalMs = options.progressEveryMs ?? progressIntervalMs(values['progress-interval']);
   const venue = positionals[0] ?? 'alpha';
-  const venueBackfill = VENUE_BACKFILLS[venue];
+  const venueBackfill = VENUE_BACKFILLS.get(venue);
   if (venueBackfill)
     return runVenueBackfill(
       venue as CanonicalVenue,
@@ -225,9 +240,7 @@ export async function runBackfillCommand(
       options.signal,
     );
   if (venue !== 'alpha') {
-    throw new PermanentError(
-      `backfill: unknown source "${venue}" (expected alpha, ${Object.keys(VENUE_BACKFILLS).join(', ')})`,
-    );
+    throw new PermanentError(`backfill: unknown source "${venue}" (expected alpha, ${LISTED.join(', ')})`);
   }
   if (values.catalog) {
     return runCatalogSweep(

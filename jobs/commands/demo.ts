@@ -34,13 +34,10 @@ import { alphaPositionsSettings, positionsDeps, withPositionsLease } from '../pr
 import { ALPHA_PROFILES_LEASE } from '../processors/alpha-profiles.ts';
 import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
 import { buildCatalogUnderLease } from '../processors/analytics-catalog.ts';
-import { BETA_SCHEDULES } from '../processors/beta.ts';
-import { DELTA_SCHEDULES } from '../processors/delta.ts';
-import { EPSILON_SCHEDULES } from '../processors/epsilon.ts';
-import { GAMMA_SCHEDULES } from '../processors/gamma.ts';
 import { createBullConnection, createQueues } from '../queues.ts';
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
 import type { Schedule } from '../schedules.ts';
+import { BACKFILL_VENUES, schedulesOf } from '../venues.ts';
 import { runBackfillCommand } from './backfill.ts';
 import type { CliOptions } from './io.ts';
 
@@ -250,9 +247,7 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   });
   // The venues' schedules start after the demo's own venue steps (ingestVenues): their first polls would
   // otherwise race the steps for the venues' leases, and a step that ran second would report "0 written".
-  const venueIds = new Set(
-    [...BETA_SCHEDULES, ...GAMMA_SCHEDULES, ...DELTA_SCHEDULES, ...EPSILON_SCHEDULES].map((s) => s.id),
-  );
+  const venueIds = new Set(BACKFILL_VENUES.flatMap((v) => schedulesOf(v.code)).map((s) => s.id));
   const venueSchedule = (s: Schedule) => venueIds.has(s.id);
   await applySchedules(
     queues,
@@ -613,7 +608,8 @@ async function exampleRequests(runtime: Runtime, base: string, key: string): Pro
 }
 
 /**
- * Venues beta–epsilon from their replicas: a full listing each (beta with its trades), then canonical ids.
+ * The REST venues (jobs/venues.ts) from their replicas, in the list's order: a full listing each (with its
+ * trades, for a venue that has a trades stream), then canonical ids.
  * A lease a scheduled run holds is waited for (`pmdata backfill <venue>` waits), so a step never fails
  * because a poll of the same venue runs; `signal` (a Ctrl+C) ends such a wait, and `step` then throws.
  */
@@ -623,11 +619,12 @@ export async function ingestVenues(
   options: Pick<CliOptions, 'io' | 'signal'> = {},
 ): Promise<number> {
   const say = options.io ? options.io.out : line;
-  for (const venue of ['beta', 'gamma', 'delta', 'epsilon']) {
+  for (const venue of BACKFILL_VENUES) {
     step();
     say('');
-    say(`Ingesting venue ${venue} from its replica...`);
-    const code = await runBackfillCommand(venue === 'beta' ? [venue, '--trades'] : [venue], deps, options);
+    say(`Ingesting venue ${venue.code} from its replica...`);
+    const args = venue.backfill.kind === 'series-trades' ? [venue.code, '--trades'] : [venue.code];
+    const code = await runBackfillCommand(args, deps, options);
     if (code !== 0) {
       step();
       return code;

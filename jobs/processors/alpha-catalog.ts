@@ -1,6 +1,6 @@
 /**
- * `alpha.catalog-sync` (queue `venues`): venue alpha's catalog from its metadata API
- * (ingest/venues/alpha/metadata/sync.ts). `open`: the open events with their markets every
+ * `alpha.catalog-sync` (queue `venues`): venue alpha's catalog from its metadata API, the streams
+ * `catalog` and `markets` of its definition (ingest/venues/alpha/index.ts, run by ingest/rest/runner.ts). `open`: the open events with their markets every
  * ALPHA_CATALOG_INTERVAL_S, then the markets of conditions prepared on chain that the catalog does not
  * hold yet (by condition id), so a new market has its metadata within one interval; `full`: closed events,
  * tags, related tags and series too, at start and every ALPHA_CATALOG_FULL_INTERVAL_S. A Redis lease keeps
@@ -9,17 +9,11 @@
 
 import { withLease } from '../../core/lease.ts';
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
-import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
-import {
-  type CatalogSyncSummary,
-  syncAlphaCatalog,
-  syncAlphaMarkets,
-} from '../../ingest/venues/alpha/metadata/sync.ts';
+import { runStream, streamOf } from '../../ingest/rest/runner.ts';
+import { ALPHA_CATALOG_LEASE, alpha, type CatalogSyncSummary } from '../../ingest/venues/alpha/index.ts';
 import { defineJob } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
 import { enqueueCatalogRollups } from './analytics-catalog.ts';
-
-export const ALPHA_CATALOG_LEASE = 'alpha:catalog:lease';
 
 /** Most conditions fetched by id per run (the rest come in the next runs). */
 const MISSING_PER_RUN = 1_000;
@@ -38,7 +32,7 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
   attempts: 3,
   async process({ deps, job, log, enqueue }) {
     const run = await withLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000, async () => {
-      const summary = await syncAlphaCatalog({ ...deps, log }, { mode: job.data.mode });
+      const summary = await runStream(alpha, 'catalog', { ...deps, log }, { mode: job.data.mode });
       // Conditions prepared on chain without metadata yet: fetched by id.
       const missing = await deps.clickhouse.query<{ condition_id: string }>(
         'alpha.catalog.missing',
@@ -49,9 +43,11 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
       );
       let missingWritten = 0;
       if (missing.length > 0) {
-        const filled = await syncAlphaMarkets(
+        const filled = await runStream(
+          alpha,
+          'markets',
           { ...deps, log },
-          missing.map((r) => r.condition_id),
+          { mode: 'byId', options: { conditionIds: missing.map((r) => r.condition_id) } },
         );
         missingWritten = filled.written;
       }
@@ -67,17 +63,10 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
   },
 });
 
-export const CATALOG_SCHEDULES: readonly Schedule[] = [
-  {
-    id: 'alpha:catalog-open',
-    job: alphaCatalogJob as never,
-    everyMs: (c) => alphaConfig.of(c).catalogIntervalS * 1000,
-    payload: { mode: 'open' },
-  },
-  {
-    id: 'alpha:catalog-full',
-    job: alphaCatalogJob as never,
-    everyMs: (c) => alphaConfig.of(c).catalogFullIntervalS * 1000,
-    payload: { mode: 'full' },
-  },
-];
+/** `alpha:catalog-open` and `alpha:catalog-full`: the `catalog` stream's schedules. */
+export const CATALOG_SCHEDULES: readonly Schedule[] = streamOf(alpha, 'catalog').every.map((e) => ({
+  id: e.id,
+  job: alphaCatalogJob as never,
+  everyMs: e.everyMs,
+  payload: { mode: e.mode },
+}));

@@ -126,3 +126,111 @@ export function sourceFiles(dir: string, out: string[] = []): string[] {
   }
   return out;
 }
+
+/**
+ * The venue-code rule: outside a venue's own folders, only `jobs/venues.ts` (the one venue list) and
+ * `schemas/venues/index.ts` (the contracts' index) name a venue code. "Names" (docs/decisions.md):
+ * - imports a file of a venue's own folders (`ingest/venues/<code>/`, `api/queries/<code>/`,
+ *   `api/routes/v2/<code>/`, `schemas/venues/<code>.ts`, `schemas/tables/<code>.ts`,
+ *   `schemas/api/<code>-*.ts`, `schemas/upstream/<code>*`);
+ * - has a string literal (a template's head and a literal type included) that is a code, or that begins
+ *   with a code followed by `.`, `:`, `_` or `-` (a job `beta.markets`, a lease `beta:markets:lease`, a
+ *   table `beta_markets`).
+ * Production code only: tests (`*.test.ts`, `*.child.ts`, test/), sim/ and bench/ are left out. The
+ * codes are the REST venues': alpha is the chain venue the analytics products, the chain pipeline's
+ * tables and the `alpha-*` jobs are built on, so alpha-named files and tables are not venue wiring.
+ */
+export const CHAIN_VENUE = 'alpha';
+
+/** The REST venue codes: one folder each under ingest/venues/, the chain venue left out. */
+export function restVenueCodes(root: string = ROOT): string[] {
+  return fs
+    .readdirSync(path.join(root, 'ingest/venues'), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name !== CHAIN_VENUE)
+    .map((e) => e.name)
+    .sort();
+}
+
+/** The files allowed to name every venue code. */
+export const VENUE_LISTS: readonly string[] = ['jobs/venues.ts', 'schemas/venues/index.ts'];
+
+/** The areas whose files the venue-code rule reads (production code). */
+export const VENUE_RULE_AREAS: readonly Area[] = [
+  'schemas',
+  'core',
+  'ingest',
+  'analytics',
+  'api',
+  'jobs',
+  'bin',
+];
+
+/** The venue whose own folders hold `rel`, if any. */
+export function ownVenueOf(rel: string, codes: readonly string[]): string | undefined {
+  for (const c of codes) {
+    if (
+      rel.startsWith(`ingest/venues/${c}/`) ||
+      rel.startsWith(`api/queries/${c}/`) ||
+      rel.startsWith(`api/routes/v2/${c}/`) ||
+      rel === `schemas/venues/${c}.ts` ||
+      rel === `schemas/tables/${c}.ts` ||
+      rel.startsWith(`schemas/api/${c}-`) ||
+      rel.startsWith(`schemas/upstream/${c}`)
+    ) {
+      return c;
+    }
+  }
+  return undefined;
+}
+
+/** Whether the venue-code rule reads `rel`: production code outside the venue lists. */
+export function venueRuleApplies(rel: string): boolean {
+  const area = areaOf(rel);
+  return (
+    area !== undefined &&
+    (VENUE_RULE_AREAS.includes(area) || area === 'cli') &&
+    !TEST_FILE.test(rel) &&
+    !VENUE_LISTS.includes(rel)
+  );
+}
+
+/** The code a string literal names, if any: the code itself or the code then `.`, `:`, `_` or `-`. */
+export function codeNamedBy(text: string, codes: readonly string[]): string | undefined {
+  return codes.find((c) => text === c || (text.startsWith(c) && '.:_-'.includes(text[c.length] ?? '')));
+}
+
+/**
+ * Where one file names a venue code other than its own, one line each: `file:line imports target
+ * (names venue <code> …)` or `file:line "<literal>" (names venue <code> …)`.
+ */
+export function venueCodeViolations(file: string, source: string, codes: readonly string[]): string[] {
+  if (!venueRuleApplies(file)) return [];
+  const own = ownVenueOf(file, codes);
+  const why = (code: string) => `names venue ${code} outside its own folders`;
+  const out: string[] = [];
+  for (const r of importsOf(file, source)) {
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), r.specifier));
+    const code = ownVenueOf(target, codes);
+    if (code && code !== own) out.push(`${file}:${r.line} imports ${target} (${why(code)})`);
+  }
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node)) {
+      // Module specifiers are imports (read above); an own venue may name itself.
+      const isSpecifier =
+        ts.isImportDeclaration(node.parent) ||
+        ts.isExportDeclaration(node.parent) ||
+        (ts.isCallExpression(node.parent) && node.parent.expression.kind === ts.SyntaxKind.ImportKeyword) ||
+        ts.isExternalModuleReference(node.parent) ||
+        (ts.isLiteralTypeNode(node.parent) && ts.isImportTypeNode(node.parent.parent));
+      const code = isSpecifier ? undefined : codeNamedBy(node.text, codes);
+      if (code && code !== own) {
+        const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+        out.push(`${file}:${line} ${JSON.stringify(node.text)} (${why(code)})`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}

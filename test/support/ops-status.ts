@@ -14,10 +14,11 @@ import { countEvents, flushEventMinutes } from '../../core/ops/ingest-counts.ts'
 import type { OpsSnapshot } from '../../core/ops/snapshot.ts';
 import { createWatermarks } from '../../core/watermarks.ts';
 import { createLogSource } from '../../ingest/chain/source.ts';
-import { quarantineRecords, writeCheckpoint } from '../../ingest/rest/store.ts';
+import { quarantineRecords } from '../../ingest/rest/store.ts';
 import { ingestSources } from '../../ingest/sources.ts';
 import { createOpsSampler } from '../../jobs/ops-sampler.ts';
 import { createBullConnection, createQueues, type Queues } from '../../jobs/queues.ts';
+import { VENUE_SOURCES } from '../../jobs/venues.ts';
 import type { Anvil } from './chain.ts';
 import type { TestDeps } from './deps.ts';
 
@@ -67,7 +68,14 @@ export async function statusWorld(
     false,
   ]);
   await followCheckpoint(deps.clickhouse, block, header.hash);
-  for (const venue of o.polled ?? []) await writeCheckpoint(deps.clickhouse, venue, 'markets', 1);
+  for (const venue of o.polled ?? []) {
+    await createWatermarks(deps.clickhouse).commit({
+      source: venue,
+      stream: 'markets',
+      kind: 'head',
+      time: 1,
+    });
+  }
   if (o.quarantine) {
     const bad = (kind: string, id: string) => ({
       kind,
@@ -94,7 +102,9 @@ export async function statusWorld(
   const heartbeat: Heartbeat = startHeartbeat({ redis: deps.redis, log: deps.log, role: 'worker' });
   await heartbeat.beat();
 
-  const all = ingestSources(deps, { chainSource: createLogSource({ urls: [anvil.url], log: deps.log }) });
+  const all = ingestSources(deps, VENUE_SOURCES, {
+    chainSource: createLogSource({ urls: [anvil.url], log: deps.log }),
+  });
   const sources = o.sources ? all.filter((s) => o.sources!.includes(s.source)) : all;
   const sampler = createOpsSampler({ deps, queues, sources });
   const snapshot = await sampler.sample();

@@ -17,11 +17,11 @@
  * each agree (and the check moves back a page); so is a page holding a record that failed its schema, and
  * the page a listing ends on (the repeat that would reveal a late last page never comes). Records of every
  * read are kept (union), so one clean read of each page is enough for the listing to hold all its records.
- * What this cannot see (every read of a page faulty alike) the reconciliation finds (sync.ts).
+ * What this cannot see (every read of a page faulty alike) the reconciliation finds (read.ts).
  */
 import { RetryableError } from '../../../core/errors.ts';
 import { type HttpClient, HttpPermanentError, type QueryValue } from '../../http/client.ts';
-import type { RecordChecker } from '../../rest/records.ts';
+import type { ReadCounts, RecordChecker } from '../../rest/records.ts';
 import {
   CHECKERS,
   type EventPayload,
@@ -30,14 +30,6 @@ import {
   type SeriesPayload,
   type TradePayload,
 } from './payloads.ts';
-
-export interface ReadCounts {
-  /** Failed records, once per kind and id. */
-  invalid: InvalidRecord[];
-  requests: number;
-  /** Pages read again (a repeat, a failed record, the last page's check). */
-  rereads: number;
-}
 
 export interface ListRead<T> extends ReadCounts {
   /** Records by natural key, in first-seen order. */

@@ -18,6 +18,7 @@
  */
 import { RetryableError } from '../../../core/errors.ts';
 import { type HttpClient, HttpPermanentError, type QueryValue } from '../../http/client.ts';
+import type { ReadCounts } from '../../rest/records.ts';
 import {
   CHECKERS,
   type ChildPayload,
@@ -33,14 +34,6 @@ export interface DeltaEntry {
   children: ChildPayload[];
   /** Every child's marketId as served (failed ones included, when readable). */
   childIds: string[];
-}
-
-export interface ReadCounts {
-  /** Failed records, once per kind and id. */
-  invalid: InvalidRecord[];
-  requests: number;
-  /** Pages or entries read again after a repeat, a failed record, a `code` ≠ 0, or a short listing. */
-  rereads: number;
 }
 
 export interface ListRead extends ReadCounts {

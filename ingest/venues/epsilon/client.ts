@@ -18,6 +18,7 @@
  */
 import { RetryableError } from '../../../core/errors.ts';
 import { type HttpClient, HttpPermanentError, type QueryValue } from '../../http/client.ts';
+import type { ReadCounts } from '../../rest/records.ts';
 import {
   type BookPayload,
   CHECKERS,
@@ -28,14 +29,6 @@ import {
 } from './payloads.ts';
 
 const BASE = '/public/api/v1';
-
-export interface ReadCounts {
-  /** Failed records, once per kind and id. */
-  invalid: InvalidRecord[];
-  requests: number;
-  /** Pages or records read again after a repeat, a failed record or a short listing. */
-  rereads: number;
-}
 
 export interface EpsilonClient {
   /** The upstream's clock, Unix ms (HttpClient.clock): stamps the observations. */

@@ -16,6 +16,7 @@
  */
 import { RetryableError } from '../../../core/errors.ts';
 import { type HttpClient, HttpPermanentError } from '../../http/client.ts';
+import type { ReadCounts } from '../../rest/records.ts';
 import {
   type ActiveSlugPayload,
   CHECKERS,
@@ -37,14 +38,6 @@ export type GammaEntry =
       /** Every nested market's slug as served (those that failed included, when readable). */
       marketSlugs: string[];
     };
-
-export interface ReadCounts {
-  /** Failed records, once per kind and id. */
-  invalid: InvalidRecord[];
-  requests: number;
-  /** Pages or entries read again after a repeat or a failed record. */
-  rereads: number;
-}
 
 export interface ActiveRead extends ReadCounts {
   entries: GammaEntry[];

@@ -1,8 +1,8 @@
 /**
- * Removal of catalog records that disappeared upstream, after a complete `full` sweep (sync.ts): the
+ * Removal of catalog records that disappeared upstream, after a complete `full` sweep (read.ts): the
  * stored ids of alpha_events, alpha_series, alpha_tags and alpha_tag_relations that the sweep did not
  * see are deleted; a stored market the sweep's nested markets did not hold is first asked for by its
- * condition id (`/markets`, the way `syncAlphaMarkets` fetched it) and kept when the upstream still
+ * condition id (`/markets`, the way the `markets` stream fetches it) and kept when the upstream still
  * returns it.
  *
  * What counts as seen: every record read, and every quarantined record whose payload still names its

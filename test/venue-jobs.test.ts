@@ -1,11 +1,13 @@
 /**
- * The markets jobs of venues delta and epsilon (jobs/processors/venue-markets.ts) and their command
- * `pmdata backfill <delta|epsilon>` against the replicas (DELTA_API_URL, EPSILON_API_URL pointing at them):
- * the backfill refuses `--trades` and reads nothing, lists the venue (a summary whose counts equal the
- * world's markets and events) and assigns the canonical ids, and a second run writes nothing; the job
- * runs under the markets lease (a poll finding it held is skipped, a reconciliation fails retryable, the
- * backfill waits for it), a run that wrote rows enqueues the venue's canonical ids; the schedules carry
- * VENUE_MARKETS_POLL_S and VENUE_RECONCILE_S and are the scheduler's.
+ * The jobs suite of the REST venues (jobs/venues.ts, jobs/processors/venue-streams.ts), one case per venue
+ * whose backfill is a listing (gamma, delta, epsilon), against the replicas (<VENUE>_API_URL pointing at
+ * them): `pmdata backfill <venue>` refuses `--trades` and reads nothing, lists the venue with progress
+ * lines and a summary whose counts equal the world's markets and events (in the venue's own word for its
+ * events) and assigns the canonical ids, and a second run writes nothing; the markets job runs under the
+ * markets lease (a poll finding it held is skipped, a reconciliation fails retryable, the backfill waits
+ * for it), a run that wrote rows enqueues the venue's canonical ids. For every REST venue (beta included),
+ * the markets job and its two schedules carry VENUE_MARKETS_POLL_S and VENUE_RECONCILE_S and are the
+ * workers' and the scheduler's. What is a venue's own: test/<venue>-jobs.test.ts (beta's trades).
  */
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,21 +17,16 @@ import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext, JobDefinition } from '../jobs/define.ts';
 import { canonicalJob } from '../jobs/processors/canonical.ts';
-import { DELTA_JOBS, DELTA_LEASE, DELTA_SCHEDULES, deltaSyncJob } from '../jobs/processors/delta.ts';
-import {
-  EPSILON_JOBS,
-  EPSILON_LEASE,
-  EPSILON_SCHEDULES,
-  epsilonSyncJob,
-} from '../jobs/processors/epsilon.ts';
-import type { VenueSyncPayload } from '../jobs/processors/venue-markets.ts';
+import type { StreamJobs, StreamPayload as VenueSyncPayload } from '../jobs/processors/venue-streams.ts';
 import { ALL_JOBS } from '../jobs/registry.ts';
 import { SCHEDULES, type Schedule } from '../jobs/schedules.ts';
+import { BACKFILL_VENUES, schedulesOf, VENUE_JOBS, venueJob } from '../jobs/venues.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
 import { deltaDifferences, deltaDoubled, deltaTruth } from './support/delta-truth.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { gammaDifferences, doubled as gammaDoubled, gammaTruth } from './support/gamma-truth.ts';
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
@@ -40,8 +37,11 @@ let replicas: Replicas;
 let deps: TestDeps;
 
 interface VenueCase {
-  venue: 'delta' | 'epsilon';
-  job: JobDefinition<VenueSyncPayload, unknown>;
+  venue: 'gamma' | 'delta' | 'epsilon';
+  /** What the venue calls its events in the summary, and a further figure of it (a pattern). */
+  eventsWord: string;
+  more?: string;
+  job: StreamJobs<unknown>['job'];
   jobs: readonly JobDefinition<never, unknown>[];
   schedules: readonly Schedule[];
   lease: string;
@@ -49,15 +49,35 @@ interface VenueCase {
   counts: () => { markets: number; events: number };
   /** Differences between the tables and the world's truth ([] when equal). */
   differences: () => Promise<string[]>;
+  /** Rows stored more than once ([] when none), checked after a listing that wrote nothing. */
+  rowsOnce?: () => Promise<string[]>;
 }
 
 const CASES: VenueCase[] = [
   {
+    venue: 'gamma',
+    eventsWord: 'groups',
+    // The entries read by slug: the listing's gaps and the markets that left it.
+    more: '\\d+ read by slug',
+    job: venueJob('gamma', 'markets'),
+    jobs: VENUE_JOBS.filter((j) => j.name.startsWith('gamma.')),
+    schedules: schedulesOf('gamma'),
+    lease: 'gamma:markets:lease',
+    counts: () => {
+      const t = gammaTruth(catalog, state);
+      return { markets: t.markets.size, events: t.events.size };
+    },
+    differences: () => gammaDifferences(deps.clickhouse, gammaTruth(catalog, state)),
+    // No row stored twice (before a merge) after a listing that wrote nothing.
+    rowsOnce: () => gammaDoubled(deps.clickhouse),
+  },
+  {
     venue: 'delta',
-    job: deltaSyncJob as unknown as JobDefinition<VenueSyncPayload, unknown>,
-    jobs: DELTA_JOBS,
-    schedules: DELTA_SCHEDULES,
-    lease: DELTA_LEASE,
+    eventsWord: 'events',
+    job: venueJob('delta', 'markets'),
+    jobs: VENUE_JOBS.filter((j) => j.name.startsWith('delta.')),
+    schedules: schedulesOf('delta'),
+    lease: 'delta:markets:lease',
     counts: () => {
       const t = deltaTruth(catalog, state);
       return { markets: t.markets.size, events: t.events.size };
@@ -69,10 +89,11 @@ const CASES: VenueCase[] = [
   },
   {
     venue: 'epsilon',
-    job: epsilonSyncJob as unknown as JobDefinition<VenueSyncPayload, unknown>,
-    jobs: EPSILON_JOBS,
-    schedules: EPSILON_SCHEDULES,
-    lease: EPSILON_LEASE,
+    eventsWord: 'events',
+    job: venueJob('epsilon', 'markets'),
+    jobs: VENUE_JOBS.filter((j) => j.name.startsWith('epsilon.')),
+    schedules: schedulesOf('epsilon'),
+    lease: 'epsilon:markets:lease',
     counts: () => ({
       markets: catalog.venues.epsilon.markets.length,
       events: catalog.venues.epsilon.events.length,
@@ -142,6 +163,8 @@ beforeAll(async () => {
   replicas = await startReplicas({ catalog, state });
   deps = await createTestDeps('venue_markets_jobs', {
     env: {
+      BETA_API_URL: replicas.urls.beta,
+      GAMMA_API_URL: replicas.urls.gamma,
       DELTA_API_URL: replicas.urls.delta,
       EPSILON_API_URL: replicas.urls.epsilon,
       VENUE_MARKETS_POLL_S: '45',
@@ -160,22 +183,44 @@ describe.each(CASES)('$venue markets: command and job', (c) => {
     const requests = replicas.faults.requests(c.venue);
     const out = collect();
     expect(await runBackfillCommand([c.venue, '--trades'], deps, { io: out.io })).toBe(2);
-    expect(out.out).toHaveLength(1);
-    expect(out.out[0]).toMatch(/--trades/);
+    expect(out.out).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${c.venue} has no trades stream \\(only its markets are ingested\\): --trades is for beta; nothing was read`,
+        ),
+      ),
+    ]);
     expect(replicas.faults.requests(c.venue)).toBe(requests);
     expect(await rows(`${c.venue}_markets`)).toBe(0);
   });
 
-  it('backfill lists the venue (summary = the world) and assigns canonical ids; again, it writes nothing', async () => {
+  it('backfill lists the venue with progress and a summary (= the world) and assigns canonical ids; again, it writes nothing', async () => {
     const first = collect();
-    expect(await runBackfillCommand([c.venue, '--from', '2026-04-01'], deps, { io: first.io })).toBe(0);
+    // Progress lines at every update (not a terminal, an interval of 0).
+    expect(
+      await runBackfillCommand([c.venue, '--from', '2026-04-01'], deps, { io: first.io, progressEveryMs: 0 }),
+    ).toBe(0);
     // --from bounds trades only: said, then ignored.
-    expect(first.out.some((l) => l.includes('--from'))).toBe(true);
+    expect(first.out[0]).toBe(`${c.venue}: --from bounds trades only; ignored`);
+    expect(first.progress.length).toBeGreaterThan(0);
+    const progressLine = new RegExp(`^${c.venue} [\\d,]+ requests [\\d,]+ requests/s .+, \\d+ quarantined$`);
+    expect(first.progress.filter((l) => !progressLine.test(l))).toEqual([]);
     const n = c.counts();
     expect(n.markets).toBeGreaterThan(5);
     expect(n.events).toBeGreaterThan(0);
+    const w = c.eventsWord;
+    expect(first.out).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^${c.venue} done in [\\d.]+ s: markets ${n.markets} read, ${n.markets} written; ` +
+            `${w} ${n.events} read, ${n.events} written; ${c.more ? `${c.more}; ` : ''}` +
+            `stored now ${n.markets} markets, ${n.events} ${w}; ` +
+            '[\\d,]+ records, [\\d,]+ requests \\([\\d,]+ records/s, [\\d,]+ requests/s\\); 0 failed, 0 quarantined$',
+        ),
+      ),
+    );
     expect(counts(first.out, 'markets')).toEqual([n.markets, n.markets]);
-    expect(counts(first.out, 'events')).toEqual([n.events, n.events]);
+    expect(counts(first.out, w)).toEqual([n.events, n.events]);
     expect(await c.differences()).toEqual([]);
     // The canonical step: one id per stored outcome of the venue.
     const outcomes = Number(
@@ -193,8 +238,9 @@ describe.each(CASES)('$venue markets: command and job', (c) => {
     const again = collect();
     expect(await runBackfillCommand([c.venue], deps, { io: again.io })).toBe(0);
     expect(counts(again.out, 'markets')).toEqual([n.markets, 0]);
-    expect(counts(again.out, 'events')).toEqual([n.events, 0]);
+    expect(counts(again.out, c.eventsWord)).toEqual([n.events, 0]);
     expect(await c.differences()).toEqual([]);
+    expect((await c.rowsOnce?.()) ?? []).toEqual([]);
   });
 
   it('runs the job under the markets lease; a run that wrote enqueues the canonical ids', async () => {
@@ -230,15 +276,29 @@ describe.each(CASES)('$venue markets: command and job', (c) => {
     expect(reconcile.enqueued).toEqual([]);
   });
 
-  it('schedules the poll and the reconciliation at the configured intervals', () => {
+  it('has one job, the markets stream', () => {
     expect(c.jobs).toEqual([c.job]);
-    expect(c.job).toMatchObject({ name: `${c.venue}.markets`, queue: 'venues' });
-    expect(c.schedules.map((s) => [s.id, s.job, s.everyMs(deps.config), s.payload])).toEqual([
-      [`${c.venue}:markets-poll`, c.job, 45_000, { mode: 'poll' }],
-      [`${c.venue}:reconcile`, c.job, 900_000, { mode: 'reconcile' }],
+  });
+});
+
+describe.each(BACKFILL_VENUES.map((v) => v.code))('%s markets: job and schedules', (venue) => {
+  it('schedules the markets poll and the reconciliation at the configured intervals', () => {
+    const job = venueJob(venue, 'markets');
+    expect([job.name, job.queue, job.attempts]).toEqual([`${venue}.markets`, 'venues', 5]);
+    const schedules = schedulesOf(venue).filter((s) => s.job === job);
+    expect(schedules.map((s) => [s.id, s.everyMs(deps.config), s.payload])).toEqual([
+      [`${venue}:markets-poll`, 45_000, { mode: 'poll' }],
+      [`${venue}:reconcile`, 900_000, { mode: 'reconcile' }],
     ]);
     // Registered with the workers and the scheduler.
-    expect(ALL_JOBS).toContain(c.job);
-    for (const s of c.schedules) expect(SCHEDULES).toContain(s);
+    expect(ALL_JOBS).toContain(job);
+    for (const s of schedulesOf(venue)) expect(SCHEDULES).toContain(s);
   });
+});
+
+it('runs a job per REST venue for every stream it declares, and no other venue job', () => {
+  expect(BACKFILL_VENUES.map((v) => v.code)).toEqual(['beta', 'gamma', 'delta', 'epsilon']);
+  expect(
+    VENUE_JOBS.map((j) => j.name).filter((n) => BACKFILL_VENUES.some((v) => n.startsWith(`${v.code}.`))),
+  ).toEqual(['beta.markets', 'beta.trades', 'gamma.markets', 'delta.markets', 'epsilon.markets']);
 });

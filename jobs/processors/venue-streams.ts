@@ -1,0 +1,77 @@
+/**
+ * The job of one stream of a REST venue, derived from its definition (ingest/rest/runner.ts
+ * `defineVenue`): `<code>.<stream>` (or the stream's `job`) on queue `venues`, one schedule per entry of
+ * the stream's `every` (payload `{mode}` unless the entry says otherwise), the run under the stream's
+ * leases (`<code>:markets:lease`, …). A scheduled run that finds a lease held completes at once (the next
+ * comes within one interval), or, in a mode the stream marks `retry` (a reconciliation), fails retryable,
+ * so the queue's backoff runs it after the holder instead of a whole interval later. A run whose rows may
+ * change canonical ids (the stream's `canonical`) enqueues the venue's assignment (`venues.canonical`).
+ */
+import { RetryableError } from '../../core/errors.ts';
+import {
+  type AnyStream,
+  runStream,
+  type StreamSummary,
+  streamOf,
+  type VenueDefinition,
+} from '../../ingest/rest/runner.ts';
+import type { CanonicalVenue } from '../../schemas/venues/index.ts';
+import { defineJob, type JobDefinition } from '../define.ts';
+import type { Schedule } from '../schedules.ts';
+import { enqueueCanonical } from './canonical.ts';
+
+export interface StreamPayload {
+  /** The stream's mode (default its first). */
+  mode?: string;
+}
+
+export type StreamResult<S = StreamSummary> = { ran: false } | { ran: true; summary: S };
+
+export interface StreamJobs<S = StreamSummary> {
+  job: JobDefinition<StreamPayload, StreamResult<S>>;
+  jobs: JobDefinition<never, unknown>[];
+  schedules: Schedule[];
+}
+
+/** The job and schedules of `venue`'s stream `name`. */
+export function venueStreamJobs<S extends StreamSummary = StreamSummary>(
+  venue: VenueDefinition,
+  name: string,
+): StreamJobs<S> {
+  const stream: AnyStream = streamOf(venue, name);
+  const job = defineJob<StreamPayload, StreamResult<S>>({
+    name: stream.job ?? `${venue.code}.${name}`,
+    queue: 'venues',
+    attempts: stream.attempts ?? 5,
+    async process({ deps, job: j, log, enqueue }) {
+      const mode = j.data.mode ?? (stream.modes[0] as string);
+      const summary = (await runStream(venue, name, { ...deps, log }, { mode, lease: 'skip' })) as S | null;
+      if (summary) {
+        const changed = stream.canonical?.(summary) ?? 0;
+        if (stream.canonical) await enqueueCanonical(enqueue, venue.code as CanonicalVenue, changed);
+        return { ran: true, summary };
+      }
+      const leases = stream.leases(mode, {});
+      if (stream.whenHeld?.[mode] === 'retry') {
+        throw new RetryableError(
+          leases.length > 1
+            ? `A ${venue.code} lease is held (a poll is running); the reconciliation retries`
+            : `The ${venue.code} ${name} lease is held (a poll is running); the reconciliation retries`,
+        );
+      }
+      log.info({ lease: leases[0] }, `The ${venue.code} ${name} lease is held; this poll is skipped`);
+      return { ran: false };
+    },
+  });
+  const asJob: JobDefinition<never, unknown> = job;
+  return {
+    job,
+    jobs: [asJob],
+    schedules: stream.every.map((e) => ({
+      id: e.id,
+      job: asJob,
+      everyMs: e.everyMs,
+      payload: e.payload ?? { mode: e.mode },
+    })),
+  };
+}

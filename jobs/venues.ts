@@ -1,0 +1,172 @@
+/**
+ * THE list of venues, `VENUES`: one unit per venue, and the only file outside a venue's own folders that
+ * names venue codes (test/import-direction.test.ts). A unit holds the venue's config section, the status
+ * source of its REST polls, its streams' jobs and schedules (a REST venue's from its definition for the
+ * stream runner, ingest/venues/<code>/index.ts, by jobs/processors/venue-streams.ts), what
+ * `pmdata backfill <venue>` runs, and for the chain venue alpha its chain and catalog/book jobs.
+ * Derived from the list, never written by hand elsewhere: the config sections (jobs/config.ts), the jobs
+ * (jobs/registry.ts) and schedules (jobs/schedules.ts), the status sources (ingest/sources.ts, through
+ * jobs/ops-sampler.ts), the canonical job's venues, the backfill dispatch (jobs/commands/backfill.ts) and
+ * the demo's venue steps (jobs/commands/demo.ts). A new venue is one line here (docs/contributing.md).
+ */
+import type { ConfigSection } from '../core/config.ts';
+import { venuesConfig } from '../ingest/rest/config.ts';
+import type { StreamSummary, VenueDefinition } from '../ingest/rest/runner.ts';
+import type { RestSource } from '../ingest/sources.ts';
+import { alphaConfig } from '../ingest/venues/alpha/config.ts';
+import { beta } from '../ingest/venues/beta/index.ts';
+import { delta } from '../ingest/venues/delta/index.ts';
+import { epsilon } from '../ingest/venues/epsilon/index.ts';
+import { type GammaSyncSummary, gamma } from '../ingest/venues/gamma/index.ts';
+import { alphaBackfillJob } from './processors/alpha-backfill.ts';
+import { alphaBookJob, BOOK_SCHEDULES } from './processors/alpha-book.ts';
+import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
+import { alphaFollowJob } from './processors/alpha-follow.ts';
+import { type StreamJobs, venueStreamJobs } from './processors/venue-streams.ts';
+import type { Schedule } from './schedules.ts';
+
+/** A job as the worker and the scheduler take it, whatever its payload and result. */
+type AnyJob = StreamJobs['jobs'][number];
+
+export interface ListingSummary extends StreamSummary {
+  read: number;
+  written: number;
+  events: { read: number; written: number };
+}
+
+export interface SeriesListingSummary extends ListingSummary {
+  series: { read: number; written: number };
+}
+
+export interface TradesBackfillSummary {
+  read: number;
+  written: number;
+  quarantined: number;
+  requests: number;
+}
+
+/** What `pmdata backfill <venue>` runs (jobs/commands/backfill-listing.ts, backfill-trades.ts). */
+export type VenueBackfill =
+  /** A full listing now (the `markets` stream's `reconcile`); no trades stream: `--trades` is refused. */
+  | {
+      kind: 'listing';
+      venue: VenueDefinition;
+      /** What the venue calls its events (default `events`). */
+      eventsWord?: string;
+      /** A further figure of the summary, after the events' (`<n> <label>`). */
+      more?(summary: ListingSummary): { n: number; label: string };
+    }
+  /**
+   * A full listing with series (the `markets` stream's `reconcile` with `{trades: false}`), then with
+   * `--trades` the `trades` stream's `backfill` down to `--from`.
+   */
+  | { kind: 'series-trades'; venue: VenueDefinition };
+
+/** One venue. */
+export interface Venue {
+  code: string;
+  /** Its config section (ingest/venues/<code>/config.ts). */
+  config: ConfigSection;
+  /** A REST venue (the shared `venues` section applies; `pmdata backfill <venue>` lists it). */
+  rest: boolean;
+  /** The status source of its REST polls: their watermarks' source (ingest/sources.ts). */
+  source: RestSource;
+  /** Its streams' jobs and schedules, by stream name. */
+  streams: readonly (StreamJobs<unknown> & { name: string })[];
+  /** Jobs and schedules of its own beside the streams' (alpha's chain, catalog and book). */
+  jobs?: readonly AnyJob[];
+  schedules?: readonly Schedule[];
+  /** Work enqueued at each scheduler start. */
+  atStart?: readonly { job: AnyJob; payload: unknown }[];
+  backfill?: VenueBackfill;
+}
+
+/** A REST venue declared for the stream runner (ingest/venues/<code>/index.ts): its streams' jobs. */
+function restVenue(def: VenueDefinition, backfill: VenueBackfill = { kind: 'listing', venue: def }): Venue {
+  return {
+    code: def.code,
+    config: def.config,
+    rest: true,
+    source: { source: def.source },
+    streams: def.streams.map((s) => ({ name: s.name, ...venueStreamJobs(def, s.name) })),
+    backfill,
+  };
+}
+
+const alpha: Venue = {
+  code: 'alpha',
+  config: alphaConfig,
+  rest: false,
+  source: { source: 'alpha-catalog' },
+  streams: [],
+  jobs: [alphaBackfillJob, alphaFollowJob, alphaCatalogJob, alphaBookJob],
+  schedules: [
+    {
+      // The live follower runs as a job of bounded length that is re-enqueued: a crashed worker's follower
+      // is picked up by another within one interval, and a Redis lease keeps it to one at a time.
+      id: 'alpha:follow',
+      job: alphaFollowJob,
+      everyMs: () => 30_000,
+      payload: { maxRunMs: 300_000 },
+    },
+    ...CATALOG_SCHEDULES,
+    ...BOOK_SCHEDULES,
+  ],
+  atStart: [{ job: alphaCatalogJob, payload: { mode: 'full' } }],
+};
+
+/** Every venue, alpha (the chain venue) first. */
+export const VENUES: readonly Venue[] = [
+  alpha,
+  restVenue(beta, { kind: 'series-trades', venue: beta }),
+  restVenue(gamma, {
+    kind: 'listing',
+    venue: gamma,
+    eventsWord: 'groups',
+    more: (s: GammaSyncSummary) => ({ n: s.filled + s.reread, label: 'read by slug' }),
+  }),
+  restVenue(delta),
+  restVenue(epsilon),
+];
+
+/** The config sections: each venue's, the REST venues' after their shared `venues` section. */
+export const VENUE_CONFIG_SECTIONS: readonly ConfigSection[] = [
+  ...VENUES.filter((v) => !v.rest).map((v) => v.config),
+  venuesConfig,
+  ...VENUES.filter((v) => v.rest).map((v) => v.config),
+];
+
+/** The job of `venue`'s stream `stream` (`<venue>.<stream>`). */
+export function venueJob(venue: string, stream: string): StreamJobs<unknown>['job'] {
+  const s = VENUES.find((v) => v.code === venue)?.streams.find((x) => x.name === stream);
+  if (!s) throw new Error(`No venue stream ${venue}.${stream}`);
+  return s.job;
+}
+
+/** Every venue's jobs: its own, then its streams'. */
+export const VENUE_JOBS: readonly AnyJob[] = VENUES.flatMap((v) => [
+  ...(v.jobs ?? []),
+  ...v.streams.flatMap((s) => s.jobs),
+]);
+
+const SCHEDULES_OF: ReadonlyMap<string, readonly Schedule[]> = new Map(
+  VENUES.map((v) => [v.code, [...(v.schedules ?? []), ...v.streams.flatMap((s) => s.schedules)]]),
+);
+
+/** The schedules of one venue: its own, then its streams'. */
+export const schedulesOf = (code: string): readonly Schedule[] => SCHEDULES_OF.get(code) ?? [];
+
+/** Every venue's schedules. */
+export const VENUE_SCHEDULES: readonly Schedule[] = VENUES.flatMap((v) => schedulesOf(v.code));
+
+export const VENUE_AT_START: readonly { job: AnyJob; payload: unknown }[] = VENUES.flatMap(
+  (v) => v.atStart ?? [],
+);
+
+/** The status sources of the venues' REST polls (ingest/sources.ts). */
+export const VENUE_SOURCES: readonly RestSource[] = VENUES.map((v) => v.source);
+
+/** The venues `pmdata backfill <venue>` lists now (the REST venues), in the list's order. */
+export const BACKFILL_VENUES: readonly (Venue & { backfill: VenueBackfill })[] = VENUES.filter(
+  (v): v is Venue & { backfill: VenueBackfill } => v.backfill !== undefined,
+);

@@ -1,0 +1,80 @@
+/**
+ * The transport faults every REST venue's sync must survive (sim/venues/faults.ts), one kind at a time:
+ * a 429's Retry-After is waited out before the next request (the gap measured, the same page asked
+ * again), a 502 then a 503 on the listing are retried after a backoff (the same page three times), a hung
+ * request gives up at the timeout (a short VENUE_HTTP_TIMEOUT_MS) and the page is asked again; after each
+ * sync the tables equal the fault-free truth. A venue's faults file calls `venueTransportFaults` inside its
+ * `describe` with its syncer (a client logging every request) and its truth check, and keeps what is its
+ * own (malformed records, paging faults, its envelope errors, all faults at rates).
+ */
+import { expect, it } from 'vitest';
+import type { Replicas } from '../../sim/venues/index.ts';
+
+/** One request of a sync as the venue's logging client saw it. */
+export interface LoggedRequest {
+  path: string;
+  /** The page asked for (`page`), null when none. */
+  page: string | null;
+  start: number;
+  end: number;
+  /** Null when the attempt got no answer (a timeout). */
+  status: number | null;
+}
+
+export interface FaultsCase {
+  venue: 'beta' | 'gamma' | 'delta' | 'epsilon';
+  replicas: () => Replicas;
+  /** A sync with a client logging every request (`timeoutMs`: the HTTP attempt's timeout). */
+  syncer(o?: { timeoutMs?: number }): { log: LoggedRequest[]; run(): Promise<unknown> };
+  /** The path of the listing's first page (the sync's first request). */
+  listing: string;
+  /** The shortest gap the 429 test accepts (ms; 1000 unless the venue's clock rounds it down by 1). */
+  minGapMs?: number;
+  /** The tables equal the fault-free truth, each record once. */
+  expectTruth(): Promise<void>;
+}
+
+export function venueTransportFaults(c: FaultsCase): void {
+  const first = { path: c.listing, page: '1' };
+
+  it('rate_limit: waits out Retry-After before the next request', async () => {
+    c.replicas().faults.enqueue(c.venue, { kind: 'rate_limit', retryAfterS: 1 });
+    const s = c.syncer();
+    await s.run();
+    const i = s.log.findIndex((l) => l.status === 429);
+    expect(i).toBe(0);
+    const gap = s.log[i + 1]!.start - s.log[i]!.end;
+    expect(gap).toBeGreaterThanOrEqual(c.minGapMs ?? 1_000);
+    expect(s.log[i]).toMatchObject(first);
+    expect(s.log[i + 1]).toMatchObject({ ...first, status: 200 });
+    await c.expectTruth();
+  });
+
+  it('server_error: retries after a backoff', async () => {
+    c.replicas().faults.enqueue(
+      c.venue,
+      { kind: 'server_error', status: 502 },
+      { kind: 'server_error', status: 503, path: c.listing },
+    );
+    const s = c.syncer();
+    await s.run();
+    expect(s.log.slice(0, 3).map((l) => [l.path, l.page, l.status])).toEqual([
+      [c.listing, '1', 502],
+      [c.listing, '1', 503],
+      [c.listing, '1', 200],
+    ]);
+    await c.expectTruth();
+  });
+
+  it('hang: gives up on the attempt at the timeout and retries', async () => {
+    c.replicas().faults.enqueue(c.venue, { kind: 'hang' });
+    const s = c.syncer({ timeoutMs: 300 });
+    await s.run();
+    const hung = s.log[0]!;
+    expect(hung).toMatchObject({ ...first, status: null });
+    expect(hung.end - hung.start).toBeGreaterThanOrEqual(290);
+    expect(hung.end - hung.start).toBeLessThan(2_000);
+    expect(s.log[1]).toMatchObject({ ...first, status: 200 });
+    await c.expectTruth();
+  });
+}

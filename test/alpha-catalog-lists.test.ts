@@ -19,8 +19,8 @@ import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAlphaCatalogLists, type CatalogBuildSummary } from '../analytics/catalog/build.ts';
 import { recomputeMarketData } from '../analytics/market-data/run.ts';
-import type { AlphaAnalyticsSettings } from '../analytics/market-data/settings.ts';
 import { runRolling } from '../analytics/rolling-metrics/run.ts';
+import type { AlphaAnalyticsSettings } from '../analytics/shared/settings.ts';
 import {
   CANONICAL_ID_PATTERN,
   canonicalId,

@@ -16,7 +16,7 @@ import {
   ALPHA_SERIES_LIST,
   ALPHA_TAG_LIST,
 } from '../../schemas/tables/alpha-catalog-lists.ts';
-import { currentPrices } from '../prices/current-price.ts';
+import { currentPrices } from '../shared/current-price.ts';
 import { readAssignedIds } from './canonical.ts';
 import { readBookLiquidity, readCatalog, readResolutions, readRolling, readTotals } from './read.ts';
 import { catalogLists } from './rows.ts';

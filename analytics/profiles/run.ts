@@ -10,8 +10,8 @@ import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { alphaNow } from '../../core/now.ts';
 import { unrealizedBase } from '../../core/unrealized.ts';
 import { PROFILE_WINDOWS, type ProfileWindowName } from '../../schemas/tables/alpha-profiles.ts';
-import { type AnalyticsDeps, nextVersion } from '../market-data/run.ts';
-import { currentPrices } from '../prices/current-price.ts';
+import { currentPrices } from '../shared/current-price.ts';
+import { type AnalyticsDeps, nextVersion } from '../shared/version.ts';
 import { computeProfile, type Profile, type WalletInputs } from './metrics.ts';
 import {
   emptyWalletSums,

@@ -5,8 +5,8 @@
  */
 
 import { readAnalyticsCheckpoint } from '../market-data/progress.ts';
-import { type AnalyticsDeps, nextVersion } from '../market-data/run.ts';
-import type { AlphaAnalyticsSettings } from '../market-data/settings.ts';
+import type { AlphaAnalyticsSettings } from '../shared/settings.ts';
+import { type AnalyticsDeps, nextVersion } from '../shared/version.ts';
 import { recomputeRolling } from './rolling.ts';
 
 export const ROLLING_SOURCE = 'analytics:alpha-rolling';

@@ -11,8 +11,8 @@
  */
 import { analyticsConfig } from '../../analytics/config.ts';
 import { type MarketDataRun, recomputeMarketData, runMarketData } from '../../analytics/market-data/run.ts';
-import type { AlphaAnalyticsSettings } from '../../analytics/market-data/settings.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
+import type { AlphaAnalyticsSettings } from '../../analytics/shared/settings.ts';
 import type { Config } from '../../core/config.ts';
 import { createDataVersions } from '../../core/data-version.ts';
 import type { Deps } from '../../core/deps.ts';

@@ -3,7 +3,8 @@
  *
  * Invariants:
  * - Every statement is idempotent (`CREATE ... IF NOT EXISTS`, `ALTER ... ADD COLUMN IF NOT EXISTS`,
- *   ...), so running a file twice, or from two processes at once, converges on the same schema.
+ *   `INSERT INTO t (...) SELECT` into a ReplacingMergeTree that copies its version column, ...), so
+ *   running a file twice, or from two processes at once, converges on the same schema and rows.
  * - A version is recorded in `schema_migrations` only after all its statements succeeded; the record
  *   holds the file's checksum, and a recorded file whose text changed is refused (write a new file).
  * - Table engines and `ON CLUSTER` come from configuration, not from the files: with
@@ -76,6 +77,10 @@ const IDEMPOTENT = [
   /^ALTER\s+TABLE\s+\S+\s+(ADD|DROP|MODIFY|CLEAR|RENAME)\s+(COLUMN|INDEX|PROJECTION|CONSTRAINT)\s+IF\s+(NOT\s+)?EXISTS\b/i,
   /^ALTER\s+TABLE\s+\S+\s+MODIFY\s+(TTL|SETTING|COMMENT)\b/i,
   /^DROP\s+(TABLE|VIEW|DICTIONARY|FUNCTION)\s+IF\s+EXISTS\b/i,
+  // A copy into a ReplacingMergeTree whose version column is copied too: a repeat inserts rows that
+  // collapse with the first copy's (042_watermarks.sql). Not rendered ON CLUSTER: it runs on the node
+  // the migration talks to (a Replicated table carries it to the other replicas).
+  /^INSERT\s+INTO\s+\w+\s*\([^)]*\)\s*SELECT\b/i,
 ];
 
 export function isIdempotent(statement: string): boolean {

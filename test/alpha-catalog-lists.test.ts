@@ -28,7 +28,7 @@ import {
   sportsOutcomeKey,
 } from '../core/canonical-id.ts';
 import { searchWords } from '../core/search-words.ts';
-import { acquireLease } from '../ingest/chain/lease.ts';
+import { acquireLease } from '../core/lease.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { syncAlphaBooks } from '../ingest/venues/alpha/book/sync.ts';
 import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';

@@ -16,7 +16,7 @@ import { CANONICAL_ID_PATTERN } from '../core/canonical-id.ts';
 import { RetryableError } from '../core/errors.ts';
 import { assignCanonical } from '../ingest/canonical/assign.ts';
 import type { CanonicalVenue } from '../ingest/canonical/served.ts';
-import { acquireLease } from '../ingest/chain/lease.ts';
+import { acquireLease } from '../core/lease.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
 import { syncAlphaCatalog } from '../ingest/venues/alpha/metadata/sync.ts';

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireLease, type Lease } from '../ingest/chain/lease.ts';
+import { acquireLease, type Lease } from '../core/lease.ts';
 import { pollBetaTrades } from '../ingest/venues/beta/sync.ts';
 import { ingestVenues } from '../jobs/commands/demo.ts';
 import type { CliIo } from '../jobs/commands/io.ts';

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPositions } from '../analytics/positions/run.ts';
 import type { ProgressIo } from '../core/progress.ts';
-import { acquireLease } from '../ingest/chain/lease.ts';
+import { acquireLease } from '../core/lease.ts';
 import { runRecomputeCommand } from '../jobs/commands/recompute.ts';
 import { alphaPositionsSettings, positionsDeps } from '../jobs/processors/alpha-positions.ts';
 import { ALPHA_PROFILES_LEASE } from '../jobs/processors/alpha-profiles.ts';

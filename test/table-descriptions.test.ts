@@ -26,6 +26,7 @@ import { DELTA_TABLES } from '../schemas/tables/delta.ts';
 import { EPSILON_TABLES } from '../schemas/tables/epsilon.ts';
 import { GAMMA_TABLES } from '../schemas/tables/gamma.ts';
 import { VENUE_TABLES } from '../schemas/tables/venues.ts';
+import { WATERMARK_TABLES } from '../schemas/tables/watermarks.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
 let deps: TestDeps;
@@ -49,6 +50,7 @@ describe('table descriptions', () => {
     ...Object.values(DELTA_TABLES),
     ...Object.values(EPSILON_TABLES),
     ...Object.values(ALPHA_PROFILE_TABLES),
+    ...Object.values(WATERMARK_TABLES),
   ]) {
     it(`${table.name} equals DESCRIBE TABLE of the migrated database`, async () => {
       const rows = await deps.clickhouse.query<{ name: string; type: string; default_type: string }>(

@@ -10,7 +10,7 @@
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
-import { acquireLease } from '../ingest/chain/lease.ts';
+import { acquireLease } from '../core/lease.ts';
 import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext, JobDefinition } from '../jobs/define.ts';

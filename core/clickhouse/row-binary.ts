@@ -139,6 +139,16 @@ export class ByteWriter {
     this.lowHigh(Number(u & 0xffff_ffffn), Number(u >> 32n));
   }
 
+  /** A Nullable(UInt64) from a value or null. */
+  nullableU64(v: U64 | bigint | null | undefined): void {
+    if (v === null || v === undefined) {
+      this.u8(1);
+      return;
+    }
+    this.u8(0);
+    this.u64(v);
+  }
+
   /** A Nullable(DateTime64(3)) from epoch milliseconds or null. */
   nullableDateTime64ms(ms: number | null | undefined): void {
     if (ms === null || ms === undefined) {
@@ -396,6 +406,10 @@ export class ByteReader {
 
   nullableDateTime64ms(): number | null {
     return this.u8() === 1 ? null : this.dateTime64ms();
+  }
+
+  nullableU64(): U64 | null {
+    return this.u8() === 1 ? null : this.u64();
   }
 
   dateTime64ms(): number {

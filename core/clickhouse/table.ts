@@ -64,6 +64,7 @@ export const c = {
     "Nullable(DateTime64(3, 'UTC'))",
     'nullableDateTime64ms',
   ),
+  nullableU64: col<'Nullable(UInt64)', number | null, string | null>('Nullable(UInt64)', 'nullableU64'),
   nullableHex: col<'Nullable(String)', string | null>('Nullable(String)', 'nullableAscii'),
   nullableText: col<'Nullable(String)', string | null>('Nullable(String)', 'nullableStr'),
   hexArray: col<'Array(String)', string[]>('Array(String)', 'asciiArray'),

@@ -10,7 +10,7 @@
  */
 import type { Deps } from '../../core/deps.ts';
 import { createProgress } from '../../core/progress.ts';
-import { withLeaseWaiting } from '../../ingest/chain/lease.ts';
+import { withLeaseWaiting } from '../../core/lease.ts';
 import { pollBetaTrades, syncBeta } from '../../ingest/venues/beta/sync.ts';
 import { BETA_MARKETS_LEASE, BETA_TRADES_LEASE } from '../processors/beta.ts';
 import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';

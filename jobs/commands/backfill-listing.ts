@@ -11,7 +11,7 @@
  */
 import type { Deps } from '../../core/deps.ts';
 import { createProgress } from '../../core/progress.ts';
-import { withLeaseWaiting } from '../../ingest/chain/lease.ts';
+import { withLeaseWaiting } from '../../core/lease.ts';
 import { type GammaSyncSummary, syncGamma } from '../../ingest/venues/gamma/sync.ts';
 import { GAMMA_LEASE } from '../processors/gamma.ts';
 import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';

@@ -23,7 +23,7 @@ import {
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { backfillJobId, planBackfillRanges } from '../../ingest/chain/backfill.ts';
-import { withLeaseWaiting } from '../../ingest/chain/lease.ts';
+import { withLeaseWaiting } from '../../core/lease.ts';
 import type { AlphaChainIngestor } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { syncAlphaCatalog } from '../../ingest/venues/alpha/metadata/sync.ts';

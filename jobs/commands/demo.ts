@@ -21,7 +21,7 @@ import { createLogger, type Logger } from '../../core/logger.ts';
 import { portFree } from '../../core/net.ts';
 import { redisAnswers } from '../../core/redis.ts';
 import { ensureRedisServerBinary, findRedisServer } from '../../core/redis-server.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../core/lease.ts';
 import { BUILD_DIR, compileContracts, contractsCompiled } from '../../sim/chain/compile.ts';
 import { demoWorldOptions } from '../../sim/demo-world.ts';
 import { startSim } from '../../sim/index.ts';

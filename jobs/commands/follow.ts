@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
-import { acquireLease } from '../../ingest/chain/lease.ts';
+import { acquireLease } from '../../core/lease.ts';
 import { createPublisher } from '../../ingest/venues/alpha/chain/publish.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { ALPHA_FOLLOW_LEASE } from '../processors/alpha-follow.ts';

@@ -28,7 +28,7 @@ import {
   PROGRESS_OPTIONS_HELP,
   progressIntervalMs,
 } from '../../core/progress.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../core/lease.ts';
 import { alphaPositionsSettings, positionsDeps, withPositionsLease } from '../processors/alpha-positions.ts';
 import { ALPHA_PROFILES_LEASE } from '../processors/alpha-profiles.ts';
 import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';

@@ -3,7 +3,7 @@
  * market's tokens (`alpha_markets`, not closed) from the book API, ≤ 100 tokens per call, one
  * `alpha_book_quotes` row per token (ingest/venues/alpha/book/sync.ts). A Redis lease keeps one at a time.
  */
-import { withLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../core/lease.ts';
 import { syncAlphaBooks } from '../../ingest/venues/alpha/book/sync.ts';
 import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
 import { defineJob } from '../define.ts';

@@ -8,7 +8,7 @@
  */
 
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../core/lease.ts';
 import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
 import {
   type CatalogSyncSummary,

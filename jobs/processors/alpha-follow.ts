@@ -4,7 +4,7 @@
  * another within one interval. A Redis lease keeps it to one follower across all processes: a run that
  * finds the lease taken completes at once.
  */
-import { acquireLease } from '../../ingest/chain/lease.ts';
+import { acquireLease } from '../../core/lease.ts';
 import { createPublisher } from '../../ingest/venues/alpha/chain/publish.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { defineJob } from '../define.ts';

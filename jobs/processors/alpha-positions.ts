@@ -13,7 +13,7 @@ import type { Config } from '../../core/config.ts';
 import { createDataVersions } from '../../core/data-version.ts';
 import type { Deps } from '../../core/deps.ts';
 import { RetryableError } from '../../core/errors.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../core/lease.ts';
 import { alphaChainSettings } from '../../ingest/venues/alpha/chain/settings.ts';
 import { allContracts, PROTOCOL_HOLDERS } from '../../schemas/abi/alpha-addresses.ts';
 import { defineJob } from '../define.ts';

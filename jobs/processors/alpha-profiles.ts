@@ -6,7 +6,7 @@
  */
 import { analyticsConfig } from '../../analytics/config.ts';
 import { type ProfilesRun, runProfiles } from '../../analytics/profiles/run.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../core/lease.ts';
 import { defineJob } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
 import { analyticsDeps } from './analytics-alpha.ts';

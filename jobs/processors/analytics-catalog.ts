@@ -15,7 +15,7 @@ import { buildAlphaCatalogLists, type CatalogBuildSummary } from '../../analytic
 import { analyticsConfig } from '../../analytics/config.ts';
 import { createDataVersions } from '../../core/data-version.ts';
 import type { Deps } from '../../core/deps.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../core/lease.ts';
 import { defineJob, type JobContext } from '../define.ts';
 import type { Schedule } from '../schedules.ts';
 

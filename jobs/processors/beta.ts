@@ -14,7 +14,7 @@
  * (`venues.canonical`, jobs/processors/canonical.ts).
  */
 import { RetryableError } from '../../core/errors.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../core/lease.ts';
 import { venuesConfig } from '../../ingest/rest/config.ts';
 import { betaConfig } from '../../ingest/venues/beta/config.ts';
 import {

@@ -8,7 +8,7 @@
  */
 import { RetryableError } from '../../core/errors.ts';
 import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
-import { withLease } from '../../ingest/chain/lease.ts';
+import { withLease } from '../../core/lease.ts';
 import { venuesConfig } from '../../ingest/rest/config.ts';
 import { defineJob, type JobContext, type JobDefinition } from '../define.ts';
 import type { Schedule } from '../schedules.ts';

@@ -89,14 +89,8 @@ export async function withLeaseWaiting<T>(
 ): Promise<T | null> {
   for (let tries = 0; ; tries++) {
     if (o.signal?.aborted) return null;
-    const lease = await acquireLease(redis, key, ttlMs);
-    if (lease.held) {
-      try {
-        return await fn();
-      } finally {
-        await lease.release();
-      }
-    }
+    const held = await withLease(redis, key, ttlMs, async () => ({ value: await fn() }));
+    if (held) return held.value;
     if (tries === 0) o.onWait?.();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, o.pollMs ?? 500);

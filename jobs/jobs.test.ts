@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, type TestDeps } from '../test/support/deps.ts';
-import { defineJob, type JobDefinition } from './define.ts';
+import { defineJob } from './define.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
 import { createBullConnection, createQueues, type Queues } from './queues.ts';
 import { applySchedules, SCHEDULES } from './schedules.ts';
@@ -40,7 +40,7 @@ describe('jobs', () => {
     expect(id1).toBe(id2);
     expect(await queues.get('maintenance').getJobCountByTypes('waiting', 'active', 'completed')).toBe(1);
 
-    const workers = createWorkers({ deps, jobs: [maintenanceJob as JobDefinition<never, unknown>], prefix });
+    const workers = createWorkers({ deps, jobs: [maintenanceJob], prefix });
     const rows = await waitFor(async () => {
       const r = await deps.clickhouse.query<{ table: string; rows: string }>(
         'test.sizes',
@@ -90,7 +90,7 @@ describe('jobs', () => {
     await events.waitUntilReady();
     const workers = createWorkers({
       deps,
-      jobs: [slow as JobDefinition<never, unknown>],
+      jobs: [slow],
       prefix,
       concurrency: 1,
     });
@@ -131,7 +131,7 @@ describe('jobs', () => {
     const f = await q.add(flaky.name, {}, { attempts: 3, backoff: { type: 'fixed', delay: 10 } });
     const workers = createWorkers({
       deps,
-      jobs: [permanent, flaky] as JobDefinition<never, unknown>[],
+      jobs: [permanent, flaky],
       prefix,
     });
     // By the jobs' own states: the queue also holds the venues' scheduled syncs of the test above.

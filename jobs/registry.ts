@@ -1,37 +1,35 @@
 /**
- * Every job pmdata runs. Workers take their processors from here; add a new job's definition to
- * this list (its processor lives in jobs/processors/<name>.ts).
+ * Every job pmdata runs. Workers take their processors from here: the core jobs (their processors in
+ * jobs/processors/<name>.ts), the venues' and the analytics products' (derived from analytics/products.ts
+ * by jobs/products.ts).
  */
-import type { JobDefinition } from './define.ts';
+import type { AnyJob } from './define.ts';
 import { alphaBackfillJob } from './processors/alpha-backfill.ts';
 import { alphaBookJob } from './processors/alpha-book.ts';
 import { alphaCatalogJob } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
-import { alphaPositionsJob } from './processors/alpha-positions.ts';
-import { alphaProfilesJob } from './processors/alpha-profiles.ts';
-import { alphaMarketDataJob, alphaRollingJob } from './processors/analytics-alpha.ts';
-import { alphaCatalogRollupsJob } from './processors/analytics-catalog.ts';
 import { BETA_JOBS } from './processors/beta.ts';
 import { CANONICAL_JOBS } from './processors/canonical.ts';
 import { DELTA_JOBS } from './processors/delta.ts';
 import { EPSILON_JOBS } from './processors/epsilon.ts';
 import { GAMMA_JOBS } from './processors/gamma.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
+import { PRODUCT_JOBS } from './products.ts';
 
-export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
-  maintenanceJob as JobDefinition<never, unknown>,
-  alphaBackfillJob as JobDefinition<never, unknown>,
-  alphaFollowJob as JobDefinition<never, unknown>,
-  alphaCatalogJob as JobDefinition<never, unknown>,
-  alphaBookJob as JobDefinition<never, unknown>,
-  alphaMarketDataJob as JobDefinition<never, unknown>,
-  alphaRollingJob as JobDefinition<never, unknown>,
-  alphaCatalogRollupsJob as JobDefinition<never, unknown>,
-  alphaPositionsJob as JobDefinition<never, unknown>,
-  alphaProfilesJob as JobDefinition<never, unknown>,
+const CORE_JOBS: readonly AnyJob[] = [
+  maintenanceJob,
+  alphaBackfillJob,
+  alphaFollowJob,
+  alphaCatalogJob,
+  alphaBookJob,
+];
+
+const VENUE_JOBS: readonly AnyJob[] = [
   ...BETA_JOBS,
   ...GAMMA_JOBS,
   ...DELTA_JOBS,
   ...EPSILON_JOBS,
   ...CANONICAL_JOBS,
 ];
+
+export const ALL_JOBS: readonly AnyJob[] = [...CORE_JOBS, ...PRODUCT_JOBS, ...VENUE_JOBS];

@@ -13,7 +13,7 @@ import { RetryableError } from '../core/errors.ts';
 import { acquireLease } from '../core/lease.ts';
 import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
-import type { JobContext, JobDefinition } from '../jobs/define.ts';
+import type { JobContext, JobDefinition, Schedule } from '../jobs/define.ts';
 import { canonicalJob } from '../jobs/processors/canonical.ts';
 import { DELTA_JOBS, DELTA_LEASE, DELTA_SCHEDULES, deltaSyncJob } from '../jobs/processors/delta.ts';
 import {
@@ -24,7 +24,7 @@ import {
 } from '../jobs/processors/epsilon.ts';
 import type { VenueSyncPayload } from '../jobs/processors/venue-markets.ts';
 import { ALL_JOBS } from '../jobs/registry.ts';
-import { SCHEDULES, type Schedule } from '../jobs/schedules.ts';
+import { SCHEDULES } from '../jobs/schedules.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';

@@ -7,17 +7,16 @@
  * one sync at a time across processes: a run that finds it taken completes at once.
  */
 
-import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import { withLease } from '../../core/lease.ts';
+import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
 import {
   type CatalogSyncSummary,
   syncAlphaCatalog,
   syncAlphaMarkets,
 } from '../../ingest/venues/alpha/metadata/sync.ts';
-import { defineJob } from '../define.ts';
-import type { Schedule } from '../schedules.ts';
-import { enqueueCatalogRollups } from './analytics-catalog.ts';
+import { defineJob, type Schedule, schedule } from '../define.ts';
+import { enqueueDependents } from '../products.ts';
 
 export const ALPHA_CATALOG_LEASE = 'alpha:catalog:lease';
 
@@ -62,22 +61,21 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
       log.info({ ...summary, missingConditions: missing.length }, 'Synced alpha catalog');
       return { ran: true as const, summary, missingConditions: missing.length };
     });
-    if (run) await enqueueCatalogRollups({ enqueue, deps }, 'catalog-sync');
+    // The catalog moved: the products that read it follow (the catalog lists).
+    if (run)
+      await enqueueDependents(
+        { enqueue, deps },
+        { source: 'alpha-catalog', stream: 'catalog', kind: 'head' },
+      );
     return run ?? { ran: false };
   },
 });
 
 export const CATALOG_SCHEDULES: readonly Schedule[] = [
-  {
-    id: 'alpha:catalog-open',
-    job: alphaCatalogJob as never,
-    everyMs: (c) => alphaConfig.of(c).catalogIntervalS * 1000,
-    payload: { mode: 'open' },
-  },
-  {
-    id: 'alpha:catalog-full',
-    job: alphaCatalogJob as never,
-    everyMs: (c) => alphaConfig.of(c).catalogFullIntervalS * 1000,
-    payload: { mode: 'full' },
-  },
+  schedule('alpha:catalog-open', alphaCatalogJob, (c) => alphaConfig.of(c).catalogIntervalS * 1000, {
+    mode: 'open',
+  }),
+  schedule('alpha:catalog-full', alphaCatalogJob, (c) => alphaConfig.of(c).catalogFullIntervalS * 1000, {
+    mode: 'full',
+  }),
 ];

@@ -24,8 +24,8 @@ import {
   pollBetaTrades,
   syncBeta,
 } from '../../ingest/venues/beta/sync.ts';
+import type { Schedule } from '../define.ts';
 import { defineJob, type JobDefinition } from '../define.ts';
-import type { Schedule } from '../schedules.ts';
 import { enqueueCanonical } from './canonical.ts';
 
 export const BETA_MARKETS_LEASE = 'beta:markets:lease';

@@ -7,11 +7,11 @@
  * that wrote rows enqueues the venue's canonical ids (`venues.canonical`).
  */
 import { RetryableError } from '../../core/errors.ts';
-import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { withLease } from '../../core/lease.ts';
+import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { venuesConfig } from '../../ingest/rest/config.ts';
+import type { Schedule } from '../define.ts';
 import { defineJob, type JobContext, type JobDefinition } from '../define.ts';
-import type { Schedule } from '../schedules.ts';
 import { enqueueCanonical } from './canonical.ts';
 
 export type VenueSyncMode = 'poll' | 'reconcile';

@@ -1,30 +1,25 @@
 /**
  * Every ingest source, as the operations sampler reads it (jobs/ops-sampler.ts; core/ops/snapshot.ts):
  * `{source, kind, head(), checkpoint()}`.
- * - `alpha-chain`: head = the RPC node's head block and its time; checkpoint = the chain's stored
- *   progress (`alpha_checkpoints`: the follower's checkpoint, or the end of the finished backfill ranges
- *   that join up from the lowest one, whichever is higher), its block's time (from the node) and when it
- *   was written.
+ * - `alpha-chain`: head = the RPC node's head block and its time; checkpoint = the chain's contiguous
+ *   progress in the progress store (core/watermarks.ts `contiguous`: the follower's mark, or the end of
+ *   the finished backfill ranges that join up from the lowest one, whichever is higher), its block's time
+ *   (from the node) and when it was committed.
  * - REST sources (`alpha-catalog`, `beta`, `gamma`, `delta`, `epsilon`): head = now; checkpoint = the
- *   last good poll, the newest `updated_at` of the venue's `venue_checkpoints` (every good poll writes
- *   one; ingest/rest/store.ts), so the lag is the time since it.
+ *   last good poll, the newest `at` of the source's marks (every good poll commits one;
+ *   ingest/rest/store.ts), so the lag is the time since it.
  * A new source adds its entry here.
  */
-import type { ClickHouse } from '../core/clickhouse/index.ts';
 import type { Deps } from '../core/deps.ts';
 import type { CheckpointPoint, OpsSource, SourcePoint } from '../core/ops/snapshot.ts';
+import { createWatermarks, type Watermarks } from '../core/watermarks.ts';
 import { createLogSource, type LogSource } from './chain/source.ts';
+import { chainSource } from './chain/tables.ts';
 import { alphaChainSettings } from './venues/alpha/chain/settings.ts';
 import { ALPHA_CHAIN_WRITES } from './venues/alpha/chain/tables.ts';
 
-/** REST sources by name, and the `venue` their polls record in venue_checkpoints. */
-export const REST_SOURCES: readonly { source: string; venue: string }[] = [
-  { source: 'alpha-catalog', venue: 'alpha' },
-  { source: 'beta', venue: 'beta' },
-  { source: 'gamma', venue: 'gamma' },
-  { source: 'delta', venue: 'delta' },
-  { source: 'epsilon', venue: 'epsilon' },
-];
+/** REST sources by name (their polls' marks in the progress store). */
+export const REST_SOURCES: readonly string[] = ['alpha-catalog', 'beta', 'gamma', 'delta', 'epsilon'];
 
 export interface SourcesOptions {
   /** The chain's log source (default one on ALPHA_RPC_URLS, 10 s per request, 2 attempts). */
@@ -36,13 +31,18 @@ export function ingestSources(
   deps: Pick<Deps, 'config' | 'log' | 'clickhouse'>,
   o: SourcesOptions = {},
 ): OpsSource[] {
+  const marks = createWatermarks(deps.clickhouse);
   return [
-    alphaChainSource(deps, o),
-    ...REST_SOURCES.map((r) => restSource(deps.clickhouse, r, o.now ?? Date.now)),
+    alphaChainSource(deps, marks, o),
+    ...REST_SOURCES.map((source) => restSource(marks, source, o.now ?? Date.now)),
   ];
 }
 
-function alphaChainSource(deps: Pick<Deps, 'config' | 'log' | 'clickhouse'>, o: SourcesOptions): OpsSource {
+function alphaChainSource(
+  deps: Pick<Deps, 'config' | 'log' | 'clickhouse'>,
+  marks: Watermarks,
+  o: SourcesOptions,
+): OpsSource {
   const settings = alphaChainSettings(deps.config);
   let rpc = o.chainSource;
   const source = () => {
@@ -52,77 +52,30 @@ function alphaChainSource(deps: Pick<Deps, 'config' | 'log' | 'clickhouse'>, o: 
   const timeOf = async (block: number): Promise<number | null> =>
     (await source().getHeaders([block])).get(block)?.timestampMs ?? null;
   return {
-    source: 'alpha-chain',
+    source: chainSource(ALPHA_CHAIN_WRITES),
     kind: 'chain',
     async head(): Promise<SourcePoint> {
       const block = await source().headNumber();
       return { block, time: await timeOf(block) };
     },
     async checkpoint(): Promise<CheckpointPoint | null> {
-      const p = await chainProgress(deps.clickhouse, settings.chainId);
+      const p = await marks.contiguous(chainSource(ALPHA_CHAIN_WRITES));
       if (!p) return null;
-      return { block: p.block, time: await timeOf(p.block), movedAt: p.movedAt };
+      return { block: p.block, time: await timeOf(p.block), movedAt: p.at };
     },
   };
 }
 
-/**
- * The chain's contiguous progress: the follower's checkpoint, or the end of the finished backfill ranges
- * joining up from the lowest one (a range's partial checkpoint extends it), whichever is higher; with the
- * time it was written.
- */
-export async function chainProgress(
-  ch: ClickHouse,
-  chainId: number,
-): Promise<{ block: number; movedAt: number } | null> {
-  const rows = await ch.query<{ pipeline: string; n: string; at: string }>(
-    'ops.chain.progress',
-    `SELECT pipeline, argMax(block_number, updated_at) AS n, toUnixTimestamp64Milli(max(updated_at)) AS at
-     FROM ${ALPHA_CHAIN_WRITES.checkpoints.name}
-     WHERE chain_id = {chain:UInt32} AND (pipeline = 'follow' OR startsWith(pipeline, 'backfill:'))
-     GROUP BY pipeline`,
-    { chain: chainId },
-  );
-  let best: { block: number; movedAt: number } | null = null;
-  const follow = rows.find((r) => r.pipeline === 'follow');
-  if (follow) best = { block: Number(follow.n), movedAt: Number(follow.at) };
-  const ranges = rows
-    .filter((r) => r.pipeline.startsWith('backfill:'))
-    .map((r) => {
-      const [from, to] = r.pipeline.slice('backfill:'.length).split('-').map(Number) as [number, number];
-      return { from, to, at: Number(r.n), movedAt: Number(r.at) };
-    })
-    .filter((r) => r.at >= r.from)
-    .sort((a, b) => a.from - b.from);
-  let endBlock = -1;
-  let endMoved = 0;
-  for (const r of ranges) {
-    if (endBlock >= 0 && r.from > endBlock + 1) break;
-    endBlock = Math.max(endBlock, r.at);
-    endMoved = Math.max(endMoved, r.movedAt);
-    if (r.at < r.to) break; // an unfinished range: nothing above it joins up yet
-  }
-  if (endBlock >= 0 && (!best || endBlock > best.block)) best = { block: endBlock, movedAt: endMoved };
-  return best;
-}
-
-function restSource(ch: ClickHouse, r: { source: string; venue: string }, now: () => number): OpsSource {
+function restSource(marks: Watermarks, source: string, now: () => number): OpsSource {
   return {
-    source: r.source,
+    source,
     kind: 'rest',
     async head() {
       return { block: null, time: now() };
     },
     async checkpoint() {
-      const rows = await ch.query<{ at: string; n: string }>(
-        'ops.rest.last_poll',
-        `SELECT toUnixTimestamp64Milli(max(updated_at)) AS at, count() AS n
-         FROM venue_checkpoints WHERE venue = {venue:String}`,
-        { venue: r.venue },
-      );
-      const at = Number(rows[0]?.at ?? 0);
-      if (Number(rows[0]?.n ?? 0) === 0) return null;
-      return { block: null, time: at, movedAt: at };
+      const at = await marks.newest(source);
+      return at === null ? null : { block: null, time: at, movedAt: at };
     },
   };
 }

@@ -24,6 +24,7 @@ import {
 } from './world/activity.ts';
 import { createFlows } from './world/activity-flows.ts';
 import { type Catalog, type CatalogSize, generateCatalog } from './world/catalog.ts';
+import { type JournalCall, journaled } from './world/journal.ts';
 import { createLedger, exportLedger, type Ledger, type LedgerExport } from './world/ledger.ts';
 import { createWorldState, type WorldState } from './world/state.ts';
 import { type Behaviour, createWallets, type WalletSet } from './world/wallets.ts';
@@ -33,7 +34,7 @@ export const DEFAULT_START_TIME = Date.UTC(2026, 3, 26);
 /** alpha's V1 → V2 cutover; used when it falls inside the world's horizon. */
 export const REAL_CUTOVER_TIME = Date.UTC(2026, 3, 28) / 1000;
 
-const WALLETS_BY_SIZE: Record<CatalogSize, number> = { small: 40, medium: 160, large: 600 };
+export const WALLETS_BY_SIZE: Record<CatalogSize, number> = { small: 40, medium: 160, large: 600 };
 
 export interface StartSimOptions {
   seed: string | number;
@@ -91,7 +92,40 @@ export interface StartSimOptions {
   journalDepth?: number;
   log?: Logger;
   onBlock?: WorldRunnerOptions['onBlock'];
+  /**
+   * Appends every call that changes the world state and the ledger here (sim/world/journal.ts), so the
+   * world can be saved and loaded without running its history again (sim/saved.ts).
+   */
+  journal?: SimJournal;
 }
+
+/** The calls that built a world's state and ledger (see StartSimOptions.journal). */
+export interface SimJournal {
+  state: JournalCall[];
+  ledger: JournalCall[];
+}
+
+/** WorldState's methods that change it. */
+export const STATE_CHANGES = [
+  'recordTrade',
+  'recordResolution',
+  'setUmaStatus',
+  'advanceTime',
+  'tick',
+] as const;
+/** Ledger's methods that change it. */
+export const LEDGER_CHANGES = [
+  'setBlock',
+  'move20',
+  'move1155',
+  'addFill',
+  'addActivity',
+  'addResolution',
+  'addCollateral',
+  'addOracle',
+  'addTransfer',
+  'rollbackTo',
+] as const;
 
 export interface Sim {
   rpcUrl: string;
@@ -135,9 +169,10 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
     const driver = await createChainDriver(anvil, { verify: options.verify });
     const deployment = await deployContracts(driver, start - 2 * 3600);
     const ledger = createLedger({ journalDepth: options.journalDepth ?? 128 });
+    const journal = options.journal;
     const flows = createFlows({
       driver,
-      ledger,
+      ledger: journal ? journaled(ledger, LEDGER_CHANGES, journal.ledger) : ledger,
       deployment,
       recordFills: options.recordFills,
       maxTxsPerBlock: options.maxTxsPerBlock,
@@ -146,7 +181,7 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
     const runner = createWorldRunner({
       flows,
       catalog,
-      state,
+      state: journal ? journaled(state, STATE_CHANGES, journal.state) : state,
       wallets,
       seed,
       stepSeconds: options.stepSeconds,

@@ -116,7 +116,7 @@ describe('analytics jobs', () => {
     );
     expect(Number(truth!.n)).toBeGreaterThan(0);
     expect(totals).toEqual(truth);
-    expect(await count("SELECT 1 FROM alpha_checkpoints WHERE pipeline = 'analytics:market-data'")).toBe(0);
+    expect(await count("SELECT 1 FROM watermarks WHERE source = 'alpha-market-data'")).toBe(0);
   });
 
   it('the scheduled run catches up (no checkpoint: everything) and the rolling metrics follow', async () => {
@@ -135,7 +135,7 @@ describe('analytics jobs', () => {
     expect(rolling.returnvalue).toMatchObject({ ran: true });
     const [cp] = await deps.clickhouse.query<{ n: string }>(
       'test.cp',
-      "SELECT argMax(block_number, updated_at) AS n FROM alpha_checkpoints WHERE pipeline = 'analytics:market-data'",
+      "SELECT argMax(block, at) AS n FROM watermarks WHERE source = 'alpha-market-data' AND stream = 'run'",
     );
     const [last] = await deps.clickhouse.query<{ n: string }>(
       'test.last',

@@ -33,6 +33,7 @@ import type { AlphaAnalyticsSettings } from '../analytics/shared/settings.ts';
 import { type App, buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
 import { roundPrice } from '../api/queries/alpha/market-data.ts';
+import { createWatermarks } from '../core/watermarks.ts';
 import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { ALPHA_ADDRESS_SETS, ALPHA_ROLES } from '../schemas/abi/alpha-addresses.ts';
@@ -1056,25 +1057,21 @@ describe('alpha market analytics built incrementally', () => {
     for (const t of [...Object.keys(DERIVED), 'alpha_market_rolling']) {
       await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${t}`);
     }
-    await forgetAnalyticsCheckpoint(deps.clickhouse, settings.chainId);
-    await deps.clickhouse.command(
-      'test.forget_backfill',
-      `DELETE FROM alpha_checkpoints WHERE chain_id = {chain:UInt32} AND startsWith(pipeline, 'backfill:')`,
-      { chain: settings.chainId },
-    );
+    await forgetAnalyticsCheckpoint(deps.clickhouse);
+    const marks = createWatermarks(deps.clickhouse);
+    await marks.forget('alpha-chain', 'backfill');
     const client = createPublicClient({ transport: http(sim.rpcUrl) });
     let updatedAt = Date.now();
     const follow = async (n: number) => {
       const b = await client.getBlock({ blockNumber: BigInt(n) });
-      await deps.clickhouse.insert('test.follow', 'alpha_checkpoints', [
-        {
-          chain_id: settings.chainId,
-          pipeline: 'follow',
-          block_number: n,
-          block_hash: b.hash,
-          updated_at: updatedAt++,
-        },
-      ]);
+      await marks.commit({
+        source: 'alpha-chain',
+        stream: 'follow',
+        kind: 'head',
+        block: n,
+        hash: b.hash,
+        at: updatedAt++,
+      });
     };
 
     const runs: MarketDataRun[] = [];

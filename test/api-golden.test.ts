@@ -44,7 +44,7 @@ interface Golden {
 
 /**
  * Every chain table as (row count, order-independent digest of its rows), read FINAL so unmerged
- * versions do not count. Wall-clock columns are left out; progress (alpha_checkpoints) is not data.
+ * versions do not count. Wall-clock columns are left out; progress (the watermarks table) is not data.
  */
 const CHAIN_TABLES: Record<string, string> = {
   alpha_fills: '*',

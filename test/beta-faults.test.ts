@@ -123,14 +123,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   replicas.faults.clear();
-  for (const t of [
-    'beta_markets',
-    'beta_events',
-    'beta_series',
-    'beta_trades',
-    'quarantine',
-    'venue_checkpoints',
-  ]) {
+  for (const t of ['beta_markets', 'beta_events', 'beta_series', 'beta_trades', 'quarantine', 'watermarks']) {
     await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${t}`);
   }
 });

@@ -9,8 +9,8 @@
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
-import { createProgress } from '../core/progress.ts';
 import { acquireLease } from '../core/lease.ts';
+import { createProgress } from '../core/progress.ts';
 import { backfillBeta } from '../jobs/commands/backfill-beta.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext } from '../jobs/define.ts';

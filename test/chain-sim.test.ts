@@ -9,7 +9,7 @@
 import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ByteWriter, type U64 } from '../core/clickhouse/row-binary.ts';
-import { backfillPipeline } from '../ingest/chain/backfill.ts';
+import { BACKFILL_STREAM } from '../core/watermarks.ts';
 import { ratio } from '../ingest/chain/hex.ts';
 import { PackedLogs } from '../ingest/chain/packed-logs.ts';
 import { logPages } from '../ingest/chain/source.ts';
@@ -350,9 +350,7 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     const parallel = createAlphaChain({ clickhouse: deps.clickhouse, log: deps.log }, settings, parts);
     expect(usesPageWorkers(parts, 0, head)).toBe(true);
     await parts.writer.deleteRange(0, head, rangeTables(ALPHA_CHAIN_WRITES));
-    await deps.clickhouse.command('test.cp', `DELETE FROM alpha_checkpoints WHERE pipeline = {p:String}`, {
-      p: backfillPipeline({ from: 0, to: head }),
-    });
+    await parts.writer.forgetMark(BACKFILL_STREAM, { from: 0, to: head });
     expect((await dump()).alpha_fills).toHaveLength(0);
     const progress: number[] = [];
     const res = await parallel.ingestRange(
@@ -366,7 +364,7 @@ describe('alpha chain ingestion against the sim ground truth', () => {
     // Progress never goes back, and ends with the whole range.
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(progress.at(-1)).toBe(head + 1);
-    const cp = await parts.writer.readCheckpoint(backfillPipeline({ from: 0, to: head }));
+    const cp = await parts.writer.readMark(BACKFILL_STREAM, { from: 0, to: head });
     expect(cp?.blockNumber).toBe(head);
   }, 120_000);
 

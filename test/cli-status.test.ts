@@ -83,7 +83,7 @@ describe('pmdata status', () => {
   });
 
   it('exits 0 once every source is ok, and --json prints status.json', async () => {
-    await writeCheckpoint(deps.clickhouse, 'gamma', 'markets', '1');
+    await writeCheckpoint(deps.clickhouse, 'gamma', 'markets', 1);
     await world.resample();
     const { code, lines } = await status();
     expect(lines.at(-1)).toBe('All ok');

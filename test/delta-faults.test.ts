@@ -169,7 +169,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   replicas.faults.clear();
-  for (const t of ['delta_markets', 'delta_events', 'quarantine', 'venue_checkpoints']) {
+  for (const t of ['delta_markets', 'delta_events', 'quarantine', 'watermarks']) {
     await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${t}`);
   }
 });

@@ -112,7 +112,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   replicas.faults.clear();
-  for (const t of ['epsilon_markets', 'epsilon_events', 'epsilon_tags', 'quarantine', 'venue_checkpoints']) {
+  for (const t of ['epsilon_markets', 'epsilon_events', 'epsilon_tags', 'quarantine', 'watermarks']) {
     await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${t}`);
   }
 });

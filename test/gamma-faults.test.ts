@@ -106,7 +106,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   replicas.faults.clear();
-  for (const t of ['gamma_markets', 'gamma_events', 'quarantine', 'venue_checkpoints']) {
+  for (const t of ['gamma_markets', 'gamma_events', 'quarantine', 'watermarks']) {
     await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${t}`);
   }
 });

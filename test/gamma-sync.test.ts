@@ -98,7 +98,7 @@ describe('gamma sync against the replica', () => {
     );
     expect(rows).toHaveLength(group.marketKeys.length);
     expect(rows.every((r) => r.group_label !== null && r.group_label !== '')).toBe(true);
-    expect(await readCheckpoint(deps.clickhouse, 'gamma', 'markets')).toBe(String(START + HOUR));
+    expect(await readCheckpoint(deps.clickhouse, 'gamma', 'markets')).toBe(START + HOUR);
   });
 
   it('writes nothing on an idle poll', async () => {

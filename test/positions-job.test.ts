@@ -185,11 +185,10 @@ describe('alpha positions under reorgs, reruns, crashes and late backfills', () 
     // The third checkpoint write fails: two batches are checkpointed, the third batch's rows are written.
     let checkpoints = 0;
     const failing: ClickHouse = Object.create(deps.clickhouse, {
-      insert: {
-        value: async (label: string, table: string, rows: readonly object[], token?: string) => {
-          if (table === 'alpha_checkpoints' && ++checkpoints === 3)
-            throw new Error('crash before the checkpoint');
-          return deps.clickhouse.insert(label, table, rows, token);
+      insertRaw: {
+        value: async (...args: Parameters<ClickHouse['insertRaw']>) => {
+          if (args[1] === 'watermarks' && ++checkpoints === 3) throw new Error('crash before the checkpoint');
+          return deps.clickhouse.insertRaw(...args);
         },
       },
     });

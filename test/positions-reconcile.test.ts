@@ -31,6 +31,7 @@ import {
   type TruthChange,
   type TruthState,
 } from './support/positions-truth.ts';
+import { truncateAlphaTables } from './support/sim-history.ts';
 
 type Row = Record<string, string | number | null>;
 
@@ -139,14 +140,9 @@ afterAll(async () => {
   await deps?.close();
 });
 
-/** Empties every alpha table (chain tables, checkpoints, positions) between worlds. */
+/** Empties every alpha table (chain tables, positions) and forgets their progress between worlds. */
 async function reset(): Promise<void> {
-  const tables = await deps.clickhouse.query<{ name: string }>(
-    'test.tables',
-    `SELECT name FROM system.tables WHERE database = currentDatabase() AND startsWith(name, 'alpha_')
-       AND engine LIKE '%MergeTree'`,
-  );
-  for (const { name } of tables) await deps.clickhouse.command('test.truncate', `TRUNCATE TABLE ${name}`);
+  await truncateAlphaTables(deps.clickhouse);
 }
 
 interface Comparison {

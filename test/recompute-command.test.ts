@@ -49,7 +49,7 @@ const checkpoint = async () =>
     (
       await deps.clickhouse.query<{ n: string }>(
         'test.cp',
-        `SELECT argMax(block_number, updated_at) AS n FROM alpha_checkpoints WHERE pipeline = 'positions'`,
+        `SELECT argMax(block, at) AS n FROM watermarks WHERE source = 'alpha-positions' AND stream = 'run'`,
       )
     )[0]?.n ?? -1,
   );

@@ -8,10 +8,9 @@
  */
 import { fmtCount as fmt } from '../../core/progress.ts';
 import { analyticsConfig } from '../config.ts';
-import { checkpointWritten } from '../shared/freshness.ts';
+import { markCommitted } from '../shared/freshness.ts';
 import { defineProduct, secs } from '../shared/product.ts';
 import { ALPHA_ANALYTICS_LEASE } from '../shared/settings.ts';
-import { ANALYTICS_PIPELINE } from './progress.ts';
 import { MARKET_DATA_SOURCE, type MarketDataRun, recomputeMarketData, runMarketData } from './run.ts';
 
 /** A run that covered more than one step (or recomputed a span) caught up: the rolling metrics follow. */
@@ -41,7 +40,7 @@ export const marketData = defineProduct({
     retryWhenHeld: (p) =>
       p.range ? 'Another analytics run holds the lease; retrying the range later' : undefined,
   },
-  computedAt: checkpointWritten('alpha-market-data', ANALYTICS_PIPELINE),
+  computedAt: markCommitted('alpha-market-data'),
   async run(ctx, { range }) {
     const run = range
       ? await recomputeMarketData(ctx, ctx.settings, { fromBlock: range.from, toBlock: range.to })

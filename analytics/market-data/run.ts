@@ -15,13 +15,19 @@
  * Runs must not overlap (the jobs take a lease); a rerun of the same work writes the same rows again.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
-import { type BlockRef, blockAtOrAbove, blockAtOrBelow, isCanonical } from '../shared/chain.ts';
+import {
+  type BlockRef,
+  blockAtOrAbove,
+  blockAtOrBelow,
+  chainProgress,
+  isCanonical,
+} from '../shared/chain.ts';
 import { DAY, floorTo, MINUTE, type Scope, tokenMapSql } from '../shared/scope.ts';
 import type { AlphaAnalyticsSettings } from '../shared/settings.ts';
 import { type AnalyticsDeps, nextVersion } from '../shared/version.ts';
 import { recomputeCandles } from './candles.ts';
 import { oiConditionsIn, recomputeOpenInterest } from './open-interest.ts';
-import { chainProgress, readAnalyticsCheckpoint, writeAnalyticsCheckpoint } from './progress.ts';
+import { readAnalyticsCheckpoint, writeAnalyticsCheckpoint } from './progress.ts';
 import { recomputeTotals } from './totals.ts';
 
 export const MARKET_DATA_SOURCE = 'analytics:alpha-market-data';
@@ -152,7 +158,7 @@ export async function recomputeMarketData(
 ): Promise<MarketDataRun> {
   const started = Date.now();
   const ch = deps.clickhouse;
-  const progress = await chainProgress(ch, s.chainId);
+  const progress = await chainProgress(ch);
   const checkpoint = await readAnalyticsCheckpoint(ch, s.chainId);
   const version = nextVersion(checkpoint?.version);
   const range = o.toBlock !== undefined;
@@ -196,7 +202,7 @@ export async function recomputeMarketData(
     version,
     after,
   );
-  if (!range) await writeAnalyticsCheckpoint(ch, s.chainId, last, version);
+  if (!range) await writeAnalyticsCheckpoint(ch, last, version);
   await bump(deps, range ? checkpoint : last);
   deps.log.info(
     { mode, from: first.number, to: last.number, windows: steps, ms: Date.now() - started },
@@ -274,7 +280,7 @@ async function step(
 export async function runMarketData(deps: AnalyticsDeps, s: AlphaAnalyticsSettings): Promise<MarketDataRun> {
   const started = Date.now();
   const ch = deps.clickhouse;
-  const progress = await chainProgress(ch, s.chainId);
+  const progress = await chainProgress(ch);
   const checkpoint = await readAnalyticsCheckpoint(ch, s.chainId);
   if (!checkpoint) return recomputeMarketData(deps, s);
   if (!progress) {
@@ -310,7 +316,7 @@ export async function runMarketData(deps: AnalyticsDeps, s: AlphaAnalyticsSettin
     }
     version = nextVersion(version);
     await step(deps, s, at, next, version);
-    await writeAnalyticsCheckpoint(ch, s.chainId, next, version);
+    await writeAnalyticsCheckpoint(ch, next, version);
     at = next;
     steps++;
   }

@@ -8,10 +8,9 @@
  */
 import { fmtCount as fmt } from '../../core/progress.ts';
 import { analyticsConfig } from '../config.ts';
-import { checkpointWritten } from '../shared/freshness.ts';
+import { markCommitted } from '../shared/freshness.ts';
 import { defineProduct, secs } from '../shared/product.ts';
 import { POSITIONS_SOURCE, recomputePositions, runPositions } from './run.ts';
-import { POSITIONS_PIPELINE } from './store.ts';
 
 export const positions = defineProduct({
   name: 'alpha-positions',
@@ -28,7 +27,7 @@ export const positions = defineProduct({
     retryWhenHeld: (p) =>
       p.rewindTo === undefined ? undefined : 'Another positions run holds the lease; retrying the rewind',
   },
-  computedAt: checkpointWritten('alpha-positions', POSITIONS_PIPELINE),
+  computedAt: markCommitted('alpha-positions'),
   async run(ctx, { rewindTo }) {
     const run = await runPositions(ctx, ctx.settings, {
       ...(rewindTo === undefined ? {} : { rewindTo }),

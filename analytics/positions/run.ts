@@ -25,8 +25,7 @@ import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { DataVersions } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
 import { alphaNow } from '../../core/now.ts';
-import { chainProgress } from '../market-data/progress.ts';
-import { blockAtOrBelow, isCanonical } from '../shared/chain.ts';
+import { blockAtOrBelow, chainProgress, isCanonical } from '../shared/chain.ts';
 import { currentPrices } from '../shared/current-price.ts';
 import { nextVersion } from '../shared/version.ts';
 import type { PositionState } from './accounting.ts';
@@ -113,12 +112,12 @@ async function rewind(
   const ch = deps.clickhouse;
   const floor = to >= 0 ? await blockAtOrBelow(ch, s.chainId, to) : null;
   if (!floor) {
-    await resetPositions(ch, s.chainId);
+    await resetPositions(ch);
     return null;
   }
   const done = await rewindPositions(ch, s.chainId, floor.number, nextVersion());
   const cp = { number: floor.number, hash: floor.hash };
-  await writePositionsCheckpoint(ch, s.chainId, cp);
+  await writePositionsCheckpoint(ch, cp);
   deps.log.info({ to: floor.number, ...done }, 'Positions rewound');
   return cp;
 }
@@ -147,11 +146,11 @@ export async function runPositions(
   const ch = deps.clickhouse;
   const stats = emptyStats();
   let mode: PositionsRun['mode'] = 'incremental';
-  let cp = await readPositionsCheckpoint(ch, s.chainId);
+  let cp = await readPositionsCheckpoint(ch);
   const from = cp?.number ?? null;
 
   if (opts.full) {
-    await resetPositions(ch, s.chainId);
+    await resetPositions(ch);
     cp = null;
     mode = 'full';
   } else if (cp && cp.hash !== '' && !(await isCanonical(ch, s.chainId, cp))) {
@@ -165,10 +164,10 @@ export async function runPositions(
   // Rows above the checkpoint are an interrupted run's: remove them before going on.
   if (await hasRowsAbove(ch, s.chainId, cp?.number ?? null)) {
     if (cp) cp = await rewind(deps, s, cp.number);
-    else await resetPositions(ch, s.chainId);
+    else await resetPositions(ch);
   }
 
-  const progress = await chainProgress(ch, s.chainId);
+  const progress = await chainProgress(ch);
   const ref = createReference(ch, s.chainId);
   const reuse =
     carried !== null &&
@@ -224,7 +223,7 @@ export async function runPositions(
     const b = await blockAtOrBelow(ch, s.chainId, batch.to);
     if (b && b.number > at) {
       cp = { number: b.number, hash: b.hash };
-      await writePositionsCheckpoint(ch, s.chainId, cp);
+      await writePositionsCheckpoint(ch, cp);
     }
     at = batch.to;
     batches++;

@@ -1,16 +1,19 @@
 /**
  * The positions tables' reads and writes: the states of given (wallet, token) keys (alpha_positions
- * FINAL), change rows and states written as RowBinary, the positions job's checkpoint (alpha_checkpoints,
- * pipeline `positions`), and the rewind to a block: change rows above it deleted, each position they
+ * FINAL), change rows and states written as RowBinary, the positions job's checkpoint (the progress store,
+ * core/watermarks.ts: source `alpha-positions`, stream `run`), and the rewind to a block: change rows above it deleted, each position they
  * touched restored from its last remaining change (or deleted when none remains).
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { ByteWriter } from '../../core/clickhouse/row-binary.ts';
 import { insertColumns, rowBinaryEncoder } from '../../core/clickhouse/table.ts';
+import { createWatermarks } from '../../core/watermarks.ts';
 import { ALPHA_POSITION_CHANGES, ALPHA_POSITIONS } from '../../schemas/tables/alpha-positions.ts';
 import { emptyPosition, type PositionChange, type PositionState } from './accounting.ts';
 
-export const POSITIONS_PIPELINE = 'positions';
+/** The positions' source in the progress store (the product's name) and its run's stream. */
+export const POSITIONS_SOURCE = 'alpha-positions';
+const RUN_STREAM = 'run';
 
 const keyOf = (wallet: string, tokenId: string) => `${wallet}|${tokenId}`;
 
@@ -205,41 +208,26 @@ export interface PositionsCheckpoint {
   hash: string;
 }
 
-export async function readPositionsCheckpoint(
-  ch: ClickHouse,
-  chainId: number,
-): Promise<PositionsCheckpoint | null> {
-  const rows = await ch.read<[string, string]>(
-    'analytics.positions.checkpoint',
-    `SELECT argMax(block_number, updated_at), argMax(block_hash, updated_at) FROM alpha_checkpoints
-     WHERE chain_id = {chain:UInt32} AND pipeline = {p:String} GROUP BY pipeline`,
-    { chain: chainId, p: POSITIONS_PIPELINE },
-  );
-  const r = rows[0];
-  return r ? { number: Number(r[0]), hash: r[1] } : null;
+export async function readPositionsCheckpoint(ch: ClickHouse): Promise<PositionsCheckpoint | null> {
+  const m = await createWatermarks(ch).read(POSITIONS_SOURCE, RUN_STREAM);
+  return m?.block === undefined ? null : { number: m.block, hash: m.hash ?? '' };
 }
 
-export async function writePositionsCheckpoint(ch: ClickHouse, chainId: number, cp: PositionsCheckpoint) {
-  await ch.insert('analytics.positions.checkpoint.write', 'alpha_checkpoints', [
-    {
-      chain_id: chainId,
-      pipeline: POSITIONS_PIPELINE,
-      block_number: cp.number,
-      block_hash: cp.hash,
-      updated_at: new Date().toISOString().replace('T', ' ').replace('Z', ''),
-    },
-  ]);
+export async function writePositionsCheckpoint(ch: ClickHouse, cp: PositionsCheckpoint) {
+  await createWatermarks(ch).commit({
+    source: POSITIONS_SOURCE,
+    stream: RUN_STREAM,
+    kind: 'head',
+    block: cp.number,
+    hash: cp.hash,
+  });
 }
 
 /** Empties the positions tables and forgets the checkpoint (a full recomputation follows). */
-export async function resetPositions(ch: ClickHouse, chainId: number) {
+export async function resetPositions(ch: ClickHouse) {
   await ch.command('analytics.positions.reset.changes', 'TRUNCATE TABLE alpha_position_changes');
   await ch.command('analytics.positions.reset.positions', 'TRUNCATE TABLE alpha_positions');
-  await ch.command(
-    'analytics.positions.reset.checkpoint',
-    'DELETE FROM alpha_checkpoints WHERE chain_id = {chain:UInt32} AND pipeline = {p:String}',
-    { chain: chainId, p: POSITIONS_PIPELINE },
-  );
+  await createWatermarks(ch).forget(POSITIONS_SOURCE, RUN_STREAM);
 }
 
 /**

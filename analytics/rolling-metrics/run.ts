@@ -4,7 +4,7 @@
  * market data was computed up to (else the wall clock).
  */
 
-import { readAnalyticsCheckpoint } from '../market-data/progress.ts';
+import { runMark } from '../shared/chain.ts';
 import type { AlphaAnalyticsSettings } from '../shared/settings.ts';
 import { type AnalyticsDeps, nextVersion } from '../shared/version.ts';
 import { recomputeRolling } from './rolling.ts';
@@ -17,7 +17,8 @@ export async function runRolling(
   o: { now?: number } = {},
 ): Promise<{ computedAt: number; ms: number }> {
   const started = Date.now();
-  const checkpoint = await readAnalyticsCheckpoint(deps.clickhouse, s.chainId);
+  // Its input's run mark: the block the market data was computed up to, and that run's version.
+  const checkpoint = await runMark(deps.clickhouse, s.chainId, 'alpha-market-data');
   const nowMs = o.now ?? (checkpoint && checkpoint.time > 0 ? checkpoint.time : Date.now());
   const { computedAt } = await recomputeRolling(deps.clickhouse, {
     chainId: s.chainId,

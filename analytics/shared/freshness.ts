@@ -4,6 +4,7 @@
  * records its runs; a definition (analytics/<product>/index.ts) names its own.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import { createWatermarks } from '../../core/watermarks.ts';
 
 export type ComputedAt = (ch: ClickHouse) => Promise<number | null>;
 
@@ -14,16 +15,13 @@ async function timeOf(ch: ClickHouse, label: string, sql: string, params: Record
   return t > 0 ? t : null;
 }
 
-/** When a pipeline's checkpoint in alpha_checkpoints was last written. */
-export const checkpointWritten =
-  (product: string, pipeline: string): ComputedAt =>
-  (ch) =>
-    timeOf(
-      ch,
-      `ops.product.${product}`,
-      `SELECT toUnixTimestamp64Milli(max(updated_at)) AS t FROM alpha_checkpoints WHERE pipeline = {p:String}`,
-      { p: pipeline },
-    );
+/** When a product's mark in the progress store (core/watermarks.ts; source: its name) was last committed. */
+export const markCommitted =
+  (product: string): ComputedAt =>
+  async (ch) => {
+    const t = await createWatermarks(ch).newest(product);
+    return t !== null && t > 0 ? t : null;
+  };
 
 /** The newest `version` of a derived table whose rows carry their run's wall-clock version (Unix ms). */
 export const newestVersion =

@@ -18,14 +18,14 @@
  *   by the CTF in USDC.e (split 47 %, merge 30 %, redeem 20 %), neg-risk ones by the NegRiskAdapter
  *   (collateral '') and some of the adapter's own CTF calls in wrapped collateral (which §7.2 ignores),
  *   conversions (3 %) on a neg-risk market with an index set over its 4 questions.
- * - alpha_blocks for every block that has a row; finished backfill checkpoints over the whole range and
- *   a follow checkpoint at the last block (the chain's progress).
+ * - alpha_blocks for every block that has a row; finished backfill range marks over the whole range and
+ *   a follow mark at the last block (the chain's progress, in the progress store: core/watermarks.ts).
  * - With the `positions` option (bench/positions.ts): V1 fees on 1 maker fill in 10, resolutions, activity
  *   by wallets, plain and settlement transfers, fee rows (see `activitySql` and its neighbours).
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import { BACKFILL_STREAM, FOLLOW_STREAM } from '../../core/watermarks.ts';
 import { planBackfillRanges } from '../../ingest/chain/backfill.ts';
-import { FOLLOW_PIPELINE } from '../../ingest/chain/follower.ts';
 import { ALPHA_ROLES } from '../../schemas/abi/alpha-addresses.ts';
 
 export const CHAIN_ID = 137;
@@ -358,18 +358,29 @@ FROM (SELECT DISTINCT block_number AS b FROM (${blocks}))
 ${ONE_STATEMENT}`;
 
 export interface Checkpoint {
-  pipeline: string;
+  /** FOLLOW_STREAM (the follower's head mark) or BACKFILL_STREAM (with `range`: a range's mark). */
+  stream: string;
+  range?: { from: number; to: number };
   block: number;
 }
 
-/** Writes checkpoints (block hash by the blocks' formula), `updatedMs` their updated_at. */
+/** Commits the chain's marks (block hash by the blocks' formula), `updatedMs` their `at`. */
 export async function writeCheckpoints(ch: ClickHouse, cps: Checkpoint[], updatedMs: number): Promise<void> {
   await ch.command(
     'bench.analytics.checkpoints',
-    `INSERT INTO alpha_checkpoints (chain_id, pipeline, block_number, block_hash, updated_at)
-     SELECT ${CHAIN_ID}, cp.1, b, ${blockHash('b')}, fromUnixTimestamp64Milli({ms:Int64}, 'UTC')
-     FROM (SELECT arrayJoin(arrayZip({pipelines:Array(String)}, {blocks:Array(UInt64)})) AS cp, cp.2 AS b)`,
-    { pipelines: cps.map((c) => c.pipeline), blocks: cps.map((c) => c.block), ms: updatedMs },
+    `INSERT INTO watermarks (source, stream, kind, range_from, range_to, block, hash, time, at)
+     SELECT 'alpha-chain', m.1, if(m.2 = 1, 'range', 'head'), m.3, m.4, b, ${blockHash('b')}, NULL,
+       fromUnixTimestamp64Milli({ms:Int64}, 'UTC')
+     FROM (SELECT arrayJoin(arrayZip({streams:Array(String)}, {ranged:Array(UInt8)}, {froms:Array(UInt64)},
+       {tos:Array(UInt64)}, {blocks:Array(UInt64)})) AS m, m.5 AS b)`,
+    {
+      streams: cps.map((c) => c.stream),
+      ranged: cps.map((c) => (c.range ? 1 : 0)),
+      froms: cps.map((c) => c.range?.from ?? 0),
+      tos: cps.map((c) => c.range?.to ?? 0),
+      blocks: cps.map((c) => c.block),
+      ms: updatedMs,
+    },
   );
 }
 
@@ -482,8 +493,8 @@ export async function generate(
   await writeCheckpoints(
     ch,
     [
-      ...ranges.map((r) => ({ pipeline: `backfill:${r.from}-${r.to}`, block: r.to })),
-      { pipeline: FOLLOW_PIPELINE, block: lastBlock },
+      ...ranges.map((r) => ({ stream: BACKFILL_STREAM, range: r, block: r.to })),
+      { stream: FOLLOW_STREAM, block: lastBlock },
     ],
     Date.now(),
   );
@@ -553,7 +564,7 @@ export async function appendBlock(
       await ch.command('bench.analytics.append.fees', sql);
   }
   await ch.command('bench.analytics.append.block', blocksSql(`SELECT toUInt64(${o.block}) AS block_number`));
-  await writeCheckpoints(ch, [{ pipeline: FOLLOW_PIPELINE, block: o.block }], o.updatedMs);
+  await writeCheckpoints(ch, [{ stream: FOLLOW_STREAM, block: o.block }], o.updatedMs);
 }
 
 /** The busiest condition and token by maker fills (from the chain table: what the derived ones must show). */

@@ -86,7 +86,7 @@ interface LiveKey {
 }
 
 export async function runLive(o: LiveOptions, say: (line: string) => void): Promise<LiveResult> {
-  for (const t of [...EVENT_TABLES, 'alpha_blocks', 'alpha_checkpoints', 'alpha_fill_hashes']) {
+  for (const t of [...EVENT_TABLES, 'alpha_blocks', 'watermarks', 'alpha_fill_hashes']) {
     await o.clickhouse.command('bench.live.truncate', `TRUNCATE TABLE IF EXISTS ${t}`);
   }
   const t0 = performance.now();

@@ -4,11 +4,13 @@
  * enqueueing the same range twice is harmless); a venue may run a reference pass over the whole range
  * first (alpha: its tokens, so every job knows every token's condition whatever order jobs run in).
  *
- * A range job is idempotent and resumable: it keeps a checkpoint (number and hash, written after the
- * data: ChainWriter.checkpoint) every few pages; on a restart it deletes whatever the crashed attempt
- * wrote above its checkpoint and goes on from there. A finished range is skipped.
+ * A range job is idempotent and resumable: it keeps its range's mark (stream 'backfill', kind 'range' with
+ * the range's bounds, in the progress store: number and hash, committed after the data: ChainWriter.commit)
+ * every few pages; on a restart it deletes whatever the crashed attempt wrote above its mark and goes on
+ * from there. A finished range is skipped.
  */
 
+import { BACKFILL_STREAM } from '../../core/watermarks.ts';
 import type { LogSource } from './source.ts';
 import type { BlockHeader, MapStats, Status } from './types.ts';
 import type { ChainWriter } from './writer.ts';
@@ -16,11 +18,6 @@ import type { ChainWriter } from './writer.ts';
 export interface BlockRange {
   from: number;
   to: number;
-}
-
-/** The checkpoint pipeline of a range job. */
-export function backfillPipeline(r: BlockRange): string {
-  return `backfill:${r.from}-${r.to}`;
 }
 
 /** BullMQ job id of a venue's range (no ':' — BullMQ reserves it). */
@@ -62,7 +59,7 @@ export interface BackfillRangeResult {
 export interface RangeJobOptions {
   /** Chain head for pending/confirmed status (default: asked from the node). */
   head?: number;
-  /** Minimum blocks between intermediate checkpoints. */
+  /** Minimum blocks between intermediate marks. */
   checkpointEveryBlocks?: number;
   onProgress?(p: RangeProgress): void;
   signal?: AbortSignal;
@@ -102,25 +99,25 @@ export interface RangeTarget<T extends string> {
   walk: RangeWalk;
 }
 
-/** One range job: resume from its checkpoint, rewrite what lies above it, checkpoint as it goes. */
+/** One range job: resume from its mark, rewrite what lies above it, commit marks as it goes. */
 export async function runBackfillRange<T extends string>(
   chain: RangeTarget<T>,
   range: BlockRange,
   opts: RangeJobOptions = {},
 ): Promise<BackfillRangeResult> {
   const { writer, source } = chain;
-  const pipeline = backfillPipeline(range);
-  const cp = await writer.readCheckpoint(pipeline);
+  const span = { from: range.from, to: range.to };
+  const cp = await writer.readMark(BACKFILL_STREAM, span);
   if (cp && cp.blockNumber >= range.to) {
     return { skipped: true, resumedFrom: range.to + 1, logs: 0, rows: 0, quarantined: 0 };
   }
   let resumeFrom = range.from;
   if (cp && cp.blockNumber >= range.from) {
     const h = (await source.getHeaders([cp.blockNumber])).get(cp.blockNumber);
-    // A checkpoint whose block is no longer canonical (a range inside the unfinalized zone) restarts.
+    // A mark whose block is no longer canonical (a range inside the unfinalized zone) restarts.
     resumeFrom = h && h.hash === cp.blockHash ? cp.blockNumber + 1 : range.from;
   }
-  // Whatever an interrupted attempt wrote above its checkpoint is rewritten.
+  // Whatever an interrupted attempt wrote above its mark is rewritten.
   if (await writer.hasRows(resumeFrom, range.to, chain.rangeTables)) {
     await writer.deleteRange(resumeFrom, range.to, chain.rangeTables);
   }
@@ -149,14 +146,24 @@ export async function runBackfillRange<T extends string>(
       frontier = f.to;
       if (f.to - lastCheckpoint >= every && f.to < range.to) {
         await handOver?.();
-        await writer.checkpoint({ pipeline, blockNumber: f.to, blockHash: f.endHeader.hash });
+        await writer.commit({
+          stream: BACKFILL_STREAM,
+          range: span,
+          blockNumber: f.to,
+          blockHash: f.endHeader.hash,
+        });
         lastCheckpoint = f.to;
       }
       opts.onProgress?.({ blocksDone: f.to - range.from + 1, logs, rows });
     },
   });
   if (result.endHeader) {
-    await writer.checkpoint({ pipeline, blockNumber: range.to, blockHash: result.endHeader.hash });
+    await writer.commit({
+      stream: BACKFILL_STREAM,
+      range: span,
+      blockNumber: range.to,
+      blockHash: result.endHeader.hash,
+    });
   } else await writer.flush();
   return {
     skipped: false,

@@ -7,23 +7,23 @@
  *                                     above it ──▶ checkpoint(ancestor) ──▶ next tick rescans
  *   finalize: rows at or below head − depth become confirmed (published again as confirmed)
  *
- * Invariants: the checkpoint (number and hash) is written only after the rows of the blocks it covers
- * are inserted; a failed tick deletes whatever it may have written above the checkpoint, so a restart
- * (or the next tick) rescans from the checkpoint with nothing to duplicate. A restart whose checkpoint
- * hash is no longer canonical runs the reorg path first.
+ * Invariants: the checkpoint (the head mark 'follow' of the chain's source in the progress store,
+ * core/watermarks.ts: number and hash) is committed only after the rows of the blocks it covers are
+ * inserted; a failed tick deletes whatever it may have written above the checkpoint, so a restart (or
+ * the next tick) rescans from the checkpoint with nothing to duplicate. A restart whose checkpoint hash
+ * is no longer canonical runs the reorg path first.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { PermanentError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import { BACKFILL_STREAM, createWatermarks, FOLLOW_STREAM } from '../../core/watermarks.ts';
 import type { IngestOptions, RangeResult } from './pipeline.ts';
 import { ReorgDetectedError } from './rpc-errors.ts';
 import type { LogSource } from './source.ts';
 import type { ChainTables } from './tables.ts';
 import type { BlockHeader } from './types.ts';
 import type { ChainWriter, RowSink } from './writer.ts';
-
-export const FOLLOW_PIPELINE = 'follow';
 
 export type TickOutcome =
   | { kind: 'idle'; head: number }
@@ -83,7 +83,6 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
   const venue = tables.venue;
   const ENV = venue.toUpperCase();
   const blocksTable = tables.blocks.name;
-  const checkpointsTable = tables.checkpoints.name;
   const depth = settings.finalityDepth;
   /** Unfinalized headers, ascending and contiguous, ending at the tip. */
   let chainHeaders: BlockHeader[] = [];
@@ -104,7 +103,7 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
     if (id !== settings.chainId) {
       throw new PermanentError(`The RPC serves chain ${id}, but ${ENV}_CHAIN_ID is ${settings.chainId}`);
     }
-    const cp = await writer.readCheckpoint(FOLLOW_PIPELINE);
+    const cp = await writer.readMark(FOLLOW_STREAM);
     if (!cp) {
       const start = o.fromBlock ?? (await firstUnbackfilledBlock());
       if (start > 0) {
@@ -151,16 +150,12 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
    * backfill was given blocks below the start block), else at the start block.
    */
   async function firstUnbackfilledBlock(): Promise<number> {
-    const rows = await o.clickhouse.query<{ pipeline: string; block_number: string }>(
-      `${venue}.follow.backfilled`,
-      `SELECT pipeline, argMax(block_number, updated_at) AS block_number FROM ${checkpointsTable}
-       WHERE chain_id = {chain:UInt32} AND startsWith(pipeline, 'backfill:') GROUP BY pipeline`,
-      { chain: settings.chainId },
-    );
+    const ranges = await createWatermarks(o.clickhouse).list(writer.source, BACKFILL_STREAM);
     let afterBackfill: number | undefined;
-    for (const r of rows) {
-      const to = Number(r.pipeline.split('-')[1]);
-      if (Number(r.block_number) >= to) afterBackfill = Math.max(afterBackfill ?? 0, to + 1);
+    for (const r of ranges) {
+      if (r.kind === 'range' && r.to !== undefined && (r.block ?? -1) >= r.to) {
+        afterBackfill = Math.max(afterBackfill ?? 0, r.to + 1);
+      }
     }
     return afterBackfill ?? settings.startBlock;
   }
@@ -214,11 +209,7 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
   async function rollback(ancestor: BlockHeader): Promise<number> {
     const removed = o.publisher ? await readRowsAbove(ancestor.number) : undefined;
     await writer.deleteRange(ancestor.number + 1);
-    await writer.checkpoint({
-      pipeline: FOLLOW_PIPELINE,
-      blockNumber: ancestor.number,
-      blockHash: ancestor.hash,
-    });
+    await writer.commit({ stream: FOLLOW_STREAM, blockNumber: ancestor.number, blockHash: ancestor.hash });
     await writer.markTip(ancestor);
     chainHeaders = chainHeaders.filter((h) => h.number < ancestor.number);
     chainHeaders.push(ancestor);
@@ -350,7 +341,7 @@ export function createFollower<T extends string>(o: FollowerOptions<T>): Followe
     // checkpoint: its insert can wait behind a running confirmation. A crash before the checkpoint
     // publishes the range again after the restart (the same rows, pending again).
     if (collector && o.publisher) await o.publisher.publish(collector.rows());
-    await writer.checkpoint({ pipeline: FOLLOW_PIPELINE, blockNumber: end.number, blockHash: end.hash });
+    await writer.commit({ stream: FOLLOW_STREAM, blockNumber: end.number, blockHash: end.hash });
     await writer.markTip(end);
     for (const h of next) chainHeaders.push(h);
     tipHeader = end;

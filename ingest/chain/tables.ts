@@ -19,10 +19,13 @@ export interface ChainTables<T extends string = string> {
   binary: ReadonlySet<string>;
   /** One row per block a page had logs in: chain_id, number, hash, parent_hash, timestamp. */
   blocks: TableDescription;
-  /** Progress by pipeline: chain_id, pipeline, block_number, block_hash, updated_at. */
-  checkpoints: TableDescription;
   /** Records that could not be mapped, with their reason (one table shared by every source). */
   quarantine: TableDescription;
+}
+
+/** The chain's source in the progress store (core/watermarks.ts): `<venue>-chain`. */
+export function chainSource(t: Pick<ChainTables, 'venue'>): string {
+  return `${t.venue}-chain`;
 }
 
 /** The event tables of `t`, in their declared order. */

@@ -4,10 +4,10 @@
  * wait while that many are running (the pipeline's producer blocks instead of buffering without
  * limit). Ranges are made idempotent by `deleteRange` (delete what a range held, then insert it again).
  *
- * Checkpoints are written in one place, `checkpoint`, which first inserts every buffered row and waits
- * for every insert: a checkpoint is never visible before the data of the blocks it covers (backfill
- * range jobs and the follower alike; a crash leaves at most rows above the checkpoint, which the next
- * attempt deletes).
+ * Progress is recorded in one place, `commit`: a mark of the progress store (core/watermarks.ts, source
+ * `<venue>-chain`) whose write is the flush of every buffered row and the wait for every insert, so a
+ * mark is never visible before the data of the blocks it covers (backfill range jobs and the follower
+ * alike; a crash leaves at most rows above the mark, which the next attempt deletes).
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { ByteWriter } from '../../core/clickhouse/row-binary.ts';
@@ -15,8 +15,9 @@ import { insertColumns } from '../../core/clickhouse/table.ts';
 import type { ChainTip } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
 import { countEvents, countRowsWritten } from '../../core/ops/ingest-counts.ts';
+import { type BlockSpan, createWatermarks, type Watermarks } from '../../core/watermarks.ts';
 import { RowBatch } from './serialize.ts';
-import { type ChainTables, eventTables, formatOf, writtenTables } from './tables.ts';
+import { type ChainTables, chainSource, eventTables, formatOf, writtenTables } from './tables.ts';
 import type { BlockHeader, QuarantineRow } from './types.ts';
 
 export interface ChainWriterOptions<T extends string> {
@@ -41,10 +42,14 @@ export interface ChainWriterOptions<T extends string> {
    * fails the write, so the caller retries it and the bump with it.
    */
   onDataChanged?: (tip?: ChainTip) => Promise<void>;
+  /** The progress store (default: one on `clickhouse`). */
+  watermarks?: Watermarks;
 }
 
-export interface Checkpoint {
-  pipeline: string;
+/** A chain stream's progress: the follower's head ('follow') or a backfill range's ('backfill', `range`). */
+export interface ChainMark {
+  stream: string;
+  range?: BlockSpan;
   blockNumber: number;
   blockHash: string;
 }
@@ -97,15 +102,18 @@ export interface ChainWriter<T extends string = string> {
   hasRows(from: number, to: number, tables?: readonly T[]): Promise<boolean>;
   /** Marks pending rows at or below `block` confirmed (in `tables`, default every table with a status). */
   confirmUpTo(block: number, tables?: readonly T[]): Promise<void>;
+  /** The chain's source in the progress store: `<venue>-chain`. */
+  readonly source: string;
   /**
-   * Records a pipeline's progress: flushes every buffered row and waits for every insert, then writes
-   * the checkpoint (data before checkpoint, whoever calls).
+   * Records a stream's progress: flushes every buffered row and waits for every insert, then commits
+   * the mark (data before mark, whoever calls).
    */
-  checkpoint(cp: Checkpoint): Promise<void>;
-  readCheckpoint(pipeline: string): Promise<Checkpoint | undefined>;
-  /** Deletes a pipeline's checkpoints (it starts over). */
-  forgetCheckpoint(pipeline: string): Promise<void>;
-  /** Reports the follower's new tip (after its checkpoint) to `onDataChanged`. */
+  commit(mark: ChainMark): Promise<void>;
+  /** A stream's mark (a range's, with `range`). */
+  readMark(stream: string, range?: BlockSpan): Promise<ChainMark | undefined>;
+  /** Deletes a stream's marks (one range's, with `range`): it starts over. */
+  forgetMark(stream: string, range?: BlockSpan): Promise<void>;
+  /** Reports the follower's new tip (after its mark) to `onDataChanged`. */
   markTip(tip: ChainTip): Promise<void>;
   /** Rows inserted since creation, by table. */
   readonly written: Record<string, number>;
@@ -143,8 +151,12 @@ export function createChainWriter<T extends string>(o: ChainWriterOptions<T>): C
   const inFlight = new Set<Promise<void>>();
   let failure: unknown;
   const written: Record<string, number> = {};
-  // Checkpoints are read with argMax(updated_at): keep the timestamps strictly increasing.
-  let lastCheckpointAt = 0;
+  const source = chainSource(tables);
+  let marks = o.watermarks;
+  const store = (): Watermarks => {
+    marks ??= createWatermarks(db());
+    return marks;
+  };
 
   // The ingest counters (core/ops/ingest-counts.ts): rows once inserted (a page worker's batches are
   // counted by the writer that inserts them); event tables also as events of `<venue>-chain`.
@@ -236,6 +248,7 @@ export function createChainWriter<T extends string>(o: ChainWriterOptions<T>): C
 
   return {
     written,
+    source,
     sink(options = {}) {
       const skip = new Set<string>(options.skip ?? []);
       let count = 0;
@@ -352,43 +365,26 @@ export function createChainWriter<T extends string>(o: ChainWriterOptions<T>): C
     async markTip(tip) {
       await o.onDataChanged?.(tip);
     },
-    async checkpoint(cp) {
-      await flush();
-      lastCheckpointAt = Math.max(Date.now(), lastCheckpointAt + 1);
-      // A raw insert runs on an insert lane of the embedded engine, not on the session that runs the
-      // follower's confirmation mutations: the checkpoint does not wait for one to finish.
-      const row = {
-        chain_id: o.chainId,
-        pipeline: cp.pipeline,
-        block_number: cp.blockNumber,
-        block_hash: cp.blockHash,
-        updated_at: lastCheckpointAt,
-      };
-      await db().insertRaw(
-        `${venue}.checkpoint`,
-        tables.checkpoints.name,
-        'JSONEachRow',
-        Object.keys(row),
-        Buffer.from(`${JSON.stringify(row)}\n`),
+    async commit(mark) {
+      await store().commit(
+        {
+          source,
+          stream: mark.stream,
+          kind: mark.range ? 'range' : 'head',
+          ...(mark.range ? { from: mark.range.from, to: mark.range.to } : {}),
+          block: mark.blockNumber,
+          hash: mark.blockHash,
+        },
+        flush,
       );
     },
-    async forgetCheckpoint(pipeline) {
-      await db().command(
-        `${venue}.checkpoint.forget`,
-        `DELETE FROM ${tables.checkpoints.name} WHERE chain_id = {chain:UInt32} AND pipeline = {pipeline:String}`,
-        { chain: o.chainId, pipeline },
-      );
+    async forgetMark(stream, range) {
+      await store().forget(source, stream, range);
     },
-    async readCheckpoint(pipeline) {
-      const rows = await db().query<{ block_number: string; block_hash: string }>(
-        `${venue}.checkpoint.read`,
-        `SELECT argMax(block_number, updated_at) AS block_number, argMax(block_hash, updated_at) AS block_hash
-         FROM ${tables.checkpoints.name} WHERE chain_id = {chain:UInt32} AND pipeline = {pipeline:String}
-         GROUP BY pipeline`,
-        { chain: o.chainId, pipeline },
-      );
-      const r = rows[0];
-      return r ? { pipeline, blockNumber: Number(r.block_number), blockHash: r.block_hash } : undefined;
+    async readMark(stream, range) {
+      const m = await store().read(source, stream, range);
+      if (m?.block === undefined) return undefined;
+      return { stream, ...(range ? { range } : {}), blockNumber: m.block, blockHash: m.hash ?? '' };
     },
   };
 }

@@ -4,8 +4,9 @@
  *   `content_hash` column): only rows that are new or whose content differs from the stored row of the
  *   same key are inserted, so an idle poll writes nothing and a re-read page changes nothing.
  * - `quarantineRecords`: records that failed their schema, by (source, kind, record id).
- * - `readCheckpoint` / `writeCheckpoint`: a venue's progress per stream (`venue_checkpoints`), written
- *   after the data it covers; the newest `updated_at` of a venue is its last good poll (ingest/sources.ts).
+ * - `readCheckpoint` / `writeCheckpoint`: a source's position per stream (Unix ms), a head mark of the
+ *   progress store (core/watermarks.ts) committed after the data it covers; the newest `at` of a source
+ *   is its last good poll (ingest/sources.ts).
  * - `countWritten`: the ingest counters of rows written (core/ops/ingest-counts.ts), by the writes here and
  *   by a venue's own inserts.
  */
@@ -13,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { insertColumns, type TableDescription } from '../../core/clickhouse/table.ts';
 import { countEvents, countRowsWritten } from '../../core/ops/ingest-counts.ts';
-import { VENUE_CHECKPOINTS } from '../../schemas/tables/venues.ts';
+import { createWatermarks } from '../../core/watermarks.ts';
 import type { InvalidRecord } from './records.ts';
 
 /** `YYYY-MM-DD HH:MM:SS.mmm` (UTC) from Unix ms: how JSONEachRow reads a DateTime64(3). */
@@ -119,28 +120,21 @@ export async function quarantineRecords(
   countRowsWritten('quarantine', invalid.length);
 }
 
-/** A venue's checkpoint of one stream, or null when none was written. */
-export async function readCheckpoint(ch: ClickHouse, venue: string, stream: string): Promise<string | null> {
-  const rows = await ch.query<{ value: string }>(
-    `${venue}.checkpoint.read`,
-    `SELECT value FROM ${VENUE_CHECKPOINTS.name} FINAL WHERE venue = {venue:String} AND stream = {stream:String}`,
-    { venue, stream },
-  );
-  return rows[0]?.value ?? null;
+/** A source's position on one stream (Unix ms), or null when none was committed. */
+export async function readCheckpoint(ch: ClickHouse, source: string, stream: string): Promise<number | null> {
+  return (await createWatermarks(ch).read(source, stream))?.time ?? null;
 }
 
 /**
- * Records a venue's progress on one stream; call it after the data it covers is written. `updated_at` is
- * the wall clock (when the poll ran, for the operations' lag), not the venue's "now" (core/now.ts).
+ * Records a source's position on one stream (Unix ms); call it after the data it covers is written. The
+ * mark's `at` is the wall clock (when the poll ran, for the operations' lag), not the venue's "now"
+ * (core/now.ts).
  */
 export async function writeCheckpoint(
   ch: ClickHouse,
-  venue: string,
+  source: string,
   stream: string,
-  value: string,
-  now: number = Date.now(),
+  time: number,
 ): Promise<void> {
-  await ch.insert(`${venue}.checkpoint.write`, VENUE_CHECKPOINTS.name, [
-    { venue, stream, value, updated_at: chTime(now) },
-  ]);
+  await createWatermarks(ch).commit({ source, stream, kind: 'head', time });
 }

@@ -9,8 +9,8 @@
  * may have written nothing).
  */
 import type { Deps } from '../../core/deps.ts';
-import { createProgress } from '../../core/progress.ts';
 import { withLeaseWaiting } from '../../core/lease.ts';
+import { createProgress } from '../../core/progress.ts';
 import { pollBetaTrades, syncBeta } from '../../ingest/venues/beta/sync.ts';
 import { BETA_MARKETS_LEASE, BETA_TRADES_LEASE } from '../processors/beta.ts';
 import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';

@@ -10,8 +10,8 @@
  * reads by slug every stored market not resolved that left it; its events are "groups".
  */
 import type { Deps } from '../../core/deps.ts';
-import { createProgress } from '../../core/progress.ts';
 import { withLeaseWaiting } from '../../core/lease.ts';
+import { createProgress } from '../../core/progress.ts';
 import { type GammaSyncSummary, syncGamma } from '../../ingest/venues/gamma/sync.ts';
 import { GAMMA_LEASE } from '../processors/gamma.ts';
 import { type BackfillVenueArgs, type CliIo, fmt } from './io.ts';

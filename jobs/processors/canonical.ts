@@ -5,9 +5,9 @@
  * the markets before the poll that enqueued this run wrote.
  */
 import { PermanentError, RetryableError } from '../../core/errors.ts';
+import { withLease } from '../../core/lease.ts';
 import { type AssignSummary, assignCanonical } from '../../ingest/canonical/assign.ts';
 import { type CanonicalVenue, isCanonicalVenue } from '../../ingest/canonical/served.ts';
-import { withLease } from '../../core/lease.ts';
 import { defineJob, type JobContext, type JobDefinition } from '../define.ts';
 
 export const canonicalLease = (venue: CanonicalVenue) => `canonical:${venue}:lease`;

@@ -232,7 +232,10 @@ export const ALPHA_BLOCKS = defineTable('alpha_blocks', {
   timestamp: c.time,
 });
 
-/** Progress, written after the data it covers: the last block (number and hash) a pipeline finished. */
+/**
+ * Progress before migration 042 (the last block, number and hash, a pipeline finished): copied into
+ * `watermarks` (schemas/tables/watermarks.ts) by that migration, no longer written or read.
+ */
 export const ALPHA_CHECKPOINTS = defineTable('alpha_checkpoints', {
   chain_id: c.u32,
   pipeline: c.text,

@@ -1,6 +1,6 @@
 /**
- * What every REST venue shares (schemas/clickhouse/034_venue_common.sql): the ingestors' checkpoints and
- * the canonical ids of every venue's outcomes. Checked against `DESCRIBE TABLE` by
+ * What every REST venue shares (schemas/clickhouse/034_venue_common.sql): the ingestors' checkpoints
+ * before migration 042 (copied into `watermarks` then, no longer written or read) and the canonical ids of every venue's outcomes. Checked against `DESCRIBE TABLE` by
  * test/table-descriptions.test.ts.
  */
 import { c, defineTable } from '../../core/clickhouse/table.ts';

@@ -12,6 +12,7 @@ import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { type Heartbeat, startHeartbeat } from '../../core/ops/heartbeat.ts';
 import { countEvents, flushEventMinutes } from '../../core/ops/ingest-counts.ts';
 import type { OpsSnapshot } from '../../core/ops/snapshot.ts';
+import { createWatermarks } from '../../core/watermarks.ts';
 import { createLogSource } from '../../ingest/chain/source.ts';
 import { quarantineRecords, writeCheckpoint } from '../../ingest/rest/store.ts';
 import { ingestSources } from '../../ingest/sources.ts';
@@ -31,9 +32,14 @@ export interface StatusWorld {
 }
 
 export async function followCheckpoint(ch: ClickHouse, block: number, hash: string, at = Date.now()) {
-  await ch.insert('test.checkpoint', 'alpha_checkpoints', [
-    { chain_id: 137, pipeline: 'follow', block_number: block, block_hash: hash, updated_at: at },
-  ]);
+  await createWatermarks(ch).commit({
+    source: 'alpha-chain',
+    stream: 'follow',
+    kind: 'head',
+    block,
+    hash,
+    at,
+  });
 }
 
 /**
@@ -61,7 +67,7 @@ export async function statusWorld(
     false,
   ]);
   await followCheckpoint(deps.clickhouse, block, header.hash);
-  for (const venue of o.polled ?? []) await writeCheckpoint(deps.clickhouse, venue, 'markets', '1');
+  for (const venue of o.polled ?? []) await writeCheckpoint(deps.clickhouse, venue, 'markets', 1);
   if (o.quarantine) {
     const bad = (kind: string, id: string) => ({
       kind,

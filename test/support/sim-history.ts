@@ -7,6 +7,7 @@
 import { runPositions } from '../../analytics/positions/run.ts';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { Deps } from '../../core/deps.ts';
+import { createWatermarks } from '../../core/watermarks.ts';
 import { createAlphaChain } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { type AlphaChainSettings, alphaChainSettings } from '../../ingest/venues/alpha/chain/settings.ts';
 import { productSettings } from '../../jobs/products.ts';
@@ -37,8 +38,13 @@ export async function ingestSimHistory(
   return chain;
 }
 
-/** Empties every alpha table: chain tables, checkpoints, derived tables. */
+/**
+ * Empties every alpha table (chain tables, derived tables) and forgets the progress of the chain and of the
+ * products with a checkpoint (the progress store, core/watermarks.ts).
+ */
 export async function truncateAlphaTables(ch: ClickHouse): Promise<void> {
+  const marks = createWatermarks(ch);
+  for (const source of ['alpha-chain', 'alpha-market-data', 'alpha-positions']) await marks.forget(source);
   const tables = await ch.query<{ name: string }>(
     'test.tables',
     `SELECT name FROM system.tables WHERE database = currentDatabase() AND startsWith(name, 'alpha_')

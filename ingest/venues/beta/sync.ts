@@ -192,7 +192,7 @@ export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promi
   };
 
   const checkpoint = opts.mode === 'poll' ? await readCheckpoint(ch, BETA_VENUE, 'markets') : null;
-  summary.since = checkpoint === null ? null : Number(checkpoint);
+  summary.since = checkpoint === null ? null : Math.floor(checkpoint / 1000);
   const full = summary.since === null;
 
   const series = await client.series();
@@ -315,16 +315,16 @@ export async function syncBeta(deps: BetaSyncDeps, opts: BetaSyncOptions): Promi
   for (const m of listed) newest = Math.max(newest, timeOf(m.updated_time) ?? newest);
   if (Number.isFinite(newest)) {
     const next = Math.floor((newest - MARKETS_MARGIN_MS) / 1000);
-    const prev =
-      opts.mode === 'poll' ? summary.since : Number(await readCheckpoint(ch, BETA_VENUE, 'markets'));
+    const stored = opts.mode === 'poll' ? null : await readCheckpoint(ch, BETA_VENUE, 'markets');
+    const prev = opts.mode === 'poll' ? summary.since : stored === null ? null : Math.floor(stored / 1000);
     if (prev === null || !Number.isFinite(prev) || next > prev) {
-      await writeCheckpoint(ch, BETA_VENUE, 'markets', String(next));
+      await writeCheckpoint(ch, BETA_VENUE, 'markets', next * 1000);
     }
   }
-  if (opts.mode === 'reconcile') await writeCheckpoint(ch, BETA_VENUE, 'reconcile', String(observedAt));
+  if (opts.mode === 'reconcile') await writeCheckpoint(ch, BETA_VENUE, 'reconcile', observedAt);
   // The markets checkpoint moves only with a newer change: 'poll' records every good poll (the status page's
   // lag: updated_at on the wall clock, the value the observation's time).
-  await writeCheckpoint(ch, BETA_VENUE, 'poll', String(observedAt));
+  await writeCheckpoint(ch, BETA_VENUE, 'poll', observedAt);
   if (summary.written + summary.events.written + summary.series.written > 0) await bump(deps);
   summary.ms = Math.round(performance.now() - t0);
   deps.log.info({ ...summary }, 'Synced beta');
@@ -485,7 +485,7 @@ export async function pollBetaTrades(
   const written = await insertNewTrades(ch, rows, now());
   if (rows.length > 0) {
     const top = await newestStoredTrade(ch);
-    if (top !== null) await writeCheckpoint(ch, BETA_VENUE, 'trades', String(top));
+    if (top !== null) await writeCheckpoint(ch, BETA_VENUE, 'trades', top);
   }
   if (written > 0) await bump(deps);
   const summary: BetaTradesSummary = {

@@ -200,7 +200,7 @@ export async function syncDelta(deps: DeltaSyncDeps, opts: DeltaSyncOptions): Pr
     key: 'event_id',
     label: 'delta.events',
   });
-  await writeCheckpoint(ch, DELTA_VENUE, opts.mode === 'poll' ? 'markets' : 'reconcile', String(observedAt));
+  await writeCheckpoint(ch, DELTA_VENUE, opts.mode === 'poll' ? 'markets' : 'reconcile', observedAt);
   if (summary.written + summary.events.written > 0 && deps.redis) {
     await createDataVersions({ redis: deps.redis }).bump(`venue:${DELTA_VENUE}`);
   }

@@ -228,7 +228,7 @@ export async function syncEpsilon(
     key: 'tag_id',
     label: 'epsilon.tags',
   });
-  await writeCheckpoint(ch, EPSILON_VENUE, poll ? 'markets' : 'reconcile', String(observedAt));
+  await writeCheckpoint(ch, EPSILON_VENUE, poll ? 'markets' : 'reconcile', observedAt);
   if (summary.written + summary.events.written + summary.tags.written > 0 && deps.redis) {
     await createDataVersions({ redis: deps.redis }).bump(`venue:${EPSILON_VENUE}`);
   }

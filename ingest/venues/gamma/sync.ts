@@ -175,7 +175,7 @@ export async function syncGamma(deps: GammaSyncDeps, opts: GammaSyncOptions): Pr
     key: 'slug',
     label: 'gamma.events',
   });
-  await writeCheckpoint(ch, GAMMA_VENUE, opts.mode === 'poll' ? 'markets' : 'reconcile', String(observedAt));
+  await writeCheckpoint(ch, GAMMA_VENUE, opts.mode === 'poll' ? 'markets' : 'reconcile', observedAt);
   if (summary.written + summary.events.written > 0 && deps.redis) {
     await createDataVersions({ redis: deps.redis }).bump(`venue:${GAMMA_VENUE}`);
   }

@@ -10,11 +10,11 @@
 import type { ClickHouse } from '../../../../core/clickhouse/index.ts';
 import { PermanentError } from '../../../../core/errors.ts';
 import type { Logger } from '../../../../core/logger.ts';
+import { BACKFILL_STREAM } from '../../../../core/watermarks.ts';
 import { ALPHA_EVENT_TOPICS } from '../../../../schemas/abi/alpha-events.ts';
 import {
   type BackfillRangeResult,
   type BlockRange,
-  backfillPipeline,
   pageWalk,
   type RangeJobOptions,
   type RangeWalk,
@@ -58,7 +58,7 @@ export interface AlphaChainIngestor {
    * above it, spreads the blocks over page workers when the range is long enough.
    */
   ingestRange(range: BlockRange, opts?: RangeJobOptions): Promise<BackfillRangeResult>;
-  /** Drops the checkpoints of these range jobs (`backfill --force`: they run again from their start). */
+  /** Drops the marks of these range jobs (`backfill --force`: they run again from their start). */
   forgetCheckpoints(ranges: readonly BlockRange[]): Promise<void>;
   /** The live follower (ingest/chain/follower.ts); `publisher` gets every row it writes, removes or confirms. */
   follow(opts?: { publisher?: Publisher; fromBlock?: number; log?: Logger }): Follower;
@@ -225,7 +225,7 @@ export function createAlphaChain(
         opts,
       ),
     async forgetCheckpoints(ranges) {
-      for (const r of ranges) await writer.forgetCheckpoint(backfillPipeline(r));
+      for (const r of ranges) await writer.forgetMark(BACKFILL_STREAM, { from: r.from, to: r.to });
     },
     follow: (opts = {}) => {
       if (!deps.clickhouse) throw new Error('The alpha follower needs a ClickHouse client');

@@ -10,7 +10,7 @@
  *
  * Chunks complete out of order. The range job (ingest/chain/backfill.ts) is told of the frontier —
  * every chunk up to it done — and checkpoints only there, after every worker handed over what it holds
- * (`handOver`) and the writer's `checkpoint` flushed it: a crash leaves rows above the checkpoint, which
+ * (`handOver`) and the writer's `commit` flushed it: a crash leaves rows above the checkpoint, which
  * the next attempt deletes, as in the in-thread walk.
  */
 import { createRequire } from 'node:module';

@@ -2,8 +2,9 @@
  * The tables alpha's chain ingestion writes (schemas/tables/alpha-chain.ts), as the generic writer,
  * range job and follower take them (ingest/chain/tables.ts). The hot tables (fills, activity, ERC-1155
  * transfers, collateral, exchange events, blocks) are written as RowBinary, the others (few rows) as
- * JSON lines. Progress (alpha_checkpoints) goes through the writer's own statements, alpha_fill_hashes
- * through a materialized view.
+ * JSON lines. Progress goes to the progress store (core/watermarks.ts, source `alpha-chain`) through the
+ * writer's `commit`; alpha_fill_hashes is written by a materialized view. alpha_checkpoints, the progress
+ * before migration 042, is no longer written.
  */
 import type { TableDescription } from '../../../../core/clickhouse/table.ts';
 import { ALPHA_CHAIN_TABLES } from '../../../../schemas/tables/alpha-chain.ts';
@@ -12,7 +13,7 @@ import { type EventTable, REFERENCE_TABLES, STATUS_TABLES } from './rows.ts';
 
 const {
   alpha_blocks,
-  alpha_checkpoints,
+  alpha_checkpoints: _before042,
   alpha_fill_hashes: _view,
   quarantine,
   ...events
@@ -34,7 +35,6 @@ export const ALPHA_CHAIN_WRITES: ChainTables<EventTable> = {
     alpha_blocks.name,
   ]),
   blocks: alpha_blocks,
-  checkpoints: alpha_checkpoints,
   quarantine,
 };
 

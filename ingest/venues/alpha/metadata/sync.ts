@@ -242,9 +242,9 @@ export async function syncAlphaCatalog(
   const tables = [summary.events, summary.markets, summary.series, summary.tags, summary.tagRelations];
   const changed = tables.reduce((n, c) => n + c.written + c.deleted, 0);
   if (changed > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump('venue:alpha');
-  // The last good sync, for the status page's lag (venue_checkpoints, ingest/sources.ts).
-  // updated_at on the wall clock (the operations' lag), the value the observation's time.
-  await writeCheckpoint(ch, 'alpha', 'catalog', String(now()));
+  // The last good sync, for the status page's lag (the progress store, ingest/sources.ts).
+  // `at` on the wall clock (the operations' lag), the position the observation's time.
+  await writeCheckpoint(ch, 'alpha-catalog', 'catalog', now());
   summary.ms = Math.round(performance.now() - t0);
   deps.log.info({ ...summary }, 'Synced the alpha catalog');
   return summary;

@@ -15,6 +15,7 @@
  * Runs must not overlap (the jobs take a lease); a rerun of the same work writes the same rows again.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
+import { PRODUCT_SOURCES } from '../../schemas/products.ts';
 import {
   type BlockRef,
   blockAtOrAbove,
@@ -30,7 +31,7 @@ import { oiConditionsIn, recomputeOpenInterest } from './open-interest.ts';
 import { readAnalyticsCheckpoint, writeAnalyticsCheckpoint } from './progress.ts';
 import { recomputeTotals } from './totals.ts';
 
-export const MARKET_DATA_SOURCE = 'analytics:alpha-market-data';
+export const MARKET_DATA_SOURCE = PRODUCT_SOURCES['alpha-market-data'];
 
 export interface MarketDataRun {
   mode: 'idle' | 'incremental' | 'rewind' | 'full' | 'from-block' | 'range';

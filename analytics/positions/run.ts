@@ -25,6 +25,7 @@ import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { DataVersions } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
 import { alphaNow } from '../../core/now.ts';
+import { PRODUCT_SOURCES } from '../../schemas/products.ts';
 import { blockAtOrBelow, chainProgress, isCanonical } from '../shared/chain.ts';
 import { currentPrices } from '../shared/current-price.ts';
 import { nextVersion } from '../shared/version.ts';
@@ -45,7 +46,7 @@ import {
   writePositionsCheckpoint,
 } from './store.ts';
 
-export const POSITIONS_SOURCE = 'analytics:alpha-positions';
+export const POSITIONS_SOURCE = PRODUCT_SOURCES['alpha-positions'];
 /** Rows per chain table per batch. */
 export const DEFAULT_BATCH_ROWS = 50_000;
 export const MAX_CACHED = 2_000_000;

@@ -4,12 +4,13 @@
  * market data was computed up to (else the wall clock).
  */
 
+import { PRODUCT_SOURCES } from '../../schemas/products.ts';
 import { runMark } from '../shared/chain.ts';
 import type { AlphaAnalyticsSettings } from '../shared/settings.ts';
 import { type AnalyticsDeps, nextVersion } from '../shared/version.ts';
 import { recomputeRolling } from './rolling.ts';
 
-export const ROLLING_SOURCE = 'analytics:alpha-rolling';
+export const ROLLING_SOURCE = PRODUCT_SOURCES['alpha-rolling-metrics'];
 
 export async function runRolling(
   deps: AnalyticsDeps,

@@ -25,7 +25,7 @@ import {
   syncBeta,
 } from '../../ingest/venues/beta/sync.ts';
 import type { Schedule } from '../define.ts';
-import { defineJob, type JobDefinition } from '../define.ts';
+import { type AnyJob, defineJob } from '../define.ts';
 import { enqueueCanonical } from './canonical.ts';
 
 export const BETA_MARKETS_LEASE = 'beta:markets:lease';
@@ -79,27 +79,24 @@ export const betaTradesJob = defineJob<Record<string, never>, BetaTradesResult>(
   },
 });
 
-export const BETA_JOBS: readonly JobDefinition<never, unknown>[] = [
-  betaMarketsJob as JobDefinition<never, unknown>,
-  betaTradesJob as JobDefinition<never, unknown>,
-];
+export const BETA_JOBS: readonly AnyJob[] = [betaMarketsJob, betaTradesJob];
 
 export const BETA_SCHEDULES: readonly Schedule[] = [
   {
     id: 'beta:markets-poll',
-    job: betaMarketsJob as JobDefinition<never, unknown>,
+    job: betaMarketsJob,
     everyMs: (c) => venuesConfig.of(c).marketsPollS * 1000,
     payload: { mode: 'poll' } satisfies BetaSyncPayload,
   },
   {
     id: 'beta:trades-poll',
-    job: betaTradesJob as JobDefinition<never, unknown>,
+    job: betaTradesJob,
     everyMs: (c) => betaConfig.of(c).tradesPollS * 1000,
     payload: {},
   },
   {
     id: 'beta:reconcile',
-    job: betaMarketsJob as JobDefinition<never, unknown>,
+    job: betaMarketsJob,
     everyMs: (c) => venuesConfig.of(c).reconcileS * 1000,
     payload: { mode: 'reconcile' } satisfies BetaSyncPayload,
   },

@@ -11,7 +11,7 @@ import { withLease } from '../../core/lease.ts';
 import type { CanonicalVenue } from '../../ingest/canonical/served.ts';
 import { venuesConfig } from '../../ingest/rest/config.ts';
 import type { Schedule } from '../define.ts';
-import { defineJob, type JobContext, type JobDefinition } from '../define.ts';
+import { type AnyJob, defineJob, type JobContext, type JobDefinition } from '../define.ts';
 import { enqueueCanonical } from './canonical.ts';
 
 export type VenueSyncMode = 'poll' | 'reconcile';
@@ -38,7 +38,7 @@ export function venueMarketsJobs<S extends VenueSyncCounts>(
   sync: (ctx: JobContext<VenueSyncPayload>, mode: VenueSyncMode) => Promise<S>,
 ): {
   job: JobDefinition<VenueSyncPayload, VenueSyncResult<S>>;
-  jobs: JobDefinition<never, unknown>[];
+  jobs: AnyJob[];
   schedules: Schedule[];
 } {
   const lease = venueMarketsLease(venue);
@@ -62,20 +62,19 @@ export function venueMarketsJobs<S extends VenueSyncCounts>(
       return { ran: false };
     },
   });
-  const asJob = job as JobDefinition<never, unknown>;
   return {
     job,
-    jobs: [asJob],
+    jobs: [job],
     schedules: [
       {
         id: `${venue}:markets-poll`,
-        job: asJob,
+        job,
         everyMs: (c) => venuesConfig.of(c).marketsPollS * 1000,
         payload: { mode: 'poll' } satisfies VenueSyncPayload,
       },
       {
         id: `${venue}:reconcile`,
-        job: asJob,
+        job,
         everyMs: (c) => venuesConfig.of(c).reconcileS * 1000,
         payload: { mode: 'reconcile' } satisfies VenueSyncPayload,
       },

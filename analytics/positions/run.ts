@@ -15,7 +15,7 @@
  * - Each run then repairs the positions written before their token's market was known (markets.ts).
  * Each run that wrote refreshes the current prices (`alpha_token_prices`) of the tokens it touched, and
  * of every token with a position at most every PRICE_REFRESH_MS (book midpoints age out): the one
- * current-price function (analytics/prices/) at the analytics' "now" (the newest block's time).
+ * current-price function (analytics/shared/current-price.ts) at the analytics' "now" (the newest block's time).
  * Memory: the positions a run touched stay in a map of at most MAX_CACHED states; above it the map is
  * dropped and states are read again per batch (a fresh recomputation reads none while the map holds all),
  * and the map is kept for the process's next run (see `carried`). A recomputation merges

@@ -22,7 +22,6 @@ import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
 import { resolveAdminKey } from '../../core/admin-key.ts';
 import { ownRedisPlace } from '../../core/config.ts';
-import { withLease } from '../../core/lease.ts';
 import { createLogger, type Logger } from '../../core/logger.ts';
 import { portFree } from '../../core/net.ts';
 import { redisAnswers } from '../../core/redis.ts';

@@ -8,7 +8,7 @@ import { PermanentError, RetryableError } from '../../core/errors.ts';
 import { withLease } from '../../core/lease.ts';
 import { type AssignSummary, assignCanonical } from '../../ingest/canonical/assign.ts';
 import { type CanonicalVenue, isCanonicalVenue } from '../../ingest/canonical/served.ts';
-import { type AnyJob, defineJob, type JobContext, type JobDefinition } from '../define.ts';
+import { type AnyJob, defineJob, type JobContext } from '../define.ts';
 
 export const canonicalLease = (venue: CanonicalVenue) => `canonical:${venue}:lease`;
 const LEASE_MS = 60_000;

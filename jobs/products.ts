@@ -101,6 +101,8 @@ function productJob(p: ProductDefinition): JobDefinition<ProductPayload, unknown
       let last: unknown = null;
       for (let runs = 0; runs < (coalesce?.maxRuns ?? 1); runs++) {
         const out = await underLease(deps, p, () => p.run(ctx, job.data));
+        // Taken: complete at once (a coalescing holder sees the flag after its run and runs again), unless
+        // the payload must not be lost.
         if (!out) {
           const why = last === null ? p.job.retryWhenHeld?.(job.data) : undefined;
           if (why) throw new RetryableError(why);
@@ -108,7 +110,7 @@ function productJob(p: ProductDefinition): JobDefinition<ProductPayload, unknown
         }
         last = out.value;
         if (out.moved) await enqueueDependents({ deps, enqueue }, { source: p.name, ...out.moved });
-        // Taken: the holder runs again once it finished (the flag is set).
+        // A coalescing product runs again when a trigger set its flag while it ran.
         if (!coalesce || !(await deps.redis.exists(coalesce.flag))) break;
       }
       return last ?? { ran: false };

@@ -1,8 +1,8 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { recomputeMarketData, runMarketData } from '../analytics/market-data/run.ts';
-import type { AlphaAnalyticsSettings } from '../analytics/market-data/settings.ts';
 import { runRolling } from '../analytics/rolling-metrics/run.ts';
+import type { AlphaAnalyticsSettings } from '../analytics/shared/settings.ts';
 import { buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
 import type { ClickHouse } from '../core/clickhouse/index.ts';

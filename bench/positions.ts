@@ -23,7 +23,7 @@ import { buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
 import type { ClickHouse } from '../core/clickhouse/index.ts';
 import { createDataVersions } from '../core/data-version.ts';
-import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
+import { productSettings } from '../jobs/products.ts';
 import { routeMissing, statementCells, timingCells } from './analytics/api.ts';
 import { appendBlock, generate, type Shape } from './analytics/data.ts';
 import { addUp, createProfiler, formatProfile, type LabelStats, settleMerges } from './analytics/profile.ts';
@@ -123,7 +123,7 @@ export async function run(args: string[]) {
     const batchRows = values['batch-rows'] === undefined ? undefined : Number(values['batch-rows']);
     if (batchRows !== undefined && (!Number.isInteger(batchRows) || batchRows < 1))
       throw new Error('--batch-rows must be a positive integer');
-    const settings = { ...alphaPositionsSettings(config), ...(batchRows === undefined ? {} : { batchRows }) };
+    const settings = { ...productSettings(config), ...(batchRows === undefined ? {} : { batchRows }) };
     record(
       `positions benchmark: ${n(shape.fills)} maker fills over ${shape.days} days, ${n(shape.conditions)} conditions; ` +
         `batch rows ${n(batchRows ?? DEFAULT_BATCH_ROWS)}; embedded chDB, ${os.cpus().length} cores, load average at start ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,

@@ -1,10 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRODUCTS } from '../analytics/products.ts';
+import { dependencyOrder, type ProductDefinition } from '../analytics/shared/product.ts';
+import { PRODUCT_SOURCES } from '../schemas/products.ts';
 import { createTestDeps, type TestDeps } from '../test/support/deps.ts';
-import { defineJob, type JobDefinition } from './define.ts';
+import { defineJob } from './define.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
+import { enqueueDependents, PRODUCT_JOBS, PRODUCT_SCHEDULES, productJobOf } from './products.ts';
 import { createBullConnection, createQueues, type Queues } from './queues.ts';
+import { ALL_JOBS } from './registry.ts';
 import { applySchedules, SCHEDULES } from './schedules.ts';
 import { createWorkers } from './worker.ts';
 
@@ -40,7 +45,7 @@ describe('jobs', () => {
     expect(id1).toBe(id2);
     expect(await queues.get('maintenance').getJobCountByTypes('waiting', 'active', 'completed')).toBe(1);
 
-    const workers = createWorkers({ deps, jobs: [maintenanceJob as JobDefinition<never, unknown>], prefix });
+    const workers = createWorkers({ deps, jobs: [maintenanceJob], prefix });
     const rows = await waitFor(async () => {
       const r = await deps.clickhouse.query<{ table: string; rows: string }>(
         'test.sizes',
@@ -90,7 +95,7 @@ describe('jobs', () => {
     await events.waitUntilReady();
     const workers = createWorkers({
       deps,
-      jobs: [slow as JobDefinition<never, unknown>],
+      jobs: [slow],
       prefix,
       concurrency: 1,
     });
@@ -131,7 +136,7 @@ describe('jobs', () => {
     const f = await q.add(flaky.name, {}, { attempts: 3, backoff: { type: 'fixed', delay: 10 } });
     const workers = createWorkers({
       deps,
-      jobs: [permanent, flaky] as JobDefinition<never, unknown>[],
+      jobs: [permanent, flaky],
       prefix,
     });
     // By the jobs' own states: the queue also holds the venues' scheduled syncs of the test above.
@@ -141,5 +146,104 @@ describe('jobs', () => {
     await workers.close();
     expect(permanentCalls).toBe(1);
     expect(retryableCalls).toBe(2);
+  });
+});
+
+describe('analytics products (analytics/products.ts) and what jobs/ derives from them', () => {
+  it('orders the products by their inputs, whatever the order of the list; a cycle is refused', () => {
+    const names = (list: readonly ProductDefinition[]) => list.map((p) => p.name);
+    expect(names(PRODUCTS)).toEqual([
+      'alpha-market-data',
+      'alpha-rolling-metrics',
+      'alpha-positions',
+      'alpha-profiles',
+      'alpha-catalog-lists',
+    ]);
+    const reversed = dependencyOrder([...PRODUCTS].reverse());
+    for (const p of reversed) {
+      for (const input of p.inputs.filter((i) => PRODUCTS.some((q) => q.name === i))) {
+        expect(names(reversed).indexOf(input)).toBeLessThan(names(reversed).indexOf(p.name));
+      }
+    }
+    expect(names(reversed)).toEqual([
+      'alpha-positions',
+      'alpha-profiles',
+      'alpha-market-data',
+      'alpha-rolling-metrics',
+      'alpha-catalog-lists',
+    ]);
+    const a = { ...PRODUCTS[0]!, name: 'a', inputs: ['b'] };
+    const b = { ...PRODUCTS[0]!, name: 'b', inputs: ['a'] };
+    expect(() => dependencyOrder([a, b])).toThrow(/cycle: a, b/);
+  });
+
+  it('derives one registered, scheduled job per product, with its data source from the contract', () => {
+    expect(PRODUCT_JOBS.map((j) => [j.name, j.queue, j.attempts])).toEqual([
+      ['analytics.alpha-market-data', 'analytics', 10],
+      ['analytics.alpha-rolling', 'analytics', 3],
+      ['alpha.positions', 'analytics', 10],
+      ['alpha.profiles', 'analytics', 3],
+      ['analytics.alpha-catalog-rollups', 'analytics', 3],
+    ]);
+    for (const j of PRODUCT_JOBS) expect(ALL_JOBS).toContain(j);
+    expect(PRODUCT_SCHEDULES.map((s) => [s.id, s.job.name, s.everyMs(deps.config), s.payload])).toEqual([
+      ['analytics:alpha-market-data', 'analytics.alpha-market-data', 30_000, {}],
+      ['analytics:alpha-rolling', 'analytics.alpha-rolling', 3_600_000, { reason: 'schedule' }],
+      ['analytics:alpha-positions', 'alpha.positions', 10_000, {}],
+      ['alpha:profiles', 'alpha.profiles', 300_000, {}],
+      ['analytics:alpha-catalog-rollups', 'analytics.alpha-catalog-rollups', 300_000, { reason: 'schedule' }],
+    ]);
+    for (const s of PRODUCT_SCHEDULES) expect(SCHEDULES).toContain(s);
+    expect(Object.fromEntries(PRODUCTS.map((p) => [p.name, p.source]))).toEqual(PRODUCT_SOURCES);
+  });
+
+  it('enqueues the products that read a moved source, with the payloads the chains used', async () => {
+    const sent: [string, unknown][] = [];
+    const ctx = {
+      deps,
+      enqueue: async <Q>(def: { name: string }, payload: Q) => {
+        sent.push([def.name, payload]);
+        return undefined;
+      },
+    };
+    const moved = async (m: Parameters<typeof enqueueDependents>[1]) => {
+      sent.length = 0;
+      await enqueueDependents(ctx, m);
+      return [...sent];
+    };
+    const slot = expect.any(Number);
+    expect(
+      await moved({ source: 'alpha-chain', stream: 'backfill', kind: 'range', from: 100, to: 199 }),
+    ).toEqual([
+      ['analytics.alpha-market-data', { range: { from: 100, to: 199 } }],
+      ['alpha.positions', { rewindTo: 99 }],
+    ]);
+    expect(await moved({ source: 'alpha-chain', stream: 'follow', kind: 'head' })).toEqual([]);
+    expect(await moved({ source: 'alpha-catalog', stream: 'catalog', kind: 'head' })).toEqual([
+      ['analytics.alpha-catalog-rollups', { reason: 'catalog-sync', slot }],
+    ]);
+    expect(await moved({ source: 'alpha-book', stream: 'books', kind: 'head' })).toEqual([
+      ['analytics.alpha-catalog-rollups', { reason: 'book-sync', slot }],
+    ]);
+    // The market data: an incremental step → the lists; a catch-up → the rolling metrics too; a range → the rolling only.
+    expect(
+      await moved({ source: 'alpha-market-data', stream: 'run', kind: 'head', caughtUp: false }),
+    ).toEqual([['analytics.alpha-catalog-rollups', { reason: 'analytics', slot }]]);
+    expect(await moved({ source: 'alpha-market-data', stream: 'run', kind: 'head', caughtUp: true })).toEqual(
+      [
+        ['analytics.alpha-rolling', { reason: 'catch-up' }],
+        ['analytics.alpha-catalog-rollups', { reason: 'analytics', slot }],
+      ],
+    );
+    expect(
+      await moved({ source: 'alpha-market-data', stream: 'run', kind: 'range', caughtUp: true }),
+    ).toEqual([['analytics.alpha-rolling', { reason: 'catch-up' }]]);
+    expect(await moved({ source: 'alpha-rolling-metrics', stream: 'run', kind: 'head' })).toEqual([
+      ['analytics.alpha-catalog-rollups', { reason: 'analytics', slot }],
+    ]);
+    expect(await moved({ source: 'alpha-positions', stream: 'run', kind: 'head' })).toEqual([]);
+    expect(productJobOf('alpha-catalog-lists').jobId?.({ reason: 'analytics', slot: 7 })).toBe(
+      'analytics:alpha-catalog-rollups:7',
+    );
   });
 });

@@ -6,7 +6,7 @@ import { Queue, type QueueOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, type QueueName } from '../core/queue-names.ts';
 import { redisBackoff, redisConnectionError, watchRedis } from '../core/redis.ts';
-import type { JobDefinition } from './define.ts';
+import { type JobDefinition, type Work, work } from './define.ts';
 
 export { DEFAULT_PREFIX, QUEUE_NAMES, type QueueName } from '../core/queue-names.ts';
 
@@ -21,6 +21,8 @@ export interface Queues {
   get(name: QueueName): Queue;
   /** Adds one job; the definition's jobId makes a second add of the same work a no-op. */
   enqueue<P>(def: JobDefinition<P, unknown>, payload: P): Promise<string | undefined>;
+  /** Adds one piece of work built by `work` (jobs/define.ts), as `enqueue` does. */
+  add(w: Work): Promise<string | undefined>;
   close(): Promise<void>;
   readonly prefix: string;
 }
@@ -50,17 +52,19 @@ export function createQueues(opts: { connection: Redis; prefix?: string }): Queu
     }
     return q;
   }
+  async function add(w: Work): Promise<string | undefined> {
+    const job = await get(w.job.queue).add(w.job.name, w.payload, {
+      // BullMQ reserves ':' in custom ids; map it so definitions may use natural `a:b` ids.
+      jobId: w.jobId?.replaceAll(':', '-'),
+      attempts: w.job.attempts,
+    });
+    return job.id;
+  }
   return {
     prefix,
     get,
-    async enqueue(def, payload) {
-      const job = await get(def.queue).add(def.name, payload, {
-        // BullMQ reserves ':' in custom ids; map it so definitions may use natural `a:b` ids.
-        jobId: def.jobId?.(payload).replaceAll(':', '-'),
-        attempts: def.attempts,
-      });
-      return job.id;
-    },
+    add,
+    enqueue: (def, payload) => add(work(def, payload)),
     async close() {
       await Promise.all([...queues.values()].map((q) => q.close()));
       queues.clear();

@@ -1,24 +1,17 @@
 /**
- * Every job pmdata runs. Workers take their processors from here: the venues' jobs come from the list
- * of venues (jobs/venues.ts); add any other job's definition to this list (its processor lives in
- * jobs/processors/<name>.ts).
+ * Every job pmdata runs. Workers take their processors from here: the core jobs (their processors in
+ * jobs/processors/<name>.ts), the venues' (derived from the list of venues, jobs/venues.ts) and the
+ * analytics products' (derived from analytics/products.ts by jobs/products.ts).
  */
-import type { JobDefinition } from './define.ts';
-import { alphaPositionsJob } from './processors/alpha-positions.ts';
-import { alphaProfilesJob } from './processors/alpha-profiles.ts';
-import { alphaMarketDataJob, alphaRollingJob } from './processors/analytics-alpha.ts';
-import { alphaCatalogRollupsJob } from './processors/analytics-catalog.ts';
+import type { AnyJob } from './define.ts';
 import { CANONICAL_JOBS } from './processors/canonical.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
+import { PRODUCT_JOBS } from './products.ts';
 import { VENUE_JOBS } from './venues.ts';
 
-export const ALL_JOBS: readonly JobDefinition<never, unknown>[] = [
-  maintenanceJob as JobDefinition<never, unknown>,
+export const ALL_JOBS: readonly AnyJob[] = [
+  maintenanceJob,
   ...VENUE_JOBS,
-  alphaMarketDataJob as JobDefinition<never, unknown>,
-  alphaRollingJob as JobDefinition<never, unknown>,
-  alphaCatalogRollupsJob as JobDefinition<never, unknown>,
-  alphaPositionsJob as JobDefinition<never, unknown>,
-  alphaProfilesJob as JobDefinition<never, unknown>,
+  ...PRODUCT_JOBS,
   ...CANONICAL_JOBS,
 ];

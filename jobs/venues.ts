@@ -18,15 +18,12 @@ import { beta } from '../ingest/venues/beta/index.ts';
 import { delta } from '../ingest/venues/delta/index.ts';
 import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { type GammaSyncSummary, gamma } from '../ingest/venues/gamma/index.ts';
+import { type AnyJob, type Schedule, schedule, type Work, work } from './define.ts';
 import { alphaBackfillJob } from './processors/alpha-backfill.ts';
 import { alphaBookJob, BOOK_SCHEDULES } from './processors/alpha-book.ts';
 import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { type StreamJobs, venueStreamJobs } from './processors/venue-streams.ts';
-import type { Schedule } from './schedules.ts';
-
-/** A job as the worker and the scheduler take it, whatever its payload and result. */
-type AnyJob = StreamJobs['jobs'][number];
 
 export interface ListingSummary extends StreamSummary {
   read: number;
@@ -77,7 +74,7 @@ export interface Venue {
   jobs?: readonly AnyJob[];
   schedules?: readonly Schedule[];
   /** Work enqueued at each scheduler start. */
-  atStart?: readonly { job: AnyJob; payload: unknown }[];
+  atStart?: readonly Work[];
   backfill?: VenueBackfill;
 }
 
@@ -101,18 +98,13 @@ const alpha: Venue = {
   streams: [],
   jobs: [alphaBackfillJob, alphaFollowJob, alphaCatalogJob, alphaBookJob],
   schedules: [
-    {
-      // The live follower runs as a job of bounded length that is re-enqueued: a crashed worker's follower
-      // is picked up by another within one interval, and a Redis lease keeps it to one at a time.
-      id: 'alpha:follow',
-      job: alphaFollowJob,
-      everyMs: () => 30_000,
-      payload: { maxRunMs: 300_000 },
-    },
+    // The live follower runs as a job of bounded length that is re-enqueued: a crashed worker's follower
+    // is picked up by another within one interval, and a Redis lease keeps it to one at a time.
+    schedule('alpha:follow', alphaFollowJob, () => 30_000, { maxRunMs: 300_000 }),
     ...CATALOG_SCHEDULES,
     ...BOOK_SCHEDULES,
   ],
-  atStart: [{ job: alphaCatalogJob, payload: { mode: 'full' } }],
+  atStart: [work(alphaCatalogJob, { mode: 'full' })],
 };
 
 /** Every venue, alpha (the chain venue) first. */
@@ -159,9 +151,7 @@ export const schedulesOf = (code: string): readonly Schedule[] => SCHEDULES_OF.g
 /** Every venue's schedules. */
 export const VENUE_SCHEDULES: readonly Schedule[] = VENUES.flatMap((v) => schedulesOf(v.code));
 
-export const VENUE_AT_START: readonly { job: AnyJob; payload: unknown }[] = VENUES.flatMap(
-  (v) => v.atStart ?? [],
-);
+export const VENUE_AT_START: readonly Work[] = VENUES.flatMap((v) => v.atStart ?? []);
 
 /** The status sources of the venues' REST polls (ingest/sources.ts). */
 export const VENUE_SOURCES: readonly RestSource[] = VENUES.map((v) => v.source);

@@ -14,7 +14,7 @@ import type { Deps } from '../core/deps.ts';
 import { isRetryable } from '../core/errors.ts';
 import { jobDuration, jobFailures } from '../core/metrics.ts';
 import { redisConnectionError } from '../core/redis.ts';
-import type { JobContext, JobDefinition } from './define.ts';
+import type { AnyJob, JobContext } from './define.ts';
 import { createBullConnection, createQueues, DEFAULT_PREFIX, type QueueName, type Queues } from './queues.ts';
 
 export interface Workers {
@@ -25,7 +25,7 @@ export interface Workers {
 
 export function createWorkers(opts: {
   deps: Deps;
-  jobs: readonly JobDefinition<never, unknown>[];
+  jobs: readonly AnyJob[];
   prefix?: string;
   concurrency?: number;
   /**
@@ -35,7 +35,7 @@ export function createWorkers(opts: {
   lockDurationMs?: number;
 }): Workers {
   const { deps } = opts;
-  const byName = new Map(opts.jobs.map((j) => [j.name, j as JobDefinition<unknown, unknown>]));
+  const byName = new Map(opts.jobs.map((j) => [j.name, j]));
   const queueNames = [...new Set(opts.jobs.map((j) => j.queue))];
   const shutdown = new AbortController();
   // Queues for jobs that enqueue follow-up work, opened on first use.

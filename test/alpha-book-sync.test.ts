@@ -4,7 +4,7 @@
  * are handled by the REST ingestion rules.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { currentPrices } from '../analytics/prices/current-price.ts';
+import { currentPrices } from '../analytics/shared/current-price.ts';
 import { PermanentError, RetryableError } from '../core/errors.ts';
 import { HttpPermanentError, HttpRetryableError } from '../ingest/http/client.ts';
 import { createAlphaBookClient } from '../ingest/venues/alpha/book/client.ts';

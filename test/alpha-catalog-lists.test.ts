@@ -18,9 +18,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAlphaCatalogLists, type CatalogBuildSummary } from '../analytics/catalog/build.ts';
+import { catalogLists } from '../analytics/catalog/index.ts';
 import { recomputeMarketData } from '../analytics/market-data/run.ts';
-import type { AlphaAnalyticsSettings } from '../analytics/market-data/settings.ts';
 import { runRolling } from '../analytics/rolling-metrics/run.ts';
+import type { AlphaAnalyticsSettings } from '../analytics/shared/settings.ts';
 import {
   CANONICAL_ID_PATTERN,
   canonicalId,
@@ -36,13 +37,8 @@ import { createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { alpha } from '../ingest/venues/alpha/index.ts';
 import { createAlphaMetadataClient } from '../ingest/venues/alpha/metadata/client.ts';
-import type { JobDefinition } from '../jobs/define.ts';
 import { alphaCatalogJob } from '../jobs/processors/alpha-catalog.ts';
-import {
-  ALPHA_CATALOG_ROLLUPS_LEASE,
-  ALPHA_CATALOG_STALE,
-  alphaCatalogRollupsJob,
-} from '../jobs/processors/analytics-catalog.ts';
+import { productJobOf } from '../jobs/products.ts';
 import { createBullConnection, createQueues } from '../jobs/queues.ts';
 import { createWorkers } from '../jobs/worker.ts';
 import type { AlphaEventDoc, AlphaMarket, AlphaSeries } from '../schemas/api/alpha-catalog.ts';
@@ -61,6 +57,10 @@ let built: CatalogBuildSummary;
 
 const query = <T = Row>(sql: string, params: Record<string, unknown> = {}) =>
   deps.clickhouse.query<T>('test.catalog_lists', sql, params);
+const alphaCatalogRollupsJob = productJobOf('alpha-catalog-lists');
+const ALPHA_CATALOG_ROLLUPS_LEASE = catalogLists.job.lease;
+const ALPHA_CATALOG_STALE = catalogLists.job.coalesce?.flag ?? '';
+
 const metadataClient = () =>
   createAlphaMetadataClient({
     http: createHttpClient({ baseUrl: sim.replicaUrls!.alpha_metadata, timeoutMs: 10_000 }),
@@ -578,7 +578,7 @@ describe('alpha catalog lists', () => {
     const workers = createWorkers({
       deps,
       prefix,
-      jobs: [alphaCatalogJob, alphaCatalogRollupsJob] as JobDefinition<never, unknown>[],
+      jobs: [alphaCatalogJob, alphaCatalogRollupsJob],
     });
     try {
       await deps.clickhouse.command('test.empty', 'TRUNCATE TABLE alpha_market_list');

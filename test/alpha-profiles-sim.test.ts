@@ -7,8 +7,8 @@
  * at a window's start `currentPrices` at the start, the one price function.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentPrices } from '../analytics/prices/current-price.ts';
 import { type ProfilesRun, runProfiles } from '../analytics/profiles/run.ts';
+import { currentPrices } from '../analytics/shared/current-price.ts';
 import { alphaWalletProfiles } from '../api/queries/alpha/profiles.ts';
 import type { WalletProfile } from '../schemas/api/alpha-profiles.ts';
 import type { SavedSim } from '../sim/saved.ts';

@@ -6,18 +6,19 @@
  * here from the events by the definitions of docs/profiles.md, without the profiles code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { profiles as profilesProduct } from '../analytics/profiles/index.ts';
 import { PROFILES_SOURCE, runProfiles } from '../analytics/profiles/run.ts';
 import { createDataVersions } from '../core/data-version.ts';
-import {
-  ALPHA_PROFILES_LEASE,
-  alphaProfilesJob,
-  PROFILES_SCHEDULES,
-} from '../jobs/processors/alpha-profiles.ts';
+import { PRODUCT_SCHEDULES, productJobOf } from '../jobs/products.ts';
 import { ALL_JOBS } from '../jobs/registry.ts';
 import { SCHEDULES } from '../jobs/schedules.ts';
 import type { WalletProfile } from '../schemas/api/alpha-profiles.ts';
 import { type ApiTestContext, addr, bytes32, chTime, createApiTestContext, fillRow } from './api-helpers.ts';
 import { type ChangeFact, expectedProfile, profileDifferences } from './support/profiles-truth.ts';
+
+const alphaProfilesJob = productJobOf('alpha-profiles');
+const ALPHA_PROFILES_LEASE = profilesProduct.job.lease;
+
 import {
   type Applied,
   ledger,
@@ -301,9 +302,8 @@ describe('wallet profiles', () => {
   it('the job alpha.profiles runs on queue analytics every ALPHA_PROFILES_INTERVAL_S, registered and scheduled', () => {
     expect(alphaProfilesJob.queue).toBe('analytics');
     expect(ALL_JOBS).toContain(alphaProfilesJob);
-    expect(PROFILES_SCHEDULES.map((s) => [s.id, s.everyMs(t.deps.config)])).toEqual([
-      ['alpha:profiles', 300_000],
-    ]);
-    expect(SCHEDULES).toEqual(expect.arrayContaining([...PROFILES_SCHEDULES]));
+    const scheduled = PRODUCT_SCHEDULES.filter((s) => s.job === alphaProfilesJob);
+    expect(scheduled.map((s) => [s.id, s.everyMs(t.deps.config)])).toEqual([['alpha:profiles', 300_000]]);
+    expect(SCHEDULES).toEqual(expect.arrayContaining(scheduled));
   });
 });

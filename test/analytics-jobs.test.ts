@@ -1,5 +1,5 @@
 /**
- * The market analytics as jobs and as a command (jobs/processors/analytics-alpha.ts,
+ * The market analytics as jobs and as a command (jobs/products.ts, analytics/market-data/index.ts,
  * jobs/commands/analytics.ts): a backfill range job, finished, enqueues the recompute of its buckets,
  * which a worker runs (the checkpoint stays where it was); the scheduled run catches up from no
  * checkpoint and enqueues the rolling metrics; `pmdata analytics recompute alpha` recomputes everything
@@ -9,19 +9,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAnalyticsCommand } from '../jobs/commands/analytics.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
-import type { JobDefinition } from '../jobs/define.ts';
 import { alphaBackfillJob } from '../jobs/processors/alpha-backfill.ts';
-import {
-  ANALYTICS_SCHEDULES,
-  alphaMarketDataJob,
-  alphaRollingJob,
-} from '../jobs/processors/analytics-alpha.ts';
-import { alphaCatalogRollupsJob } from '../jobs/processors/analytics-catalog.ts';
+import { PRODUCT_SCHEDULES, productJobOf } from '../jobs/products.ts';
 import { createBullConnection, createQueues, type Queues } from '../jobs/queues.ts';
 import { createWorkers, type Workers } from '../jobs/worker.ts';
 import type { SavedSim } from '../sim/saved.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { SHARED_WORLD, sharedWorld } from './support/world-cache.ts';
+
+const alphaMarketDataJob = productJobOf('alpha-market-data');
+const alphaRollingJob = productJobOf('alpha-rolling-metrics');
+const alphaCatalogRollupsJob = productJobOf('alpha-catalog-lists');
 
 let deps: TestDeps;
 let sim: SavedSim;
@@ -88,10 +86,7 @@ beforeAll(async () => {
   workers = createWorkers({
     deps,
     prefix,
-    jobs: [alphaBackfillJob, alphaMarketDataJob, alphaRollingJob, alphaCatalogRollupsJob] as JobDefinition<
-      never,
-      unknown
-    >[],
+    jobs: [alphaBackfillJob, alphaMarketDataJob, alphaRollingJob, alphaCatalogRollupsJob],
   });
 }, 120_000);
 
@@ -176,9 +171,10 @@ describe('analytics jobs', () => {
   });
 
   it('schedules the two runs at the configured intervals', () => {
-    expect(ANALYTICS_SCHEDULES.map((s) => [s.id, s.everyMs(deps.config)])).toEqual([
-      ['analytics:alpha-market-data', 30_000],
-      ['analytics:alpha-rolling', 3_600_000],
+    const analytics = PRODUCT_SCHEDULES.filter((s) => [alphaMarketDataJob, alphaRollingJob].includes(s.job));
+    expect(analytics.map((s) => [s.id, s.everyMs(deps.config), s.payload])).toEqual([
+      ['analytics:alpha-market-data', 30_000, {}],
+      ['analytics:alpha-rolling', 3_600_000, { reason: 'schedule' }],
     ]);
   });
 });

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAnalyticsCheckpoint } from '../analytics/market-data/progress.ts';
 import { type MarketDataRun, recomputeMarketData, runMarketData } from '../analytics/market-data/run.ts';
-import type { AlphaAnalyticsSettings } from '../analytics/market-data/settings.ts';
+import type { AlphaAnalyticsSettings } from '../analytics/shared/settings.ts';
 import type { Follower } from '../ingest/chain/follower.ts';
 import { type AlphaChainIngestor, createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { type AlphaChainSettings, alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';

@@ -28,8 +28,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetAnalyticsCheckpoint, readAnalyticsCheckpoint } from '../analytics/market-data/progress.ts';
 import { type MarketDataRun, recomputeMarketData, runMarketData } from '../analytics/market-data/run.ts';
-import type { AlphaAnalyticsSettings } from '../analytics/market-data/settings.ts';
 import { runRolling } from '../analytics/rolling-metrics/run.ts';
+import type { AlphaAnalyticsSettings } from '../analytics/shared/settings.ts';
 import { type App, buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
 import { roundPrice } from '../api/queries/alpha/market-data.ts';

@@ -76,6 +76,10 @@ describe('import direction', () => {
       { file: 'analytics/p/q.ts', line: 1, specifier: '../../../outside.ts' },
       { file: 'core/config.test.ts', line: 6, specifier: '../jobs/config.ts' },
       { file: 'core/launch.ts', line: 8, specifier: './launch.child.ts' },
+      { file: 'analytics/positions/run.ts', line: 28, specifier: '../market-data/progress.ts' },
+      { file: 'analytics/positions/run.ts', line: 29, specifier: '../shared/version.ts' },
+      { file: 'analytics/shared/x.ts', line: 3, specifier: '../catalog/read.ts' },
+      { file: 'analytics/products.ts', line: 9, specifier: './profiles/index.ts' },
     ];
     expect(directionViolations(refs)).toEqual([
       'ingest/chain/x.ts:3 imports jobs/queues.ts (ingest → jobs is not allowed)',
@@ -87,6 +91,8 @@ describe('import direction', () => {
       'jobs/worker.ts:9 imports api/server.ts (jobs → api is not allowed)',
       'analytics/p/q.ts:1 imports ../outside.ts (outside the source folders)',
       'core/launch.ts:8 imports core/launch.child.ts (a test file, imported by a non-test file)',
+      'analytics/positions/run.ts:28 imports analytics/market-data/progress.ts (product positions imports product market-data)',
+      'analytics/shared/x.ts:3 imports analytics/catalog/read.ts (analytics/shared/ imports product catalog)',
     ]);
   });
 

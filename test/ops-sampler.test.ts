@@ -18,7 +18,7 @@ import { type AlphaChainIngestor, createAlphaChain } from '../ingest/venues/alph
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { ALPHA_CHAIN_WRITES } from '../ingest/venues/alpha/chain/tables.ts';
 import { createOpsSampler, type OpsSampler } from '../jobs/ops-sampler.ts';
-import { alphaAnalyticsSettings } from '../jobs/processors/analytics-alpha.ts';
+import { productSettings } from '../jobs/products.ts';
 import { createBullConnection, createQueues, type Queues } from '../jobs/queues.ts';
 import { VENUE_SOURCES } from '../jobs/venues.ts';
 import { type Sim, startSim } from '../sim/index.ts';
@@ -139,7 +139,7 @@ describe('operations sampler on the sim chain', () => {
 
   it('shows an analytics run as a fresh product, and products never computed as such', async () => {
     const t0 = Date.now();
-    await runMarketData({ clickhouse: deps.clickhouse, log: deps.log }, alphaAnalyticsSettings(deps.config));
+    await runMarketData({ clickhouse: deps.clickhouse, log: deps.log }, productSettings(deps.config));
     const s = await sampler.sample();
     const md = s.products.find((p) => p.product === 'alpha-market-data')!;
     expect(Date.parse(md.computed_at!)).toBeGreaterThanOrEqual(t0 - 1000);

@@ -23,7 +23,7 @@ import type { ClickHouse } from '../core/clickhouse/index.ts';
 import type { Follower } from '../ingest/chain/follower.ts';
 import { type AlphaChainIngestor, createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { type AlphaChainSettings, alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
-import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
+import { productSettings } from '../jobs/products.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { truncateAlphaTables } from './support/sim-history.ts';
@@ -126,7 +126,7 @@ describe('alpha positions under reorgs, reruns, crashes and late backfills', () 
       followMaxBlocksPerTick: 4,
     });
     // Small batches: a run goes through several, so batch edges and the state carried across them count.
-    settings = { ...alphaPositionsSettings(deps.config), finalityDepth: 16, batchRows: 400 };
+    settings = { ...productSettings(deps.config), finalityDepth: 16, batchRows: 400 };
   }, 120_000);
   afterAll(async () => {
     await sim?.stop();

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PositionsSettings, recomputePositions, runPositions } from '../analytics/positions/run.ts';
 import { type AlphaChainIngestor, createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { type AlphaChainSettings, alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
-import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
+import { productSettings } from '../jobs/products.ts';
 import type { SavedSim } from '../sim/saved.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { truncateAlphaTables } from './support/sim-history.ts';
@@ -87,7 +87,7 @@ describe('positions whose tokens’ markets are learnt after their fills', () =>
       positionIds: 'simplified',
       finalityDepth: 0,
     });
-    settings = { ...alphaPositionsSettings(deps.config), finalityDepth: 0, batchRows: 400 };
+    settings = { ...productSettings(deps.config), finalityDepth: 0, batchRows: 400 };
     tip = Number(await sim.anvil.rpc<string>('eth_blockNumber'));
     middle = Math.floor(tip / 2);
 

@@ -19,7 +19,7 @@ import { type PositionsSettings, runPositions } from '../analytics/positions/run
 import type { Follower } from '../ingest/chain/follower.ts';
 import { type AlphaChainIngestor, createAlphaChain } from '../ingest/venues/alpha/chain/ingestor.ts';
 import { type AlphaChainSettings, alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
-import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
+import { productSettings } from '../jobs/products.ts';
 import { type Sim, type StartSimOptions, startSim } from '../sim/index.ts';
 import type { LedgerExport } from '../sim/world/ledger.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -277,7 +277,7 @@ for (const world of WORLDS) {
         positionIds: 'simplified',
         finalityDepth: 0,
       });
-      settings = { ...alphaPositionsSettings(deps.config), chainId: chainSettings.chainId, finalityDepth: 0 };
+      settings = { ...productSettings(deps.config), chainId: chainSettings.chainId, finalityDepth: 0 };
       const head = sim.historyHead;
       const backfill = ingestor();
       await backfill.referencePass(0, head);

@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPositions } from '../analytics/positions/run.ts';
+import { profiles } from '../analytics/profiles/index.ts';
 import { acquireLease } from '../core/lease.ts';
 import type { ProgressIo } from '../core/progress.ts';
 import { runRecomputeCommand } from '../jobs/commands/recompute.ts';
-import { alphaPositionsSettings, positionsDeps } from '../jobs/processors/alpha-positions.ts';
-import { ALPHA_PROFILES_LEASE } from '../jobs/processors/alpha-profiles.ts';
+import { productContext, productSettings } from '../jobs/products.ts';
 import type { SavedSim } from '../sim/saved.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { ingestSimHistory } from './support/sim-history.ts';
@@ -110,8 +110,8 @@ describe('pmdata recompute', () => {
     const reports: { done: number; total: number; unit: string }[] = [];
     const mid = Math.floor((sim.firstBlock + sim.historyHead) / 2);
     const run = await runPositions(
-      positionsDeps(deps),
-      { ...alphaPositionsSettings(deps.config), batchRows: 200 },
+      productContext(deps),
+      { ...productSettings(deps.config), batchRows: 200 },
       { rewindTo: mid - 1, onProgress: (p) => reports.push(p) },
     );
     expect(run.batches).toBeGreaterThan(1);
@@ -139,7 +139,7 @@ describe('pmdata recompute', () => {
   });
 
   it('a product whose lease is held fails the run (exit 1) and says so', async () => {
-    const lease = await acquireLease(deps.redis, ALPHA_PROFILES_LEASE, 30_000);
+    const lease = await acquireLease(deps.redis, profiles.job.lease, 30_000);
     try {
       const c = collect();
       expect(await runRecomputeCommand(['alpha-profiles', '--quiet'], deps, { io: c.io })).toBe(1);

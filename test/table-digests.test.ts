@@ -46,7 +46,7 @@ import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
 import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
 import { gamma } from '../ingest/venues/gamma/index.ts';
-import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
+import { productSettings } from '../jobs/products.ts';
 import { DEFAULT_START_TIME, type Sim, startSim } from '../sim/index.ts';
 import type { TestDeps } from './support/deps.ts';
 import { createTestDeps } from './support/deps.ts';
@@ -112,7 +112,7 @@ async function runWriters(deps: TestDeps, sim: Sim): Promise<void> {
   await runRolling(deps, analytics);
   await buildAlphaCatalogLists(deps);
   await runPositions(deps, {
-    ...alphaPositionsSettings(deps.config),
+    ...productSettings(deps.config),
     chainId: chain.chainId,
     finalityDepth: 0,
   });

@@ -33,7 +33,7 @@ import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
 import { epsilon } from '../ingest/venues/epsilon/index.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
 import { gamma } from '../ingest/venues/gamma/index.ts';
-import { alphaPositionsSettings } from '../jobs/processors/alpha-positions.ts';
+import { productSettings } from '../jobs/products.ts';
 import { VENUE_SOURCES } from '../jobs/venues.ts';
 import { type Sim, startSim } from '../sim/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
@@ -121,7 +121,7 @@ describe('upgrade of a data dir written before the progress store', () => {
     return { chainId: c.chainId, usdcE: c.roles.usdcE.toLowerCase(), finalityDepth: c.finalityDepth };
   };
   const positionsSettings = () => ({
-    ...alphaPositionsSettings(deps.config),
+    ...productSettings(deps.config),
     chainId: chainSettings().chainId,
     finalityDepth: 0,
   });

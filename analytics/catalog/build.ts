@@ -9,6 +9,7 @@ import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { DataVersions } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
 import { alphaNow } from '../../core/now.ts';
+import { PRODUCT_SOURCES } from '../../schemas/products.ts';
 import {
   ALPHA_CATEGORY_LIST,
   ALPHA_EVENT_LIST,
@@ -16,13 +17,13 @@ import {
   ALPHA_SERIES_LIST,
   ALPHA_TAG_LIST,
 } from '../../schemas/tables/alpha-catalog-lists.ts';
-import { currentPrices } from '../prices/current-price.ts';
+import { currentPrices } from '../shared/current-price.ts';
 import { readAssignedIds } from './canonical.ts';
 import { readBookLiquidity, readCatalog, readResolutions, readRolling, readTotals } from './read.ts';
 import { catalogLists } from './rows.ts';
 import { replaceTable } from './write.ts';
 
-export const CATALOG_SOURCE = 'analytics:alpha-catalog';
+export const CATALOG_SOURCE = PRODUCT_SOURCES['alpha-catalog-lists'];
 
 export interface CatalogBuildDeps {
   clickhouse: ClickHouse;

@@ -21,7 +21,7 @@ import type {
   ALPHA_TAG_LIST,
 } from '../../schemas/tables/alpha-catalog-lists.ts';
 import { MAX_NESTED_MARKETS } from '../../schemas/tables/alpha-catalog-lists.ts';
-import type { CurrentPrice } from '../prices/current-price.ts';
+import type { CurrentPrice } from '../shared/current-price.ts';
 import { type AssignedIds, canonicalIds } from './canonical.ts';
 import { tagHierarchy } from './hierarchy.ts';
 import type { CatalogSources, EventSource, MarketAnalytics, MarketSource, TagSource } from './read.ts';
@@ -47,7 +47,7 @@ export interface CatalogFigures {
   resolutions: ReadonlyMap<string, readonly string[]>;
   totals: ReadonlyMap<string, MarketAnalytics>;
   rolling: ReadonlyMap<string, MarketRollingMetrics>;
-  /** Token → current price (analytics/prices/current-price.ts). */
+  /** Token → current price (analytics/shared/current-price.ts). */
   prices: ReadonlyMap<string, CurrentPrice | null>;
   /** First-outcome token → Σ price × size of its newest book. */
   liquidity: ReadonlyMap<string, number>;

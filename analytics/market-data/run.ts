@@ -15,31 +15,23 @@
  * Runs must not overlap (the jobs take a lease); a rerun of the same work writes the same rows again.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
-import type { DataVersions } from '../../core/data-version.ts';
-import type { Logger } from '../../core/logger.ts';
-import { recomputeCandles } from '../candles/candles.ts';
-import { oiConditionsIn, recomputeOpenInterest } from '../open-interest/open-interest.ts';
-import { recomputeTotals } from '../rolling-metrics/totals.ts';
+import { PRODUCT_SOURCES } from '../../schemas/products.ts';
 import {
   type BlockRef,
   blockAtOrAbove,
   blockAtOrBelow,
   chainProgress,
   isCanonical,
-  readAnalyticsCheckpoint,
-  writeAnalyticsCheckpoint,
-} from './progress.ts';
-import { DAY, floorTo, MINUTE, type Scope, tokenMapSql } from './scope.ts';
-import type { AlphaAnalyticsSettings } from './settings.ts';
+} from '../shared/chain.ts';
+import { DAY, floorTo, MINUTE, type Scope, tokenMapSql } from '../shared/scope.ts';
+import type { AlphaAnalyticsSettings } from '../shared/settings.ts';
+import { type AnalyticsDeps, nextVersion } from '../shared/version.ts';
+import { recomputeCandles } from './candles.ts';
+import { oiConditionsIn, recomputeOpenInterest } from './open-interest.ts';
+import { readAnalyticsCheckpoint, writeAnalyticsCheckpoint } from './progress.ts';
+import { recomputeTotals } from './totals.ts';
 
-export const MARKET_DATA_SOURCE = 'analytics:alpha-market-data';
-
-export interface AnalyticsDeps {
-  clickhouse: ClickHouse;
-  log: Logger;
-  /** Bumped after a run that wrote (the API's response cache keys on it). */
-  versions?: DataVersions;
-}
+export const MARKET_DATA_SOURCE = PRODUCT_SOURCES['alpha-market-data'];
 
 export interface MarketDataRun {
   mode: 'idle' | 'incremental' | 'rewind' | 'full' | 'from-block' | 'range';
@@ -55,13 +47,6 @@ export interface MarketDataRun {
 
 const DEFAULT_STEP_BLOCKS = 20_000;
 const DEFAULT_WINDOW_SECONDS = 7 * DAY;
-
-let lastVersion = 0;
-/** A version above every earlier run's (runs are serialized; the checkpoint carries the last one). */
-export function nextVersion(floor = 0): number {
-  lastVersion = Math.max(Date.now(), lastVersion + 1, floor + 1);
-  return lastVersion;
-}
 
 const minuteOf = (ms: number) => floorTo(Math.floor(ms / 1000), MINUTE);
 

@@ -15,7 +15,7 @@
  * - Each run then repairs the positions written before their token's market was known (markets.ts).
  * Each run that wrote refreshes the current prices (`alpha_token_prices`) of the tokens it touched, and
  * of every token with a position at most every PRICE_REFRESH_MS (book midpoints age out): the one
- * current-price function (analytics/prices/) at the analytics' "now" (the newest block's time).
+ * current-price function (analytics/shared/current-price.ts) at the analytics' "now" (the newest block's time).
  * Memory: the positions a run touched stay in a map of at most MAX_CACHED states; above it the map is
  * dropped and states are read again per batch (a fresh recomputation reads none while the map holds all),
  * and the map is kept for the process's next run (see `carried`). A recomputation merges
@@ -25,9 +25,10 @@ import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { DataVersions } from '../../core/data-version.ts';
 import type { Logger } from '../../core/logger.ts';
 import { alphaNow } from '../../core/now.ts';
-import { blockAtOrBelow, chainProgress, isCanonical } from '../market-data/progress.ts';
-import { nextVersion } from '../market-data/run.ts';
-import { currentPrices } from '../prices/current-price.ts';
+import { PRODUCT_SOURCES } from '../../schemas/products.ts';
+import { blockAtOrBelow, chainProgress, isCanonical } from '../shared/chain.ts';
+import { currentPrices } from '../shared/current-price.ts';
+import { nextVersion } from '../shared/version.ts';
 import type { PositionState } from './accounting.ts';
 import { type ApplyStats, applyEvents, emptyStats, touchedKeys } from './apply.ts';
 import { createPositionCache, type PositionCache } from './cache.ts';
@@ -45,7 +46,7 @@ import {
   writePositionsCheckpoint,
 } from './store.ts';
 
-export const POSITIONS_SOURCE = 'analytics:alpha-positions';
+export const POSITIONS_SOURCE = PRODUCT_SOURCES['alpha-positions'];
 /** Rows per chain table per batch. */
 export const DEFAULT_BATCH_ROWS = 50_000;
 export const MAX_CACHED = 2_000_000;

@@ -9,9 +9,10 @@
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { alphaNow } from '../../core/now.ts';
 import { unrealizedBase } from '../../core/unrealized.ts';
+import { PRODUCT_SOURCES } from '../../schemas/products.ts';
 import { PROFILE_WINDOWS, type ProfileWindowName } from '../../schemas/tables/alpha-profiles.ts';
-import { type AnalyticsDeps, nextVersion } from '../market-data/run.ts';
-import { currentPrices } from '../prices/current-price.ts';
+import { currentPrices } from '../shared/current-price.ts';
+import { type AnalyticsDeps, nextVersion } from '../shared/version.ts';
 import { computeProfile, type Profile, type WalletInputs } from './metrics.ts';
 import {
   emptyWalletSums,
@@ -24,7 +25,7 @@ import {
   readWindowSums,
 } from './read.ts';
 
-export const PROFILES_SOURCE = 'analytics:alpha-profiles';
+export const PROFILES_SOURCE = PRODUCT_SOURCES['alpha-profiles'];
 /** Wallets per batch. */
 export const DEFAULT_BATCH_WALLETS = 2_000;
 

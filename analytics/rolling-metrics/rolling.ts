@@ -8,8 +8,8 @@
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { ALPHA_MARKET_ROLLING } from '../../schemas/tables/alpha-analytics.ts';
-import { computedColumns, DAY, floorTo, MINUTE, replaceScope, tokenMapSql } from '../market-data/scope.ts';
-import { oiEventsSql, oiParams } from '../open-interest/open-interest.ts';
+import { oiEventsSql, oiParams } from '../shared/open-interest-events.ts';
+import { computedColumns, DAY, floorTo, MINUTE, replaceScope, tokenMapSql } from '../shared/scope.ts';
 
 export const WINDOWS = { '1d': DAY, '7d': 7 * DAY, '30d': 30 * DAY } as const;
 type WindowName = keyof typeof WINDOWS;

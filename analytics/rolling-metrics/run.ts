@@ -4,12 +4,13 @@
  * market data was computed up to (else the wall clock).
  */
 
-import { readAnalyticsCheckpoint } from '../market-data/progress.ts';
-import { type AnalyticsDeps, nextVersion } from '../market-data/run.ts';
-import type { AlphaAnalyticsSettings } from '../market-data/settings.ts';
+import { PRODUCT_SOURCES } from '../../schemas/products.ts';
+import { runMark } from '../shared/chain.ts';
+import type { AlphaAnalyticsSettings } from '../shared/settings.ts';
+import { type AnalyticsDeps, nextVersion } from '../shared/version.ts';
 import { recomputeRolling } from './rolling.ts';
 
-export const ROLLING_SOURCE = 'analytics:alpha-rolling';
+export const ROLLING_SOURCE = PRODUCT_SOURCES['alpha-rolling-metrics'];
 
 export async function runRolling(
   deps: AnalyticsDeps,
@@ -17,7 +18,8 @@ export async function runRolling(
   o: { now?: number } = {},
 ): Promise<{ computedAt: number; ms: number }> {
   const started = Date.now();
-  const checkpoint = await readAnalyticsCheckpoint(deps.clickhouse, s.chainId);
+  // Its input's run mark: the block the market data was computed up to, and that run's version.
+  const checkpoint = await runMark(deps.clickhouse, s.chainId, 'alpha-market-data');
   const nowMs = o.now ?? (checkpoint && checkpoint.time > 0 ? checkpoint.time : Date.now());
   const { computedAt } = await recomputeRolling(deps.clickhouse, {
     chainId: s.chainId,

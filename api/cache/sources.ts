@@ -6,6 +6,7 @@
  * carry an ETag).
  */
 import { ALPHA_CHAIN_SOURCE, type DataSource } from '../../core/data-version.ts';
+import { PRODUCT_SOURCES } from '../../schemas/products.ts';
 
 /** alpha's market metadata (slugs); bumped by the venue's market ingestion once it writes them. */
 const ALPHA_VENUE: DataSource = 'venue:alpha';
@@ -16,10 +17,16 @@ const ALPHA_VENUE: DataSource = 'venue:alpha';
  * fills of end_time's minute; the chart maps them through alpha_tokens), so they list alpha-chain too;
  * alpha_tokens otherwise answers only their 404s, which are never cached.
  */
-const ALPHA_MARKET_DATA: DataSource = 'analytics:alpha-market-data';
+const ALPHA_MARKET_DATA = PRODUCT_SOURCES['alpha-market-data'];
 
 /** alpha's positions and token prices (analytics/positions/), bumped by each positions run that wrote. */
-const ALPHA_POSITIONS: DataSource = 'analytics:alpha-positions';
+const ALPHA_POSITIONS = PRODUCT_SOURCES['alpha-positions'];
+
+/** alpha's catalog lists (analytics/catalog/), rebuilt whole by their build. */
+const ALPHA_CATALOG_LISTS = PRODUCT_SOURCES['alpha-catalog-lists'];
+
+/** alpha's wallet profiles (analytics/profiles/), rewritten whole by each profiles run. */
+const ALPHA_PROFILES = PRODUCT_SOURCES['alpha-profiles'];
 
 export type RouteSources = Readonly<Record<string, readonly DataSource[]>>;
 
@@ -36,28 +43,28 @@ export const ROUTE_SOURCES: RouteSources = {
   '/v2/alpha/markets/:condition_id/open_interest': [ALPHA_MARKET_DATA, ALPHA_VENUE],
   // The price reads the fills (maker fills of the token and its complement) and alpha_tokens.
   '/v2/alpha/market-price/:token_id': [ALPHA_CHAIN_SOURCE],
-  '/v2/alpha/tags': ['analytics:alpha-catalog'],
-  '/v2/alpha/tag/:slug': ['analytics:alpha-catalog'],
-  '/v2/alpha/tag/:slug/subtags': ['analytics:alpha-catalog'],
-  '/v2/alpha/categories': ['analytics:alpha-catalog'],
-  '/v2/alpha/search': ['analytics:alpha-catalog'],
-  '/v2/alpha/markets': ['analytics:alpha-catalog'],
-  '/v2/alpha/markets/keyset': ['analytics:alpha-catalog'],
+  '/v2/alpha/tags': [ALPHA_CATALOG_LISTS],
+  '/v2/alpha/tag/:slug': [ALPHA_CATALOG_LISTS],
+  '/v2/alpha/tag/:slug/subtags': [ALPHA_CATALOG_LISTS],
+  '/v2/alpha/categories': [ALPHA_CATALOG_LISTS],
+  '/v2/alpha/search': [ALPHA_CATALOG_LISTS],
+  '/v2/alpha/markets': [ALPHA_CATALOG_LISTS],
+  '/v2/alpha/markets/keyset': [ALPHA_CATALOG_LISTS],
   // The catalog lists (analytics/catalog/), rebuilt whole by the build, which bumps analytics:alpha-catalog.
-  '/v2/alpha/events': ['analytics:alpha-catalog'],
-  '/v2/alpha/events/keyset': ['analytics:alpha-catalog'],
-  '/v2/alpha/series': ['analytics:alpha-catalog'],
-  '/v2/alpha/series/:slug': ['analytics:alpha-catalog'],
+  '/v2/alpha/events': [ALPHA_CATALOG_LISTS],
+  '/v2/alpha/events/keyset': [ALPHA_CATALOG_LISTS],
+  '/v2/alpha/series': [ALPHA_CATALOG_LISTS],
+  '/v2/alpha/series/:slug': [ALPHA_CATALOG_LISTS],
   // Positions and token prices (alpha_positions, alpha_token_prices: the positions job bumps
   // analytics:alpha-positions); slugs, titles and outcome labels from the catalog lists. top-holders
   // reads alpha_tokens too: only for its 404s, which are never cached, and a token's condition never changes.
-  '/v2/alpha/positions': [ALPHA_POSITIONS, 'analytics:alpha-catalog'],
-  '/v2/alpha/wallet/positions/:wallet': [ALPHA_POSITIONS, 'analytics:alpha-catalog'],
-  '/v2/alpha/position/:token_id/top-holders': [ALPHA_POSITIONS, 'analytics:alpha-catalog'],
+  '/v2/alpha/positions': [ALPHA_POSITIONS, ALPHA_CATALOG_LISTS],
+  '/v2/alpha/wallet/positions/:wallet': [ALPHA_POSITIONS, ALPHA_CATALOG_LISTS],
+  '/v2/alpha/position/:token_id/top-holders': [ALPHA_POSITIONS, ALPHA_CATALOG_LISTS],
   // Positions, their changes and token prices only (no slugs or titles in the answer).
-  '/v2/alpha/wallet/pnl/:wallet': ['analytics:alpha-positions'],
+  '/v2/alpha/wallet/pnl/:wallet': [ALPHA_POSITIONS],
   // The profiles table, rewritten whole by the profiles job.
-  '/v2/alpha/wallets/profiles': ['analytics:alpha-profiles'],
+  '/v2/alpha/wallets/profiles': [ALPHA_PROFILES],
 };
 
 /** The sources of a route URL pattern (trailing slash ignored), or undefined: not cached. */

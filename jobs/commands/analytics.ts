@@ -6,12 +6,14 @@
  * where it ends. Then rebuilds the catalog lists (analytics/catalog/) from the new figures.
  */
 import { parseArgs } from 'node:util';
+import { buildAlphaCatalogLists } from '../../analytics/catalog/build.ts';
+import { catalogLists } from '../../analytics/catalog/index.ts';
+import { marketData } from '../../analytics/market-data/index.ts';
 import { recomputeMarketData } from '../../analytics/market-data/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
-import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
-import { buildCatalogUnderLease } from '../processors/analytics-catalog.ts';
+import { productContext, underLease } from '../products.ts';
 import { type CliOptions, defaultIo, fmt } from './io.ts';
 
 export const ANALYTICS_USAGE =
@@ -43,12 +45,11 @@ export async function runAnalyticsCommand(
   if (fromBlock !== undefined && !(Number.isSafeInteger(fromBlock) && fromBlock >= 0)) {
     throw new PermanentError(`analytics: --from-block must be a block number ≥ 0, got "${raw}"`);
   }
-  const settings = alphaAnalyticsSettings(deps.config);
-  const analytics = analyticsDeps(deps);
-  const done = await withAnalyticsLease(deps, async () => {
-    const run = await recomputeMarketData(analytics, settings, fromBlock === undefined ? {} : { fromBlock });
+  const ctx = productContext(deps);
+  const done = await underLease(deps, marketData, async () => {
+    const run = await recomputeMarketData(ctx, ctx.settings, fromBlock === undefined ? {} : { fromBlock });
     if (run.mode === 'idle') return { run, rolling: null };
-    const rolling = await runRolling(analytics, settings);
+    const rolling = await runRolling(ctx, ctx.settings);
     return { run, rolling };
   });
   if (!done) {
@@ -60,7 +61,7 @@ export async function runAnalyticsCommand(
     io.out('alpha analytics: no chain rows to compute from (backfill first: pmdata backfill alpha)');
     return 0;
   }
-  const lists = await buildCatalogUnderLease(deps);
+  const lists = await underLease(deps, catalogLists, () => buildAlphaCatalogLists(ctx));
   io.out(
     `alpha analytics: recomputed blocks ${fmt((run.from ?? 0) + 1)}..${fmt(run.to ?? 0)} in ${run.steps} ` +
       `window(s), ${(run.ms / 1000).toFixed(1)} s; rolling metrics at ${new Date(rolling?.computedAt ?? 0).toISOString()}; ` +

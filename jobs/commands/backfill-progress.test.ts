@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job, JobState } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, type TestDeps } from '../../test/support/deps.ts';
-import { defineJob, type JobDefinition } from '../define.ts';
+import { defineJob } from '../define.ts';
 import { createBullConnection, createQueues, type Queues } from '../queues.ts';
 import { createWorkers } from '../worker.ts';
 import { type RangeJobs, type RangeResult, totalsOf, watchRangeJobs } from './backfill-progress.ts';
@@ -49,7 +49,7 @@ function heldRangeJob(name: string) {
       return RESULT;
     },
   });
-  return { def: def as JobDefinition<never, unknown>, whenStarted, release };
+  return { def, whenStarted, release };
 }
 
 async function waitForState(id: string, state: JobState) {
@@ -128,7 +128,7 @@ describe('backfill summary', () => {
         const blocks = job.data.to - job.data.from + 1;
         return { logs: blocks * 3, rows: blocks * 2, quarantined: blocks };
       },
-    }) as JobDefinition<never, unknown>;
+    });
     const ranges = [
       { id: `test-sum-${process.pid}-a`, from: 1, to: 5 },
       { id: `test-sum-${process.pid}-b`, from: 6, to: 20 },

@@ -10,14 +10,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { buildAlphaCatalogLists } from '../../analytics/catalog/build.ts';
+import { catalogLists } from '../../analytics/catalog/index.ts';
+import { marketData } from '../../analytics/market-data/index.ts';
 import { runMarketData } from '../../analytics/market-data/run.ts';
+import { positions } from '../../analytics/positions/index.ts';
 import { runPositions } from '../../analytics/positions/run.ts';
+import { profiles } from '../../analytics/profiles/index.ts';
 import { runProfiles } from '../../analytics/profiles/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
 import { resolveAdminKey } from '../../core/admin-key.ts';
 import { ownRedisPlace } from '../../core/config.ts';
-import { withLease } from '../../core/lease.ts';
 import { createLogger, type Logger } from '../../core/logger.ts';
 import { portFree } from '../../core/net.ts';
 import { redisAnswers } from '../../core/redis.ts';
@@ -27,16 +31,13 @@ import { demoWorldOptions } from '../../sim/demo-world.ts';
 import { startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
 import type { WalletSet } from '../../sim/world/wallets.ts';
+import type { Schedule } from '../define.ts';
 import { startOpsSampler, startRoleHeartbeat } from '../ops-role.ts';
 import { alphaBookJob } from '../processors/alpha-book.ts';
 import { alphaFollowJob } from '../processors/alpha-follow.ts';
-import { alphaPositionsSettings, positionsDeps, withPositionsLease } from '../processors/alpha-positions.ts';
-import { ALPHA_PROFILES_LEASE } from '../processors/alpha-profiles.ts';
-import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
-import { buildCatalogUnderLease } from '../processors/analytics-catalog.ts';
+import { productContext, underLease } from '../products.ts';
 import { createBullConnection, createQueues } from '../queues.ts';
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
-import type { Schedule } from '../schedules.ts';
 import { BACKFILL_VENUES, schedulesOf } from '../venues.ts';
 import { runBackfillCommand } from './backfill.ts';
 import type { CliOptions } from './io.ts';
@@ -412,13 +413,12 @@ function writeDemoFile(
  */
 async function computeAnalytics(runtime: Runtime): Promise<void> {
   const { deps } = runtime;
-  const analytics = analyticsDeps(deps);
-  const settings = alphaAnalyticsSettings(deps.config);
+  const ctx = productContext(deps);
   const t0 = performance.now();
   for (;;) {
-    const done = await withAnalyticsLease(deps, async () => {
-      await runMarketData(analytics, settings);
-      return runRolling(analytics, settings);
+    const done = await underLease(deps, marketData, async () => {
+      await runMarketData(ctx, ctx.settings);
+      return runRolling(ctx, ctx.settings);
     });
     if (done) break;
     await new Promise((r) => setTimeout(r, 500));
@@ -485,7 +485,9 @@ async function reportBooks(runtime: Runtime): Promise<void> {
 /** The catalog lists (analytics/catalog/) of the synced catalog, built now (then after each sync and run). */
 async function buildCatalogLists(runtime: Runtime): Promise<void> {
   for (;;) {
-    const built = await buildCatalogUnderLease(runtime.deps);
+    const built = await underLease(runtime.deps, catalogLists, () =>
+      buildAlphaCatalogLists(productContext(runtime.deps)),
+    );
     if (built) {
       line(
         `  lists: ${built.markets} markets, ${built.events} events, ${built.series} series, ${built.tags} tags, ` +
@@ -505,17 +507,15 @@ async function buildCatalogLists(runtime: Runtime): Promise<void> {
 async function computePositions(runtime: Runtime): Promise<void> {
   const { deps } = runtime;
   const t0 = performance.now();
-  const settings = alphaPositionsSettings(deps.config);
-  while (!(await withPositionsLease(deps, () => runPositions(positionsDeps(deps), settings)))) {
+  const ctx = productContext(deps);
+  while (!(await underLease(deps, positions, () => runPositions(ctx, ctx.settings)))) {
     await new Promise((r) => setTimeout(r, 500));
   }
   const positionsMs = Math.round(performance.now() - t0);
   const t1 = performance.now();
   let profiled = 0;
   for (;;) {
-    const run = await withLease(deps.redis, ALPHA_PROFILES_LEASE, 60_000, () =>
-      runProfiles(analyticsDeps(deps)),
-    );
+    const run = await underLease(deps, profiles, () => runProfiles(ctx));
     if (run) {
       profiled = run.wallets;
       break;

@@ -1,8 +1,9 @@
 /**
  * `pmdata recompute <product|all> [--from DATE|BLOCK] [--quiet | --json] [--progress-interval S]`:
- * recomputes analytics products (the registry: analytics/products.ts) in this process, each under the
- * lease its scheduled job takes (so never beside one), with the progress reporter (core/progress.ts:
- * products done of the total) and a summary. The scheduled incremental runs go on from where it ends.
+ * recomputes analytics products (the registry: analytics/products.ts; each product's `recompute`) in
+ * this process, each under the lease its scheduled job takes (so never beside one), with the progress
+ * reporter (core/progress.ts: products done of the total) and a summary. The scheduled incremental runs go
+ * on from where it ends.
  *
  * - `alpha-market-data` (candles, open interest, totals; docs/analytics.md): from `--from` (default the
  *   first block with rows) to the chain's contiguous progress; the analytics checkpoint moves there.
@@ -11,127 +12,37 @@
  *   rewound to just below that block and the incremental run goes on to the progress; without it,
  *   everything again from the first block. Then the current prices.
  * - `alpha-profiles`, `alpha-catalog-lists`: rewritten whole at now (`--from` does not apply to them).
- * - `all`: every product above, in that order (each one's inputs before it).
+ * - `all`: every product, each one after the products it reads (its `inputs`), else in the list's order.
  *
  * Exit code 0; 1 when a product's lease was held by another run (the others still ran); 2 usage.
  */
 import { parseArgs } from 'node:util';
-import { recomputeMarketData } from '../../analytics/market-data/run.ts';
-import { recomputePositions, runPositions } from '../../analytics/positions/run.ts';
-import { runProfiles } from '../../analytics/profiles/run.ts';
-import { runRolling } from '../../analytics/rolling-metrics/run.ts';
+import { PRODUCTS, productNamed } from '../../analytics/products.ts';
 import type { Deps } from '../../core/deps.ts';
 import { PermanentError } from '../../core/errors.ts';
-import { withLease } from '../../core/lease.ts';
 import {
   createProgress,
   outputMode,
   PROGRESS_OPTIONS_HELP,
   progressIntervalMs,
 } from '../../core/progress.ts';
-import { alphaPositionsSettings, positionsDeps, withPositionsLease } from '../processors/alpha-positions.ts';
-import { ALPHA_PROFILES_LEASE } from '../processors/alpha-profiles.ts';
-import { alphaAnalyticsSettings, analyticsDeps, withAnalyticsLease } from '../processors/analytics-alpha.ts';
-import { buildCatalogUnderLease } from '../processors/analytics-catalog.ts';
+import { productSettings, recomputeProduct } from '../products.ts';
 import { type CliOptions, defaultIo, fmt } from './io.ts';
 
-/** What one product's recomputation reports: a line, and the figures of the JSON summary. */
-interface ProductRun {
-  line: string;
-  fields: Record<string, unknown>;
-}
-
-/** A product's recomputation from `fromBlock` (null: all), or null when its lease is held. */
-type Recompute = (
-  deps: Deps,
-  fromBlock: number | null,
-  onProgress: (p: { done: number; total: number; unit: string }) => void,
-) => Promise<ProductRun | null>;
-
-const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-const PRODUCTS: Record<string, Recompute> = {
-  async 'alpha-market-data'(deps, fromBlock) {
-    const settings = alphaAnalyticsSettings(deps.config);
-    const run = await withAnalyticsLease(deps, () =>
-      recomputeMarketData(analyticsDeps(deps), settings, fromBlock === null ? {} : { fromBlock }),
-    );
-    if (!run) return null;
-    if (run.mode === 'idle') {
-      return {
-        line: 'no chain rows to compute from (backfill first: pmdata backfill alpha)',
-        fields: { idle: true },
-      };
-    }
-    return {
-      line: `blocks ${fmt(run.from ?? 0)}..${fmt(run.to ?? 0)} in ${run.steps} window(s), ${secs(run.ms)}`,
-      fields: { from_block: run.from, to_block: run.to, windows: run.steps },
-    };
-  },
-  async 'alpha-rolling-metrics'(deps) {
-    const settings = alphaAnalyticsSettings(deps.config);
-    const run = await withAnalyticsLease(deps, () => runRolling(analyticsDeps(deps), settings));
-    if (!run) return null;
-    return {
-      line: `at ${new Date(run.computedAt).toISOString()}, ${secs(run.ms)}`,
-      fields: { computed_at: new Date(run.computedAt).toISOString() },
-    };
-  },
-  async 'alpha-positions'(deps, fromBlock, onProgress) {
-    const settings = alphaPositionsSettings(deps.config);
-    const run = await withPositionsLease(deps, () =>
-      fromBlock === null
-        ? recomputePositions(positionsDeps(deps), settings, onProgress)
-        : runPositions(positionsDeps(deps), settings, { rewindTo: fromBlock - 1, onProgress }),
-    );
-    if (!run) return null;
-    return {
-      line:
-        `up to block ${fmt(run.to ?? 0)} in ${run.batches} batch(es), ${fmt(run.events)} events, ` +
-        `${fmt(run.changes)} changes, ${fmt(run.positions)} position writes, ${fmt(run.prices)} prices, ${secs(run.ms)}`,
-      fields: {
-        to_block: run.to,
-        batches: run.batches,
-        events: run.events,
-        changes: run.changes,
-        positions: run.positions,
-        prices: run.prices,
-      },
-    };
-  },
-  async 'alpha-profiles'(deps) {
-    const run = await withLease(deps.redis, ALPHA_PROFILES_LEASE, 60_000, () =>
-      runProfiles(analyticsDeps(deps)),
-    );
-    if (!run) return null;
-    return {
-      line: `${fmt(run.wallets)} wallets (${fmt(run.removed)} removed), ${secs(run.ms)}`,
-      fields: { wallets: run.wallets, removed: run.removed },
-    };
-  },
-  async 'alpha-catalog-lists'(deps) {
-    const t0 = performance.now();
-    const run = await buildCatalogUnderLease(deps);
-    if (!run) return null;
-    return {
-      line: `${fmt(run.markets)} markets, ${fmt(run.events)} events, ${secs(performance.now() - t0)}`,
-      fields: { markets: run.markets, events: run.events },
-    };
-  },
-};
-
 /** Products without a starting block: `--from` is ignored for them (said once). */
-const WHOLE = new Set(['alpha-rolling-metrics', 'alpha-profiles', 'alpha-catalog-lists']);
+const WHOLE = new Set(PRODUCTS.filter((p) => p.mode === 'whole').map((p) => p.name));
+const FROM = PRODUCTS.filter((p) => p.mode !== 'whole').map((p) => p.name);
 
 const ALIASES: Record<string, string> = { positions: 'alpha-positions' };
+const NAMES = PRODUCTS.map((p) => p.name);
 
 export const RECOMPUTE_USAGE =
   'Usage: pmdata recompute <product|all> [--from DATE|BLOCK] [--quiet | --json] [--progress-interval S]\n' +
   '\n' +
-  `Products: ${Object.keys(PRODUCTS).join(', ')} (alias: positions = alpha-positions); all = every one, in that order\n` +
+  `Products: ${NAMES.join(', ')} (alias: positions = alpha-positions); all = every one, in that order\n` +
   '\n' +
   'Options:\n' +
-  '  --from DATE|BLOCK    alpha-market-data and alpha-positions: recompute from this block, or the first block\n' +
+  `  --from DATE|BLOCK    ${FROM.join(' and ')}: recompute from this block, or the first block\n` +
   '                       of a UTC date (YYYY-MM-DD or ISO 8601), to now (default: from the first block)\n' +
   PROGRESS_OPTIONS_HELP;
 
@@ -142,7 +53,7 @@ async function fromBlockOf(deps: Deps, raw: string | undefined): Promise<number 
   const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw);
   if (Number.isNaN(t))
     throw new PermanentError(`recompute: --from expects a date or a block number, got "${raw}"`);
-  const { chainId } = alphaAnalyticsSettings(deps.config);
+  const { chainId } = productSettings(deps.config);
   const rows = await deps.clickhouse.query<{ n: string | null }>(
     'recompute.from-block',
     `SELECT min(number) AS n FROM alpha_blocks
@@ -179,13 +90,13 @@ export async function runRecomputeCommand(
   }
   const what = positionals[0];
   const name = what === undefined ? undefined : (ALIASES[what] ?? what);
-  if (name === undefined || (name !== 'all' && !PRODUCTS[name])) {
+  if (name === undefined || (name !== 'all' && !productNamed(name))) {
     throw new PermanentError(
-      `recompute: unknown product "${what ?? ''}" (expected one of ${Object.keys(PRODUCTS).join(', ')}, positions, all)`,
+      `recompute: unknown product "${what ?? ''}" (expected one of ${NAMES.join(', ')}, positions, all)`,
     );
   }
   const intervalMs = options.progressEveryMs ?? progressIntervalMs(values['progress-interval']);
-  const names = name === 'all' ? Object.keys(PRODUCTS) : [name];
+  const names = name === 'all' ? NAMES : [name];
   const progress = createProgress({
     label: `recompute ${name}`,
     io,
@@ -195,7 +106,7 @@ export async function runRecomputeCommand(
   const fromBlock = await fromBlockOf(deps, values.from);
   if (fromBlock !== null && names.some((n) => WHOLE.has(n))) {
     progress.note(
-      `recompute: --from applies to alpha-market-data and alpha-positions; ` +
+      `recompute: --from applies to ${FROM.join(' and ')}; ` +
         `${names.filter((n) => WHOLE.has(n)).join(', ')} are rewritten whole`,
     );
   }
@@ -205,7 +116,9 @@ export async function runRecomputeCommand(
   let done = 0;
   for (const n of names) {
     progress.update(done, { extra: n });
-    const run = await PRODUCTS[n]!(deps, WHOLE.has(n) ? null : fromBlock, (p) =>
+    const product = productNamed(n);
+    if (!product) throw new PermanentError(`recompute: unknown product "${n}"`);
+    const run = await recomputeProduct(deps, product, fromBlock, (p) =>
       progress.update(done, { extra: `${n} ${fmt(p.done)}/${fmt(p.total)} ${p.unit}` }),
     );
     done++;

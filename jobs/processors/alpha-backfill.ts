@@ -2,13 +2,12 @@
  * `alpha.backfill-range`: ingests one block range of venue alpha's chain (ingest/chain/backfill.ts).
  * The job id is derived from the range, so enqueueing a range twice is harmless; a rerun of a finished
  * range is skipped by its checkpoint, and an interrupted one resumes after its last checkpoint. A range
- * it finished enqueues the recompute of its market analytics (jobs/processors/analytics-alpha.ts).
+ * it finished enqueues the runs of the products that read the chain (jobs/products.ts).
  */
 import type { BackfillRangeResult } from '../../ingest/chain/backfill.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { defineJob } from '../define.ts';
-import { alphaPositionsJob } from './alpha-positions.ts';
-import { alphaMarketDataJob } from './analytics-alpha.ts';
+import { enqueueDependents } from '../products.ts';
 
 export interface AlphaBackfillPayload {
   chainId: number;
@@ -37,11 +36,14 @@ export const alphaBackfillJob = defineJob<AlphaBackfillPayload, BackfillRangeRes
       },
     );
     log.info({ from, to, ...result }, result.skipped ? 'Skipped finished range' : 'Backfilled range');
-    // The range's buckets are recomputed whole, also when they lie below the analytics checkpoint.
+    // The range's mark moved: the products that read the chain follow (analytics/products.ts): the market
+    // data recomputes the range's buckets whole, also below its checkpoint; the positions, path-dependent,
+    // rewind to just below a range that lies below their checkpoint.
     if (!result.skipped) {
-      await enqueue(alphaMarketDataJob, { range: { from, to } });
-      // Positions are path-dependent: a range below their checkpoint rewinds them to just below it.
-      await enqueue(alphaPositionsJob, { rewindTo: from - 1 });
+      await enqueueDependents(
+        { enqueue, deps },
+        { source: 'alpha-chain', stream: 'backfill', kind: 'range', from, to },
+      );
     }
     return result;
   },

@@ -6,9 +6,8 @@
 import { withLease } from '../../core/lease.ts';
 import { syncAlphaBooks } from '../../ingest/venues/alpha/book/sync.ts';
 import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
-import { defineJob } from '../define.ts';
-import type { Schedule } from '../schedules.ts';
-import { enqueueCatalogRollups } from './analytics-catalog.ts';
+import { defineJob, type Schedule, schedule } from '../define.ts';
+import { enqueueDependents } from '../products.ts';
 
 export const ALPHA_BOOK_LEASE = 'alpha:book:lease';
 
@@ -40,16 +39,13 @@ export const alphaBookJob = defineJob<Record<string, never>, AlphaBookJobResult>
         missing: r.missing,
       };
     });
-    if (run) await enqueueCatalogRollups({ enqueue, deps }, 'book-sync');
+    // The books moved: the products that read them follow (the catalog lists).
+    if (run)
+      await enqueueDependents({ enqueue, deps }, { source: 'alpha-book', stream: 'books', kind: 'head' });
     return run ?? { ran: false };
   },
 });
 
 export const BOOK_SCHEDULES: readonly Schedule[] = [
-  {
-    id: 'alpha:book-sync',
-    job: alphaBookJob as never,
-    everyMs: (c) => alphaConfig.of(c).bookIntervalS * 1000,
-    payload: {},
-  },
+  schedule('alpha:book-sync', alphaBookJob, (c) => alphaConfig.of(c).bookIntervalS * 1000, {}),
 ];

@@ -11,9 +11,8 @@ import { withLease } from '../../core/lease.ts';
 import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import { runStream, streamOf } from '../../ingest/rest/runner.ts';
 import { ALPHA_CATALOG_LEASE, alpha, type CatalogSyncSummary } from '../../ingest/venues/alpha/index.ts';
-import { defineJob } from '../define.ts';
-import type { Schedule } from '../schedules.ts';
-import { enqueueCatalogRollups } from './analytics-catalog.ts';
+import { defineJob, type Schedule, schedule } from '../define.ts';
+import { enqueueDependents } from '../products.ts';
 
 /** Most conditions fetched by id per run (the rest come in the next runs). */
 const MISSING_PER_RUN = 1_000;
@@ -58,15 +57,17 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
       log.info({ ...summary, missingConditions: missing.length }, 'Synced alpha catalog');
       return { ran: true as const, summary, missingConditions: missing.length };
     });
-    if (run) await enqueueCatalogRollups({ enqueue, deps }, 'catalog-sync');
+    // The catalog moved: the products that read it follow (the catalog lists).
+    if (run)
+      await enqueueDependents(
+        { enqueue, deps },
+        { source: 'alpha-catalog', stream: 'catalog', kind: 'head' },
+      );
     return run ?? { ran: false };
   },
 });
 
 /** `alpha:catalog-open` and `alpha:catalog-full`: the `catalog` stream's schedules. */
-export const CATALOG_SCHEDULES: readonly Schedule[] = streamOf(alpha, 'catalog').every.map((e) => ({
-  id: e.id,
-  job: alphaCatalogJob as never,
-  everyMs: e.everyMs,
-  payload: { mode: e.mode },
-}));
+export const CATALOG_SCHEDULES: readonly Schedule[] = streamOf(alpha, 'catalog').every.map((e) =>
+  schedule(e.id, alphaCatalogJob, e.everyMs, { mode: e.mode as 'open' | 'full' }),
+);

@@ -8,7 +8,7 @@ import { PermanentError, RetryableError } from '../../core/errors.ts';
 import { withLease } from '../../core/lease.ts';
 import { type AssignSummary, assignCanonical } from '../../ingest/canonical/assign.ts';
 import { type CanonicalVenue, isCanonicalVenue } from '../../schemas/venues/index.ts';
-import { defineJob, type JobContext, type JobDefinition } from '../define.ts';
+import { type AnyJob, defineJob, type JobContext } from '../define.ts';
 
 export const canonicalLease = (venue: CanonicalVenue) => `canonical:${venue}:lease`;
 const LEASE_MS = 60_000;
@@ -36,9 +36,7 @@ export const canonicalJob = defineJob<CanonicalPayload, AssignSummary>({
   },
 });
 
-export const CANONICAL_JOBS: readonly JobDefinition<never, unknown>[] = [
-  canonicalJob as JobDefinition<never, unknown>,
-];
+export const CANONICAL_JOBS: readonly AnyJob[] = [canonicalJob];
 
 /**
  * Enqueues `venue`'s canonical assignment after its markets sync wrote `written` rows (markets or

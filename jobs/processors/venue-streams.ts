@@ -16,8 +16,7 @@ import {
   type VenueDefinition,
 } from '../../ingest/rest/runner.ts';
 import type { CanonicalVenue } from '../../schemas/venues/index.ts';
-import { defineJob, type JobDefinition } from '../define.ts';
-import type { Schedule } from '../schedules.ts';
+import { type AnyJob, defineJob, type JobDefinition, type Schedule, schedule } from '../define.ts';
 import { enqueueCanonical } from './canonical.ts';
 
 export interface StreamPayload {
@@ -29,7 +28,7 @@ export type StreamResult<S = StreamSummary> = { ran: false } | { ran: true; summ
 
 export interface StreamJobs<S = StreamSummary> {
   job: JobDefinition<StreamPayload, StreamResult<S>>;
-  jobs: JobDefinition<never, unknown>[];
+  jobs: AnyJob[];
   schedules: Schedule[];
 }
 
@@ -63,15 +62,16 @@ export function venueStreamJobs<S extends StreamSummary = StreamSummary>(
       return { ran: false };
     },
   });
-  const asJob: JobDefinition<never, unknown> = job;
   return {
     job,
-    jobs: [asJob],
-    schedules: stream.every.map((e) => ({
-      id: e.id,
-      job: asJob,
-      everyMs: e.everyMs,
-      payload: e.payload ?? { mode: e.mode },
-    })),
+    jobs: [job],
+    schedules: stream.every.map((e) =>
+      schedule<StreamPayload>(
+        e.id,
+        job,
+        e.everyMs,
+        (e.payload as StreamPayload | undefined) ?? { mode: e.mode },
+      ),
+    ),
   };
 }

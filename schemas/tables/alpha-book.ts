@@ -1,6 +1,6 @@
 /**
  * Venue alpha's order-book observations (schemas/clickhouse/029_alpha_book_quotes.sql), written by the book
- * sync (ingest/venues/alpha/book/) and read by the current-price function (analytics/prices/). Prices and
+ * sync (ingest/venues/alpha/book/) and read by the current-price function (analytics/shared/current-price.ts). Prices and
  * sizes are the upstream decimals as numbers; levels best first. Checked against `DESCRIBE TABLE` by
  * test/table-descriptions.test.ts.
  */

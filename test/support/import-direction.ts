@@ -3,7 +3,8 @@
  * Imports flow one way: `core ← ingest ← jobs`, `core ← analytics ← jobs`, `core ← api`; `schemas/`
  * holds the contracts (table definitions, API schemas, ABIs) the parts read; `sim/` is used by tests, the
  * demo and benchmarks only. Inside ingest/, the generic chain pipeline (ingest/chain/) imports no venue
- * and a venue (ingest/venues/<code>/) no other venue.
+ * and a venue (ingest/venues/<code>/) no other venue; inside analytics/, a product's folder imports no
+ * other product's (what they share is in analytics/shared/).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -104,9 +105,19 @@ export function directionViolations(refs: readonly ImportRef[]): string[] {
 
 /**
  * Inside ingest/: what is generic to every venue (ingest/chain/, the EVM pipeline) imports no venue,
- * and a venue (ingest/venues/<code>/) imports no other venue.
+ * and a venue (ingest/venues/<code>/) imports no other venue. Inside analytics/: a product's folder
+ * (analytics/<product>/) imports no other product's, and analytics/shared/ imports no product; what
+ * products share is in analytics/shared/ (the list of products, analytics/products.ts, imports each).
  */
 function seamViolation(file: string, target: string): string | undefined {
+  const productOf = (f: string) => /^analytics\/([^/]+)\//.exec(f)?.[1];
+  const toProduct = productOf(target);
+  const fromProduct = productOf(file);
+  if (toProduct && toProduct !== 'shared' && fromProduct && fromProduct !== toProduct) {
+    return fromProduct === 'shared'
+      ? `analytics/shared/ imports product ${toProduct}`
+      : `product ${fromProduct} imports product ${toProduct}`;
+  }
   const venueOf = (f: string) => /^ingest\/venues\/([^/]+)\//.exec(f)?.[1];
   const to = venueOf(target);
   if (!to) return undefined;

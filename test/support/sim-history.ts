@@ -10,7 +10,7 @@ import type { Deps } from '../../core/deps.ts';
 import { createWatermarks } from '../../core/watermarks.ts';
 import { createAlphaChain } from '../../ingest/venues/alpha/chain/ingestor.ts';
 import { type AlphaChainSettings, alphaChainSettings } from '../../ingest/venues/alpha/chain/settings.ts';
-import { alphaPositionsSettings } from '../../jobs/processors/alpha-positions.ts';
+import { productSettings } from '../../jobs/products.ts';
 import type { Sim } from '../../sim/index.ts';
 
 /** Ingests the sim's history (blocks 0..historyHead, finality depth 0); with `positions`, computes them. */
@@ -30,7 +30,7 @@ export async function ingestSimHistory(
   await ingestor.ingestRange({ from: 0, to: head }, { head });
   if (o.positions) {
     await runPositions(deps, {
-      ...alphaPositionsSettings(deps.config),
+      ...productSettings(deps.config),
       chainId: chain.chainId,
       finalityDepth: 0,
     });

@@ -22,7 +22,7 @@ import {
   type Scope,
   timeWindow,
   tokenMapSql,
-} from '../market-data/scope.ts';
+} from '../shared/scope.ts';
 
 // The SELECTs below return these columns in this order (the tables' descriptions).
 const TOKEN_COLUMNS = computedColumns(ALPHA_TOKEN_CANDLES_1M);

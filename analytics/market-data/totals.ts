@@ -6,7 +6,7 @@
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { ALPHA_MARKET_TOTALS } from '../../schemas/tables/alpha-analytics.ts';
-import { computedColumns, replaceScope, tokenMapSql } from '../market-data/scope.ts';
+import { computedColumns, replaceScope, tokenMapSql } from '../shared/scope.ts';
 
 /** The SELECTs below return the table's columns in its order. */
 const COLUMNS = computedColumns(ALPHA_MARKET_TOTALS);

@@ -10,3 +10,16 @@ export interface AlphaAnalyticsSettings {
   /** Width of one window of a recomputation over a long span, seconds (bounded batches; default 7 days). */
   windowSeconds?: number;
 }
+
+/**
+ * What every product of venue alpha needs to know of its chain, built once from config by jobs/: the
+ * market analytics' settings and the positions' (every protocol address, lowercase, which never holds a
+ * position; the NegRiskAdapter's).
+ */
+export interface AlphaProductSettings extends AlphaAnalyticsSettings {
+  protocol: readonly string[];
+  negRiskAdapter: string;
+}
+
+/** The Redis lease every run of alpha's market analytics takes (market data and rolling metrics). */
+export const ALPHA_ANALYTICS_LEASE = 'analytics:alpha:lease';

@@ -1,22 +1,23 @@
 /**
  * Venue gamma's ingestion against the sim's replica (sim/venues/gamma/index.ts), compared with the
- * world's truth (test/support/gamma-truth.ts): after a poll every listed market (a group's markets
- * included) and every group is stored once, equal in ids, titles, status, prices, volume, open interest
- * (null for order-book markets, a number for pool markets); an idle poll writes nothing; trades show
- * after the next poll; a market that left the active list is read again by slug until it is resolved
- * (a single market and a whole group), then no more.
+ * world's truth (test/support/gamma-truth.ts). The sync suite (test/support/venue-sync-suite.ts) checks
+ * what every venue's stream does (the first poll stores every listed market, a group's markets included,
+ * and every group once; an idle poll writes nothing; trades show after the next poll); this file adds
+ * gamma's own: open interest (null for order-book markets, a number for pool markets), a group's label on
+ * its markets, and a market that left the active list read again by slug until it is resolved (a single
+ * market and a whole group), then no more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWatermarks } from '../core/watermarks.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { runStream } from '../ingest/rest/runner.ts';
 import { createGammaClient } from '../ingest/venues/gamma/client.ts';
-import { gamma } from '../ingest/venues/gamma/index.ts';
+import { type GammaSyncMode, type GammaSyncSummary, gamma } from '../ingest/venues/gamma/index.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, type CatalogEvent, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 import { activeEvents, doubled, gammaDifferences, gammaTruth, isGroup } from './support/gamma-truth.ts';
+import { type SyncHooks, venueSyncSuite } from './support/venue-sync-suite.ts';
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
@@ -45,14 +46,22 @@ const client = () =>
     }),
   });
 
-async function poll(at: number) {
+async function poll(at: number, mode: GammaSyncMode = 'poll', hooks?: SyncHooks) {
   state.tick(at);
   for (const e of activeEvents(catalog, state)) seen.set(e.key, e);
   requests.length = 0;
-  return runStream(gamma, 'markets', { ...deps, client: client(), now: () => at }, { mode: 'poll' });
+  return runStream(
+    gamma,
+    'markets',
+    { ...deps, client: client(), now: () => at, watermarks: hooks?.watermarks },
+    { mode, onProgress: hooks?.onProgress },
+  );
 }
 
 const truth = () => gammaTruth(catalog, state, [...seen.values()]);
+async function expectTruth() {
+  expect(await gammaDifferences(deps.clickhouse, truth())).toEqual([]);
+}
 const bySlugReads = () =>
   requests.filter((p) => p.startsWith('/markets/') && !p.startsWith('/markets/active'));
 
@@ -69,60 +78,57 @@ afterAll(async () => {
 });
 
 describe('gamma sync against the replica', () => {
-  it('stores every listed market and group once, equal to the truth', async () => {
-    const s = await poll(START + HOUR);
-    const t = truth();
-    expect(t.markets.size).toBeGreaterThan(10);
-    expect(t.events.size).toBeGreaterThan(0);
-    expect(await gammaDifferences(deps.clickhouse, t)).toEqual([]);
-    expect(await doubled(deps.clickhouse)).toEqual([]);
-    expect(s.read).toBe(t.markets.size);
-    expect(s.written).toBe(t.markets.size);
-    expect(s.events).toEqual({ read: t.events.size, written: t.events.size });
-    expect(s.quarantined).toBe(0);
-    // Open interest: a number for every pool market, null for every order-book market.
-    const oi = await deps.clickhouse.query<{ trade_type: string; nulls: string; n: string }>(
-      'test.oi',
-      `SELECT trade_type, countIf(open_interest_usd IS NULL) AS nulls, count() AS n
-         FROM gamma_markets FINAL GROUP BY trade_type ORDER BY trade_type`,
-    );
-    expect(oi.map((r) => [r.trade_type, Number(r.nulls) === Number(r.n), Number(r.nulls) === 0])).toEqual([
-      ['amm', false, true],
-      ['clob', true, false],
-    ]);
-    // A group's markets carry the group; a single market none.
-    const group = [...seen.values()].find(isGroup)!;
-    const rows = await deps.clickhouse.query<{ event_key: string; group_label: string | null }>(
-      'test.group',
-      'SELECT event_key, group_label FROM gamma_markets FINAL WHERE event_key = {k:String}',
-      { k: group.ticker },
-    );
-    expect(rows).toHaveLength(group.marketKeys.length);
-    expect(rows.every((r) => r.group_label !== null && r.group_label !== '')).toBe(true);
-    expect((await createWatermarks(deps.clickhouse).read('gamma', 'markets'))?.time).toBe(START + HOUR);
-  });
-
-  it('writes nothing on an idle poll', async () => {
-    const before = await deps.clickhouse.query<{ n: string }>(
-      'test.n',
-      'SELECT count() AS n FROM gamma_markets',
-    );
-    const s = await poll(START + HOUR);
-    expect([s.written, s.events.written]).toEqual([0, 0]);
-    const after = await deps.clickhouse.query<{ n: string }>(
-      'test.n',
-      'SELECT count() AS n FROM gamma_markets',
-    );
-    expect(after).toEqual(before);
-  });
-
-  it('shows trades after the next poll', async () => {
-    const volumeBefore = [...truth().markets.values()].reduce((s, m) => s + m.volume_usd, 0);
-    const s = await poll(START + 4 * HOUR);
-    const t = truth();
-    expect([...t.markets.values()].reduce((s, m) => s + m.volume_usd, 0)).toBeGreaterThan(volumeBefore);
-    expect(s.written).toBeGreaterThan(0);
-    expect(await gammaDifferences(deps.clickhouse, t)).toEqual([]);
+  let volumeBefore = 0;
+  venueSyncSuite<GammaSyncSummary>({
+    venue: gamma,
+    deps: () => deps,
+    sync: poll,
+    tables: ['gamma_markets', 'gamma_events'],
+    counts: () => {
+      const t = truth();
+      return { markets: t.markets.size, events: t.events.size };
+    },
+    expectTruth,
+    doubled: () => doubled(deps.clickhouse),
+    first: {
+      at: START + HOUR,
+      mode: 'poll',
+      mark: () => ({ stream: 'markets', time: START + HOUR }),
+      async check() {
+        expect(truth().markets.size).toBeGreaterThan(10);
+        // Open interest: a number for every pool market, null for every order-book market.
+        const oi = await deps.clickhouse.query<{ trade_type: string; nulls: string; n: string }>(
+          'test.oi',
+          `SELECT trade_type, countIf(open_interest_usd IS NULL) AS nulls, count() AS n
+             FROM gamma_markets FINAL GROUP BY trade_type ORDER BY trade_type`,
+        );
+        expect(oi.map((r) => [r.trade_type, Number(r.nulls) === Number(r.n), Number(r.nulls) === 0])).toEqual(
+          [
+            ['amm', false, true],
+            ['clob', true, false],
+          ],
+        );
+        // A group's markets carry the group; a single market none.
+        const group = [...seen.values()].find(isGroup)!;
+        const rows = await deps.clickhouse.query<{ event_key: string; group_label: string | null }>(
+          'test.group',
+          'SELECT event_key, group_label FROM gamma_markets FINAL WHERE event_key = {k:String}',
+          { k: group.ticker },
+        );
+        expect(rows).toHaveLength(group.marketKeys.length);
+        expect(rows.every((r) => r.group_label !== null && r.group_label !== '')).toBe(true);
+        volumeBefore = [...truth().markets.values()].reduce((s, m) => s + m.volume_usd, 0);
+      },
+    },
+    changed: {
+      at: () => START + 4 * HOUR,
+      async check() {
+        // Trades: the listed markets' volume grew.
+        expect([...truth().markets.values()].reduce((s, m) => s + m.volume_usd, 0)).toBeGreaterThan(
+          volumeBefore,
+        );
+      },
+    },
   });
 
   it('reads a market that left the active list by slug until it is resolved', async () => {

@@ -1,10 +1,12 @@
 /**
  * Venue delta's ingestion against the sim's replica (sim/venues/delta/index.ts), compared with the world's
- * truth (test/support/delta-truth.ts): after a poll every activated market (a categorical market's
- * children included) and every categorical event is stored once, equal in ids, titles, status, prices,
- * volume; an idle poll writes nothing and reads no price; trades show after the next poll (prices read
- * only for markets that traded); a market that stopped trading is read by id until it is resolved, then no
- * more; a reconciliation adds the markets the activated listing never showed.
+ * truth (test/support/delta-truth.ts). The sync suite (test/support/venue-sync-suite.ts) checks what every
+ * venue's stream does (the first poll stores every activated market, a categorical market's children
+ * included, and every categorical event once; an idle poll writes nothing; trades show after the next
+ * poll); this file adds delta's own: the price reads (one per market not resolved, none on an idle poll,
+ * only for markets that traded after), a categorical market's children carrying their parent, a market
+ * that stopped trading read by id until it is resolved, then no more, and a reconciliation adding the
+ * markets the activated listing never showed.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +14,7 @@ import { createWatermarks } from '../core/watermarks.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { runStream } from '../ingest/rest/runner.ts';
 import { createDeltaClient } from '../ingest/venues/delta/client.ts';
-import { delta } from '../ingest/venues/delta/index.ts';
+import { type DeltaSyncMode, type DeltaSyncSummary, delta } from '../ingest/venues/delta/index.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, type CatalogEvent, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
@@ -24,6 +26,7 @@ import {
   isCategorical,
 } from './support/delta-truth.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { type SyncHooks, venueSyncSuite } from './support/venue-sync-suite.ts';
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
@@ -52,11 +55,16 @@ const client = () =>
     }),
   });
 
-async function sync(at: number, mode: 'poll' | 'reconcile' = 'poll') {
+async function sync(at: number, mode: DeltaSyncMode = 'poll', hooks?: SyncHooks) {
   state.tick(at);
   for (const e of activatedTopics(catalog, state)) seen.set(e.key, e);
   requests.length = 0;
-  return runStream(delta, 'markets', { ...deps, client: client(), now: () => at }, { mode });
+  return runStream(
+    delta,
+    'markets',
+    { ...deps, client: client(), now: () => at, watermarks: hooks?.watermarks },
+    { mode, onProgress: hooks?.onProgress },
+  );
 }
 
 const truth = () => deltaTruth(catalog, state, [...seen.values()]);
@@ -76,59 +84,61 @@ afterAll(async () => {
 });
 
 describe('delta sync against the replica', () => {
-  it('stores every activated market and categorical event once, equal to the truth', async () => {
-    const s = await sync(START + HOUR);
-    const t = truth();
-    expect(t.markets.size).toBeGreaterThan(5);
-    expect(t.events.size).toBeGreaterThan(0);
-    expect(await deltaDifferences(deps.clickhouse, t)).toEqual([]);
-    expect(await deltaDoubled(deps.clickhouse)).toEqual([]);
-    expect(s.read).toBe(t.markets.size);
-    expect(s.written).toBe(t.markets.size);
-    expect(s.events).toEqual({ read: t.events.size, written: t.events.size });
-    expect(s.quarantined).toBe(0);
-    // One price read per market not resolved; every page read with marketType=2 and limit ≤ 20.
-    expect(s.prices).toBe([...t.markets.values()].filter((m) => m.status !== 'resolved').length);
-    // A categorical market's children carry their parent; a binary market none.
-    const cat = [...seen.values()].find(isCategorical)!;
-    const rows = await deps.clickhouse.query<{
-      event_id: string;
-      group_label: string | null;
-      market_type: string;
-    }>(
-      'test.children',
-      `SELECT toString(event_id) AS event_id, group_label, market_type FROM delta_markets FINAL
-        WHERE event_key = {k:String}`,
-      { k: cat.id },
-    );
-    expect(rows).toHaveLength(cat.marketKeys.length);
-    expect(rows.every((r) => r.event_id === cat.id && r.group_label && r.market_type === 'categorical')).toBe(
-      true,
-    );
-    expect((await createWatermarks(deps.clickhouse).read('delta', 'markets'))?.time).toBe(START + HOUR);
-  });
-
-  it('writes nothing and reads no price on an idle poll', async () => {
-    const count = async () =>
-      (await deps.clickhouse.query<{ n: string }>('test.n', 'SELECT count() AS n FROM delta_markets'))[0]!.n;
-    const before = await count();
-    const s = await sync(START + HOUR);
-    expect([s.written, s.events.written, s.prices]).toEqual([0, 0, 0]);
-    expect(priceReads()).toBe(0);
-    expect(await count()).toBe(before);
-  });
-
-  it('shows trades after the next poll, reading prices only of markets that traded', async () => {
-    const before = truth();
-    const s = await sync(START + 3 * HOUR);
-    const t = truth();
-    const traded = [...t.markets.values()].filter(
-      (m) => m.status !== 'resolved' && m.volume_usd !== before.markets.get(m.market_id)?.volume_usd,
-    );
-    expect(traded.length).toBeGreaterThan(0);
-    expect(s.written).toBeGreaterThan(0);
-    expect(s.prices).toBe(traded.length);
-    expect(await deltaDifferences(deps.clickhouse, t)).toEqual([]);
+  let before: ReturnType<typeof truth>;
+  venueSyncSuite<DeltaSyncSummary>({
+    venue: delta,
+    deps: () => deps,
+    sync,
+    tables: ['delta_markets', 'delta_events'],
+    counts: () => {
+      const t = truth();
+      return { markets: t.markets.size, events: t.events.size };
+    },
+    expectTruth: async () => expect(await deltaDifferences(deps.clickhouse, truth())).toEqual([]),
+    doubled: () => deltaDoubled(deps.clickhouse),
+    first: {
+      at: START + HOUR,
+      mode: 'poll',
+      mark: () => ({ stream: 'markets', time: START + HOUR }),
+      async check(s) {
+        const t = truth();
+        // One price read per market not resolved.
+        expect(s.prices).toBe([...t.markets.values()].filter((m) => m.status !== 'resolved').length);
+        // A categorical market's children carry their parent; a binary market none.
+        const cat = [...seen.values()].find(isCategorical)!;
+        const rows = await deps.clickhouse.query<{
+          event_id: string;
+          group_label: string | null;
+          market_type: string;
+        }>(
+          'test.children',
+          `SELECT toString(event_id) AS event_id, group_label, market_type FROM delta_markets FINAL
+            WHERE event_key = {k:String}`,
+          { k: cat.id },
+        );
+        expect(rows).toHaveLength(cat.marketKeys.length);
+        expect(
+          rows.every((r) => r.event_id === cat.id && r.group_label && r.market_type === 'categorical'),
+        ).toBe(true);
+      },
+    },
+    async idle(s) {
+      // No price read either.
+      expect(s.prices).toBe(0);
+      expect(priceReads()).toBe(0);
+      before = truth();
+    },
+    changed: {
+      at: () => START + 3 * HOUR,
+      async check(s) {
+        // Prices read only for the markets that traded.
+        const traded = [...truth().markets.values()].filter(
+          (m) => m.status !== 'resolved' && m.volume_usd !== before.markets.get(m.market_id)?.volume_usd,
+        );
+        expect(traded.length).toBeGreaterThan(0);
+        expect(s.prices).toBe(traded.length);
+      },
+    },
   });
 
   it('reads a market that stopped trading by id until it is resolved, then no more', async () => {

@@ -1,19 +1,22 @@
 /**
  * Venue epsilon's ingestion against the sim's replica (sim/venues/epsilon/index.ts), compared with the
- * world's catalog and state: after a reconciliation every market and event of the venue is stored once
- * with its id, title, slug, status, outcomes, tokens, prices and volume; an idle sync writes nothing; trades
- * and resolutions show after the next poll; `pmdata backfill epsilon` refuses `--trades`.
+ * world's catalog and state. The sync suite (test/support/venue-sync-suite.ts) checks what every venue's
+ * stream does, epsilon's first sync a reconciliation: every market and event of the venue stored once with
+ * its id, title, slug, status, outcomes, tokens, prices and volume; an idle sync writes nothing; trades
+ * show after the next poll. This file adds epsilon's own: resolutions after a later poll, each market
+ * still once, and `pmdata backfill epsilon` refusing `--trades`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { runStream } from '../ingest/rest/runner.ts';
 import { createEpsilonClient } from '../ingest/venues/epsilon/client.ts';
-import { epsilon } from '../ingest/venues/epsilon/index.ts';
+import { type EpsilonSyncMode, type EpsilonSyncSummary, epsilon } from '../ingest/venues/epsilon/index.ts';
 import { listingBackfill } from '../jobs/commands/backfill-listing.ts';
 import { type Replicas, startReplicas } from '../sim/venues/index.ts';
 import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { type SyncHooks, venueSyncSuite } from './support/venue-sync-suite.ts';
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
@@ -34,9 +37,14 @@ const client = () =>
     }),
   });
 
-async function sync(at: number, mode: 'poll' | 'reconcile') {
+async function sync(at: number, mode: EpsilonSyncMode, hooks?: SyncHooks) {
   state.tick(at);
-  return runStream(epsilon, 'markets', { ...deps, client: client(), now: () => at }, { mode });
+  return runStream(
+    epsilon,
+    'markets',
+    { ...deps, client: client(), now: () => at, watermarks: hooks?.watermarks },
+    { mode, onProgress: hooks?.onProgress },
+  );
 }
 
 interface Stored {
@@ -113,32 +121,55 @@ afterAll(async () => {
 });
 
 describe('epsilon ingestion against the replica', () => {
-  it('stores every market and event once, equal to the world; an idle sync writes nothing', async () => {
-    const first = await sync(START + 6 * HOUR, 'reconcile');
-    expect(first.quarantined).toBe(0);
-    expectEqualToTruth(await stored());
-    const [events] = await deps.clickhouse.query<{ n: string; ids: string }>(
-      'test.epsilon.events',
-      'SELECT count() AS n, uniqExact(event_id) AS ids FROM epsilon_events FINAL',
-    );
-    expect(Number(events?.n)).toBe(catalog.venues.epsilon.events.length);
-    const again = await sync(START + 6 * HOUR, 'reconcile');
-    expect(again.written + again.events.written).toBe(0);
-  });
-
-  it('shows trades and resolutions after the next poll, each market still once', async () => {
-    const end = Math.max(...catalog.venues.epsilon.markets.map((m) => m.resolution?.time ?? 0)) + HOUR;
-    await sync(START + 30 * HOUR, 'poll');
-    expectEqualToTruth(await stored());
-    await sync(end, 'poll');
-    const rows = await stored();
-    expectEqualToTruth(rows);
-    expect(rows.some((r) => r.status === 'resolved')).toBe(true);
-    const [raw] = await deps.clickhouse.query<{ n: string; ids: string }>(
-      'test.epsilon.count',
-      'SELECT count() AS n, uniqExact(market_id) AS ids FROM epsilon_markets FINAL',
-    );
-    expect(raw?.n).toBe(raw?.ids);
+  venueSyncSuite<EpsilonSyncSummary>({
+    venue: epsilon,
+    deps: () => deps,
+    sync,
+    tables: ['epsilon_markets', 'epsilon_events'],
+    counts: () => ({
+      markets: catalog.venues.epsilon.markets.length,
+      events: catalog.venues.epsilon.events.length,
+    }),
+    expectTruth: async () => expectEqualToTruth(await stored()),
+    doubled: async () =>
+      (
+        await deps.clickhouse.query<{ t: string; id: string; n: string }>(
+          'test.epsilon.doubled',
+          `SELECT 'market' AS t, toString(market_id) AS id, count() AS n FROM epsilon_markets
+             GROUP BY market_id HAVING n > 1
+           UNION ALL SELECT 'event' AS t, toString(event_id) AS id, count() AS n FROM epsilon_events
+             GROUP BY event_id HAVING n > 1`,
+        )
+      ).map((r) => `${r.t} ${r.id} ×${r.n}`),
+    // A reconciliation first: every market and event of the venue.
+    first: {
+      at: START + 6 * HOUR,
+      mode: 'reconcile',
+      mark: () => ({ stream: 'reconcile', time: START + 6 * HOUR }),
+      async check() {
+        const [events] = await deps.clickhouse.query<{ n: string }>(
+          'test.epsilon.events',
+          'SELECT count() AS n FROM epsilon_events FINAL',
+        );
+        expect(Number(events?.n)).toBe(catalog.venues.epsilon.events.length);
+      },
+    },
+    changed: {
+      at: () => START + 30 * HOUR,
+      async check() {
+        // Past every resolution: the resolutions show, each market still once.
+        const end = Math.max(...catalog.venues.epsilon.markets.map((m) => m.resolution?.time ?? 0)) + HOUR;
+        await sync(end, 'poll');
+        const rows = await stored();
+        expectEqualToTruth(rows);
+        expect(rows.some((r) => r.status === 'resolved')).toBe(true);
+        const [raw] = await deps.clickhouse.query<{ n: string; ids: string }>(
+          'test.epsilon.count',
+          'SELECT count() AS n, uniqExact(market_id) AS ids FROM epsilon_markets FINAL',
+        );
+        expect(raw?.n).toBe(raw?.ids);
+      },
+    },
   });
 
   it('backfill refuses --trades (exit 2) and lists the venue otherwise', async () => {

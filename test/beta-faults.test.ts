@@ -1,12 +1,13 @@
 /**
  * Venue beta's ingestion under the replica's faults (sim/venues/faults.ts), one kind at a time and all at
- * rates, in a frozen world: a 429's Retry-After is waited out before the next request (the gap measured);
- * a 5xx and a hung request (short timeout) are retried; a malformed market or trade is quarantined by its
- * ticker or trade id and the listing goes on (its page read again, the clean record stored); a duplicated,
- * overlapping or late ("skip") page of markets or trades is noticed from the repeat it causes and read
- * again; trades missing from the table are found by the reconciliation (Σ count against the market's
- * volume) and only those tickers rescanned. After each sync (and, at rates, after the reconciliation)
- * the tables equal the fault-free truth, each record stored once.
+ * rates, in a frozen world. The faults suite (test/support/venue-faults-suite.ts) checks what every venue
+ * survives, on beta's markets listing (cursor-paged, after the series): a 429's Retry-After waited out, a
+ * 5xx retried, a hung request (here the trades listing's, short timeout) retried, a malformed market
+ * quarantined by its ticker while the listing goes on. This file adds beta's own: a malformed trade
+ * quarantined by its trade id; a duplicated, overlapping or late ("skip") page of markets or trades noticed
+ * from the repeat it causes and read again; trades missing from the table found by the reconciliation
+ * (Σ count against the market's volume) and only those tickers rescanned. After each sync (and, at rates,
+ * after the reconciliation) the tables equal the fault-free truth, each record stored once.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../ingest/http/client.ts';
@@ -19,6 +20,7 @@ import { type Catalog, generateCatalog } from '../sim/world/catalog.ts';
 import { createWorldState, type WorldState } from '../sim/world/state.ts';
 import { betaDifferences, betaTruth, doubled } from './support/beta-truth.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { type LoggedRequest, venueTransportFaults } from './support/venue-faults-suite.ts';
 
 const START = Date.UTC(2026, 3, 1);
 const HOUR = 3_600_000;
@@ -30,8 +32,7 @@ let state: WorldState;
 let replicas: Replicas;
 let deps: TestDeps;
 
-interface Logged {
-  path: string;
+interface Logged extends LoggedRequest {
   cursor: string | null;
   ticker: string | null;
   start: number;
@@ -61,6 +62,8 @@ function syncer(
       const url = new URL(String(input));
       const entry: Logged = {
         path: url.pathname,
+        // A cursor-paged listing: the cursor is the page asked for (null: the first).
+        page: url.searchParams.get('cursor'),
         cursor: url.searchParams.get('cursor'),
         ticker: url.searchParams.get('ticker'),
         start: Date.now(),
@@ -91,6 +94,12 @@ function syncer(
     log,
     sync: (mode: BetaSyncMode = 'poll') => runStream(beta, 'markets', { ...deps, client }, { mode }),
     trades: () => runStream(beta, 'trades', { ...deps, client }, { mode: 'poll' }),
+    /** Both streams, the markets then the trades. */
+    async run() {
+      const m = await runStream(beta, 'markets', { ...deps, client }, { mode: 'poll' });
+      const t = await runStream(beta, 'trades', { ...deps, client }, { mode: 'poll' });
+      return { quarantined: m.quarantined + t.quarantined };
+    },
   };
 }
 
@@ -130,68 +139,31 @@ beforeEach(async () => {
 });
 
 describe('beta sync under faults', () => {
-  it('rate_limit: waits out Retry-After before the next request', async () => {
-    replicas.faults.enqueue('beta', { kind: 'rate_limit', retryAfterS: 1 });
-    const s = syncer();
-    await s.sync();
-    const i = s.log.findIndex((l) => l.status === 429);
-    expect(i).toBe(0);
-    const gap = s.log[i + 1]!.start - s.log[i]!.end;
-    expect(gap).toBeGreaterThanOrEqual(1_000);
-    expect(s.log[i + 1]).toMatchObject({ path: s.log[i]!.path, cursor: s.log[i]!.cursor, status: 200 });
-    await s.trades();
-    await expectTruth();
+  venueTransportFaults({
+    venue: 'beta',
+    replicas: () => replicas,
+    syncer: (o) => syncer(o),
+    listing: '/markets',
+    listingFirst: false,
+    firstPage: null,
+    // The trades listing: its first request hangs (the markets' listing is the suite's other faults).
+    hangPath: '/markets/trades',
+    quarantined,
+    // The first market listed: a field of the wrong type.
+    malformed: () => ({ kind: 'market', record_id: catalog.venues.beta.markets[0]!.key }),
+    expectTruth,
   });
 
-  it('server_error: retries after a backoff', async () => {
-    replicas.faults.enqueue(
-      'beta',
-      { kind: 'server_error', status: 502, path: '/markets' },
-      { kind: 'server_error', status: 503, path: '/markets' },
-    );
-    const s = syncer();
-    await s.sync();
-    const markets = s.log.filter((l) => l.path === '/markets');
-    expect(markets.slice(0, 3).map((l) => [l.cursor, l.status])).toEqual([
-      [null, 502],
-      [null, 503],
-      [null, 200],
-    ]);
-    await s.trades();
-    await expectTruth();
-  });
-
-  it('hang: gives up on the attempt at the timeout and retries', async () => {
-    replicas.faults.enqueue('beta', { kind: 'hang', path: '/markets/trades' });
-    const s = syncer({ timeoutMs: 300 });
-    await s.sync();
-    await s.trades();
-    const i = s.log.findIndex((l) => l.path === '/markets/trades');
-    const hung = s.log[i]!;
-    expect(hung.status).toBeNull();
-    expect(hung.end - hung.start).toBeGreaterThanOrEqual(290);
-    expect(hung.end - hung.start).toBeLessThan(2_000);
-    expect(s.log[i + 1]).toMatchObject({ path: '/markets/trades', cursor: null, status: 200 });
-    await expectTruth();
-  });
-
-  it('malformed: quarantines the market and the trade by id, the listing goes on', async () => {
-    replicas.faults.enqueue('beta', { kind: 'malformed', path: '/markets' });
-    const s = syncer();
-    const summary = await s.sync();
+  it('malformed trade: quarantines the trade by its id, the trades listing goes on', async () => {
     replicas.faults.enqueue('beta', { kind: 'malformed', path: '/markets/trades' });
+    const s = syncer();
+    await s.sync();
     const trades = await s.trades();
-    // The first market listed and the newest trade are the malformed ones (a field of the wrong type).
-    const firstMarket = catalog.venues.beta.markets[0]!.key;
+    // The newest trade is the malformed one (a field of the wrong type).
     const log = state.trades('beta');
-    const newestTrade = log[log.length - 1]!.id;
-    expect(await quarantined()).toEqual([
-      { kind: 'market', record_id: firstMarket },
-      { kind: 'trade', record_id: newestTrade },
-    ]);
-    expect([summary.quarantined, trades.quarantined]).toEqual([1, 1]);
-    // The first page of each was read again and the clean record stored.
-    expect(s.log.filter((l) => l.path === '/markets' && l.cursor === null).length).toBeGreaterThanOrEqual(2);
+    expect(await quarantined()).toEqual([{ kind: 'trade', record_id: log[log.length - 1]!.id }]);
+    expect(trades.quarantined).toBe(1);
+    // The first page was read again and the clean record stored.
     expect(
       s.log.filter((l) => l.path === '/markets/trades' && l.cursor === null).length,
     ).toBeGreaterThanOrEqual(2);

@@ -2,7 +2,8 @@
  * Venue delta's ingestion under the replica's faults (sim/venues/faults.ts), one kind at a time and all
  * at rates: a 429's Retry-After is waited out before the next request (the gap measured); a 5xx and a
  * hung request (short VENUE_HTTP_TIMEOUT_MS) are retried; a malformed market is quarantined by its
- * marketId and the listing goes on; a duplicated or overlapping page is read again; a page served half a
+ * marketId and the listing goes on (these four through the faults suite,
+ * test/support/venue-faults-suite.ts); a duplicated or overlapping page is read again; a page served half a
  * page late is noticed from the listing's `total` and the listing read again, and when a poll still misses
  * entries the reconciliation stores them. An answer whose `{code,msg,result}` envelope carries `code` ≠ 0
  * (the replica has no such fault: a small server in front of it answers it) is read again, and raised as

@@ -2,7 +2,8 @@
  * Venue epsilon's ingestion under the replica's faults (sim/venues/faults.ts), one kind at a time and all
  * at rates: a 429's Retry-After is waited out before the next request (the gap measured); a 5xx and a
  * hung request (short VENUE_HTTP_TIMEOUT_MS) are retried; a malformed market is quarantined by its slug
- * (its id was the corrupted field) and the listing goes on; a duplicated or overlapping page is read
+ * (its id was the corrupted field) and the listing goes on (these four through the faults suite,
+ * test/support/venue-faults-suite.ts); a duplicated or overlapping page is read
  * again; a markets page served half a page late is noticed from `pagination.total` and the listing read
  * again, an events page served late is made good by reading the events the markets name. After each sync
  * (and, at rates, after the reconciliation) the tables equal the fault-free truth of the frozen world,

@@ -2,7 +2,8 @@
  * Venue gamma's ingestion under the replica's faults (sim/venues/faults.ts), one kind at a time and all
  * at rates: a 429's Retry-After is waited out before the next request (the gap measured); a 5xx and a
  * hung request (short VENUE_HTTP_TIMEOUT_MS) are retried; a malformed record is quarantined by its slug
- * and the listing goes on; a duplicated or overlapping page is read again; a page served half a page late
+ * and the listing goes on (these four through the faults suite, test/support/venue-faults-suite.ts); a
+ * duplicated or overlapping page is read again; a page served half a page late
  * (records skipped) is noticed from the listing's count and the missing entries are read by slug. After
  * each sync (and, at rates, after the reconciliation) the tables equal the fault-free truth of the frozen
  * world, each record stored once.

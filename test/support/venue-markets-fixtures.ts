@@ -38,6 +38,10 @@ export interface VenueFixture {
   filters: FilterCase[];
   sorts: Record<string, (a: Row, b: Row) => number>;
   defaultSort: string;
+  /** The venue's own parameters' invalid values (a 422 naming the parameter), besides the shared ones. */
+  invalid: [param: string, query: string][];
+  /** What an outcome without a canonical id serves as its `canonical_id`. */
+  noCanonicalId: '' | null;
 }
 
 /** A deterministic generator (mulberry32). */

@@ -1,8 +1,10 @@
 /**
  * The tests every venue market list must pass, over a seeded fixture (venue-markets-fixtures.ts): the
  * default page, every filter and every sort against the fixture's truth with each row served once across
- * pages, the canonical ids of each outcome, one read per page, the 422s and 400s of the shared parameters.
- * A venue's test file calls `venueListSuite` with its fixture and the check of one served item.
+ * pages, the canonical ids of each outcome (and the venue's value for an outcome without one), one read
+ * per page, the 422s of the shared parameters and of the venue's own (`invalid`), the 400s of the shared
+ * ones. A venue's test file calls `venueListSuite` with its fixture and the check of one served item, and
+ * keeps only the rules no other venue has.
  */
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -147,7 +149,17 @@ export function venueListSuite(
       expect(two).toEqual(one);
     });
 
+    it(`an outcome without a canonical id serves ${JSON.stringify(fixture.noCanonicalId)}`, async () => {
+      const every = await all({}, 50);
+      const without = every.filter(
+        (m) => (m.outcomes as { canonical_id: string | null }[])[0]!.canonical_id === fixture.noCanonicalId,
+      );
+      expect(without.length).toBeGreaterThan(0);
+      expect(without.map(f.servedKey)).toEqual(expected((_r, ids) => ids[0] === ''));
+    });
+
     it.each([
+      ...fixture.invalid,
       ['limit', 'limit=0'],
       ['limit', 'limit=101'],
       ['search', 'search=ab'],

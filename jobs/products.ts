@@ -4,9 +4,10 @@
  * says), its schedule, its lease, and the one rule that replaces hand-written enqueue chains: when a job
  * commits a move of a source (a finished backfill range of `alpha-chain`, a catalog or book sync, a
  * product's run mark), `enqueueDependents` enqueues every product whose `inputs` include that source and
- * whose `onInput` asks for a run, with the payload it returns, in the list's order. A product's run says
- * which of its run marks it committed; the job reads that mark back from the store (core/watermarks.ts)
- * and its dependents follow it only when this run committed it (`at` not before the run's start).
+ * whose `onInput` asks for a run, with the payload it returns, in the list's order. A job names the mark
+ * it commits (a product's run: which of its run marks); `enqueueAfterCommit` reads that mark back from
+ * the store (core/watermarks.ts) and its dependents follow it only when this run committed it (`at` not
+ * before the run's start). alpha's book sync commits no mark: its job calls `enqueueDependents` itself.
  *
  * A product's job runs `run` under its lease; a job that finds the lease taken completes at once as
  * `{ran: false}`, unless the definition says the payload must not be lost (then it retries later). A
@@ -113,8 +114,7 @@ function productJob(p: ProductDefinition): JobDefinition<ProductPayload, unknown
           break;
         }
         last = out.value;
-        const mark = out.moved && (await committedMark(deps, p.name, out.moved, started));
-        if (mark) await enqueueDependents({ deps, enqueue }, mark);
+        if (out.moved) await enqueueAfterCommit({ deps, enqueue }, { source: p.name, ...out.moved }, started);
         // A coalescing product runs again when a trigger set its flag while it ran.
         if (!coalesce || !(await deps.redis.exists(coalesce.flag))) break;
       }
@@ -124,24 +124,32 @@ function productJob(p: ProductDefinition): JobDefinition<ProductPayload, unknown
 }
 
 /**
- * The run mark `moved` names (its stream, kind and a range's bounds), as committed in the store, with the
- * run's `caughtUp`; null when this run (started at `started`, Unix ms) committed none (its `at`, a run
- * version or the commit's wall clock, is never before the run's start).
+ * The mark `moved` names (its source, stream, kind and a range's bounds), as committed in the store, with
+ * the run's `caughtUp`; null when the run that started at `started` (Unix ms) committed none (a mark's
+ * `at`, a run version or the commit's wall clock, is never before the start of the run that committed it).
  */
-async function committedMark(
-  deps: Deps,
-  product: string,
-  moved: Omit<Moved, 'source'>,
-  started: number,
-): Promise<Moved | null> {
-  const range = moved.kind === 'range' && moved.from !== undefined && moved.to !== undefined;
-  const mark = await createWatermarks(deps.clickhouse).read(
-    product,
-    moved.stream,
-    range ? { from: moved.from!, to: moved.to! } : undefined,
-  );
+async function committedMark(deps: Deps, moved: Moved, started: number): Promise<Moved | null> {
+  const range =
+    moved.kind === 'range' && moved.from !== undefined && moved.to !== undefined
+      ? { from: moved.from, to: moved.to }
+      : undefined;
+  const mark = await createWatermarks(deps.clickhouse).read(moved.source, moved.stream, range);
   if (!mark || mark.at < started) return null;
   return { ...mark, ...(moved.caughtUp === undefined ? {} : { caughtUp: moved.caughtUp }) };
+}
+
+/**
+ * After a run that started at `started` (Unix ms) and commits the mark `moved` names: reads that mark back
+ * from the store and, when the run committed it, enqueues the products that follow it (enqueueDependents).
+ * Returns the job names enqueued (none when it committed no such mark).
+ */
+export async function enqueueAfterCommit(
+  ctx: Pick<JobContext<unknown>, 'enqueue' | 'deps'>,
+  moved: Moved,
+  started: number,
+): Promise<string[]> {
+  const mark = await committedMark(ctx.deps, moved, started);
+  return mark ? enqueueDependents(ctx, mark) : [];
 }
 
 const JOBS = new Map(PRODUCTS.map((p) => [p.name, productJob(p)]));

@@ -3,11 +3,18 @@ import { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRODUCTS } from '../analytics/products.ts';
 import { dependencyOrder, type ProductDefinition } from '../analytics/shared/product.ts';
+import { createWatermarks } from '../core/watermarks.ts';
 import { PRODUCT_SOURCES } from '../schemas/products.ts';
 import { createTestDeps, type TestDeps } from '../test/support/deps.ts';
 import { defineJob } from './define.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
-import { enqueueDependents, PRODUCT_JOBS, PRODUCT_SCHEDULES, productJobOf } from './products.ts';
+import {
+  enqueueAfterCommit,
+  enqueueDependents,
+  PRODUCT_JOBS,
+  PRODUCT_SCHEDULES,
+  productJobOf,
+} from './products.ts';
 import { createBullConnection, createQueues, type Queues } from './queues.ts';
 import { ALL_JOBS } from './registry.ts';
 import { applySchedules, SCHEDULES } from './schedules.ts';
@@ -245,5 +252,44 @@ describe('analytics products (analytics/products.ts) and what jobs/ derives from
     expect(productJobOf('alpha-catalog-lists').jobId?.({ reason: 'analytics', slot: 7 })).toBe(
       'analytics:alpha-catalog-rollups:7',
     );
+  });
+
+  it('after a run, follows the mark it committed, read back from the store; none committed, none enqueued', async () => {
+    const sent: [string, unknown][] = [];
+    const ctx = {
+      deps,
+      enqueue: async <Q>(def: { name: string }, payload: Q) => {
+        sent.push([def.name, payload]);
+        return undefined;
+      },
+    };
+    const store = createWatermarks(deps.clickhouse);
+    const range = { source: 'alpha-chain', stream: 'backfill', kind: 'range', from: 500, to: 599 } as const;
+    // No mark of that range at all, then one committed before the run started: not this run's.
+    expect(await enqueueAfterCommit(ctx, range, Date.now())).toEqual([]);
+    await store.commit({ ...range, block: 599, hash: '0x1' });
+    expect(await enqueueAfterCommit(ctx, range, Date.now() + 60_000)).toEqual([]);
+    expect(sent).toEqual([]);
+    // Committed by the run: its dependents follow, with the payloads of the chains.
+    const started = Date.now();
+    await store.commit({ ...range, block: 599, hash: '0x2' });
+    expect(await enqueueAfterCommit(ctx, range, started)).toEqual([
+      'analytics.alpha-market-data',
+      'alpha.positions',
+    ]);
+    expect(sent).toEqual([
+      ['analytics.alpha-market-data', { range: { from: 500, to: 599 } }],
+      ['alpha.positions', { rewindTo: 499 }],
+    ]);
+    // A product's run mark (the rolling metrics' version as `at`): the lists follow.
+    sent.length = 0;
+    const run = Date.now();
+    await store.commit({ source: 'alpha-rolling-metrics', stream: 'run', kind: 'head', at: run + 5 });
+    await enqueueAfterCommit(ctx, { source: 'alpha-rolling-metrics', stream: 'run', kind: 'head' }, run);
+    expect(sent).toEqual([
+      ['analytics.alpha-catalog-rollups', { reason: 'analytics', slot: expect.any(Number) }],
+    ]);
+    await store.forget('alpha-chain');
+    await store.forget('alpha-rolling-metrics');
   });
 });

@@ -3,8 +3,11 @@
  * product.ts), queue `analytics`: one job per product (its name, attempts and job id as the definition
  * says), its schedule, its lease, and the one rule that replaces hand-written enqueue chains: when a job
  * commits a move of a source (a finished backfill range of `alpha-chain`, a catalog or book sync, a
- * product's run), `enqueueDependents` enqueues every product whose `inputs` include that source and whose
- * `onInput` asks for a run, with the payload it returns, in the list's order.
+ * product's run mark), `enqueueDependents` enqueues every product whose `inputs` include that source and
+ * whose `onInput` asks for a run, with the payload it returns, in the list's order. A job names the mark
+ * it commits (a product's run: which of its run marks); `enqueueAfterCommit` reads that mark back from
+ * the store (core/watermarks.ts) and its dependents follow it only when this run committed it (`at` not
+ * before the run's start). alpha's book sync commits no mark: its job calls `enqueueDependents` itself.
  *
  * A product's job runs `run` under its lease; a job that finds the lease taken completes at once as
  * `{ran: false}`, unless the definition says the payload must not be lost (then it retries later). A
@@ -25,6 +28,7 @@ import { createDataVersions } from '../core/data-version.ts';
 import type { Deps } from '../core/deps.ts';
 import { RetryableError } from '../core/errors.ts';
 import { withLease } from '../core/lease.ts';
+import { createWatermarks } from '../core/watermarks.ts';
 import { alphaChainSettings } from '../ingest/venues/alpha/chain/settings.ts';
 import { allContracts, PROTOCOL_HOLDERS } from '../schemas/abi/alpha-addresses.ts';
 import { defineJob, type JobContext, type JobDefinition, type Schedule, schedule } from './define.ts';
@@ -100,6 +104,7 @@ function productJob(p: ProductDefinition): JobDefinition<ProductPayload, unknown
       if (coalesce) await deps.redis.set(coalesce.flag, '1');
       let last: unknown = null;
       for (let runs = 0; runs < (coalesce?.maxRuns ?? 1); runs++) {
+        const started = Date.now();
         const out = await underLease(deps, p, () => p.run(ctx, job.data));
         // Taken: complete at once (a coalescing holder sees the flag after its run and runs again), unless
         // the payload must not be lost.
@@ -109,13 +114,42 @@ function productJob(p: ProductDefinition): JobDefinition<ProductPayload, unknown
           break;
         }
         last = out.value;
-        if (out.moved) await enqueueDependents({ deps, enqueue }, { source: p.name, ...out.moved });
+        if (out.moved) await enqueueAfterCommit({ deps, enqueue }, { source: p.name, ...out.moved }, started);
         // A coalescing product runs again when a trigger set its flag while it ran.
         if (!coalesce || !(await deps.redis.exists(coalesce.flag))) break;
       }
       return last ?? { ran: false };
     },
   });
+}
+
+/**
+ * The mark `moved` names (its source, stream, kind and a range's bounds), as committed in the store, with
+ * the run's `caughtUp`; null when the run that started at `started` (Unix ms) committed none (a mark's
+ * `at`, a run version or the commit's wall clock, is never before the start of the run that committed it).
+ */
+async function committedMark(deps: Deps, moved: Moved, started: number): Promise<Moved | null> {
+  const range =
+    moved.kind === 'range' && moved.from !== undefined && moved.to !== undefined
+      ? { from: moved.from, to: moved.to }
+      : undefined;
+  const mark = await createWatermarks(deps.clickhouse).read(moved.source, moved.stream, range);
+  if (!mark || mark.at < started) return null;
+  return { ...mark, ...(moved.caughtUp === undefined ? {} : { caughtUp: moved.caughtUp }) };
+}
+
+/**
+ * After a run that started at `started` (Unix ms) and commits the mark `moved` names: reads that mark back
+ * from the store and, when the run committed it, enqueues the products that follow it (enqueueDependents).
+ * Returns the job names enqueued (none when it committed no such mark).
+ */
+export async function enqueueAfterCommit(
+  ctx: Pick<JobContext<unknown>, 'enqueue' | 'deps'>,
+  moved: Moved,
+  started: number,
+): Promise<string[]> {
+  const mark = await committedMark(ctx.deps, moved, started);
+  return mark ? enqueueDependents(ctx, mark) : [];
 }
 
 const JOBS = new Map(PRODUCTS.map((p) => [p.name, productJob(p)]));

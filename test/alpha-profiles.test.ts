@@ -6,6 +6,7 @@
  * here from the events by the definitions of docs/profiles.md, without the profiles code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyticsProducts } from '../analytics/products.ts';
 import { profiles as profilesProduct } from '../analytics/profiles/index.ts';
 import { PROFILES_SOURCE, runProfiles } from '../analytics/profiles/run.ts';
 import { createDataVersions } from '../core/data-version.ts';
@@ -282,6 +283,14 @@ describe('wallet profiles', () => {
     expect((await profiles(W1)).map((p) => p.user)).toEqual([W1]);
     const [after] = await createDataVersions({ redis: t.deps.redis }).read([PROFILES_SOURCE]);
     expect(after).not.toBe(before);
+    // Its freshness: the run's version, the newest of its rows (what the status page showed before).
+    const [newest] = await ch.query<{ v: string }>(
+      'test.v',
+      'SELECT max(version) AS v FROM alpha_wallet_profiles',
+    );
+    expect(Number(newest!.v)).toBe(run.version);
+    const product = analyticsProducts(ch).find((p) => p.product === 'alpha-profiles')!;
+    expect(await product.computedAt()).toBe(run.version);
   });
 
   it('the job runs a profiles run under its lease; with the lease taken it completes without one', async () => {

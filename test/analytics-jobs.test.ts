@@ -7,6 +7,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyticsProducts } from '../analytics/products.ts';
+import { createWatermarks } from '../core/watermarks.ts';
 import { runAnalyticsCommand } from '../jobs/commands/analytics.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import { alphaBackfillJob } from '../jobs/processors/alpha-backfill.ts';
@@ -117,7 +119,15 @@ describe('analytics jobs', () => {
     );
     expect(Number(truth!.n)).toBeGreaterThan(0);
     expect(totals).toEqual(truth);
-    expect(await count("SELECT 1 FROM watermarks WHERE source = 'alpha-market-data'")).toBe(0);
+    // The checkpoint stays where it was (none); the range's own run mark is committed.
+    const marks = createWatermarks(deps.clickhouse);
+    expect(await marks.read('alpha-market-data', 'run')).toBeNull();
+    expect(await marks.read('alpha-market-data', 'run', { from: 0, to: head })).toMatchObject({
+      kind: 'range',
+      from: 0,
+      to: head,
+      at: completed.returnvalue.version,
+    });
   });
 
   it('the scheduled run catches up (no checkpoint: everything) and the rolling metrics follow', async () => {
@@ -136,7 +146,7 @@ describe('analytics jobs', () => {
     expect(rolling.returnvalue).toMatchObject({ ran: true });
     const [cp] = await deps.clickhouse.query<{ n: string }>(
       'test.cp',
-      "SELECT argMax(block, at) AS n FROM watermarks WHERE source = 'alpha-market-data' AND stream = 'run'",
+      "SELECT argMax(block, at) AS n FROM watermarks WHERE source = 'alpha-market-data' AND stream = 'run' AND kind = 'head'",
     );
     const [last] = await deps.clickhouse.query<{ n: string }>(
       'test.last',
@@ -148,6 +158,30 @@ describe('analytics jobs', () => {
     expect(await count('SELECT 1 FROM alpha_market_rolling FINAL')).toBe(
       await count('SELECT 1 FROM alpha_market_totals FINAL'),
     );
+  });
+
+  it("each product's freshness after its run is the time its rows say", async () => {
+    await idle();
+    const at = Object.fromEntries(
+      await Promise.all(
+        analyticsProducts(deps.clickhouse).map(async (p) => [p.product, await p.computedAt()] as const),
+      ),
+    );
+    const one = async (sql: string) =>
+      Number((await deps.clickhouse.query<{ t: string }>('test.time', sql))[0]?.t ?? 0);
+    // The run versions of the rows (the market data's newest run wrote every totals row).
+    expect(at['alpha-market-data']).toBe(await one('SELECT max(version) AS t FROM alpha_market_totals'));
+    expect(at['alpha-rolling-metrics']).toBe(await one('SELECT max(version) AS t FROM alpha_market_rolling'));
+    // The catalog lists (no version in their rows; empty in this world): when their newest build committed.
+    const builds = (await queues.get('analytics').getJobs(['completed'])).filter(
+      (j) => j.name === alphaCatalogRollupsJob.name,
+    );
+    const last = builds.sort((a, b) => (b.finishedOn ?? 0) - (a.finishedOn ?? 0))[0]!;
+    expect(at['alpha-catalog-lists']).toBeGreaterThanOrEqual(last.processedOn!);
+    expect(at['alpha-catalog-lists']).toBeLessThanOrEqual(last.finishedOn!);
+    // Not run here: no mark, no freshness.
+    expect(at['alpha-positions']).toBeNull();
+    expect(at['alpha-profiles']).toBeNull();
   });
 
   it('pmdata analytics recompute alpha recomputes everything; a second time changes nothing', async () => {

@@ -4,11 +4,13 @@
  * flushed and acknowledged, the mark's insert never made) leaves the data and no mark; the rerun writes
  * nothing twice (every derived table ends equal to an uninterrupted run's) and its mark lands once. The
  * death is a ClickHouse client whose mark insert fails and which refuses every statement after it (a
- * dead process cleans nothing up), as test/chain-crash-marks.test.ts does for the chain.
+ * dead process cleans nothing up), as test/chain-crash-marks.test.ts does for the chain. A whole product
+ * (the rolling metrics) the same: its rows stay, no mark and so no freshness; the rerun marks once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketData } from '../analytics/market-data/index.ts';
-import { blockAtOrBelow } from '../analytics/shared/chain.ts';
+import { rollingMetrics } from '../analytics/rolling-metrics/index.ts';
+import { blockAtOrBelow, lastRun } from '../analytics/shared/chain.ts';
 import type { ProductContext } from '../analytics/shared/product.ts';
 import type { ClickHouse } from '../core/clickhouse/index.ts';
 import { createWatermarks } from '../core/watermarks.ts';
@@ -178,5 +180,41 @@ describe('a product: a crash between its write and its mark', () => {
     expect(rerun.commits()).toBe((run.value as { steps: number }).steps);
     expect(rerun.commits()).toBeGreaterThan(0);
     expect(await mark()).toBe(cleanMark);
+  }, 120_000);
+
+  it('a whole product (the rolling metrics): the rows stay and no mark, no freshness; the rerun marks once', async () => {
+    const rolling = async () =>
+      JSON.stringify(
+        await deps.clickhouse.query(
+          'test.rolling',
+          'SELECT * EXCEPT version FROM alpha_market_rolling FINAL ORDER BY ALL',
+        ),
+      );
+    const freshness = () => lastRun(deps.clickhouse, rollingMetrics.name);
+    await rollingMetrics.run(ctx(), {});
+    const cleanRows = await rolling();
+    expect(cleanRows.length).toBeGreaterThan(100);
+    await deps.clickhouse.command('test.reset', 'TRUNCATE TABLE alpha_market_rolling');
+    await createWatermarks(deps.clickhouse).forget(rollingMetrics.name);
+
+    const dying = dyingAt(1);
+    await expect(rollingMetrics.run(ctx(dying.clickhouse), {})).rejects.toThrow(
+      /crash between the write and its mark/,
+    );
+    expect(await rolling()).toBe(cleanRows);
+    expect(await freshness()).toBeNull();
+
+    const rerun = counting();
+    expect((await rollingMetrics.run(ctx(rerun.clickhouse), {})).moved).toEqual({
+      stream: 'run',
+      kind: 'head',
+    });
+    expect(rerun.commits()).toBe(1);
+    expect(await rolling()).toBe(cleanRows);
+    const [newest] = await deps.clickhouse.query<{ v: string }>(
+      'test.v',
+      'SELECT max(version) AS v FROM alpha_market_rolling',
+    );
+    expect(await freshness()).toBe(Number(newest!.v));
   }, 120_000);
 });

@@ -2,7 +2,8 @@
  * The catalog build of venue alpha (job `analytics.alpha-catalog-rollups`; docs/catalog.md "Derived
  * lists"): reads the catalog tables, the chain's resolutions, the market analytics, the books and the
  * current prices, applies the rules (rows.ts) and replaces the five lists of migration 030 whole, one
- * swap per table. Bumps the data source `analytics:alpha-catalog` once all five are swapped. Builds must
+ * swap per table, then commits its run mark (the wall clock once all five are swapped) and bumps the data
+ * source `analytics:alpha-catalog`. Builds must
  * not overlap (the job takes a lease); a rebuild from the same sources writes the same rows.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
@@ -17,12 +18,15 @@ import {
   ALPHA_SERIES_LIST,
   ALPHA_TAG_LIST,
 } from '../../schemas/tables/alpha-catalog-lists.ts';
+import { commitRun } from '../shared/chain.ts';
 import { currentPrices } from '../shared/current-price.ts';
 import { readAssignedIds } from './canonical.ts';
 import { readBookLiquidity, readCatalog, readResolutions, readRolling, readTotals } from './read.ts';
 import { catalogLists } from './rows.ts';
 import { replaceTable } from './write.ts';
 
+/** The product's name: its run mark's source in the progress store. */
+export const CATALOG_PRODUCT = 'alpha-catalog-lists';
 export const CATALOG_SOURCE = PRODUCT_SOURCES['alpha-catalog-lists'];
 
 export interface CatalogBuildDeps {
@@ -70,11 +74,13 @@ export async function buildAlphaCatalogLists(
   const priced = Date.now();
   const lists = catalogLists(sources, { resolutions, totals, rolling, prices, liquidity, canonical });
   const rowsDone = Date.now();
-  await replaceTable(ch, ALPHA_MARKET_LIST, lists.markets);
-  await replaceTable(ch, ALPHA_EVENT_LIST, lists.events);
-  await replaceTable(ch, ALPHA_SERIES_LIST, lists.series);
-  await replaceTable(ch, ALPHA_TAG_LIST, lists.tags);
-  await replaceTable(ch, ALPHA_CATEGORY_LIST, lists.categories);
+  await commitRun(ch, CATALOG_PRODUCT, { kind: 'head' }, async () => {
+    await replaceTable(ch, ALPHA_MARKET_LIST, lists.markets);
+    await replaceTable(ch, ALPHA_EVENT_LIST, lists.events);
+    await replaceTable(ch, ALPHA_SERIES_LIST, lists.series);
+    await replaceTable(ch, ALPHA_TAG_LIST, lists.tags);
+    await replaceTable(ch, ALPHA_CATEGORY_LIST, lists.categories);
+  });
   await deps.versions?.bump(CATALOG_SOURCE);
   const done = Date.now();
   const summary: CatalogBuildSummary = {

@@ -10,9 +10,8 @@
  */
 import { fmtCount as fmt } from '../../core/progress.ts';
 import { analyticsConfig } from '../config.ts';
-import { rebuilt } from '../shared/freshness.ts';
 import { defineProduct, type ProductPayload, secs } from '../shared/product.ts';
-import { buildAlphaCatalogLists, CATALOG_SOURCE } from './build.ts';
+import { buildAlphaCatalogLists, CATALOG_PRODUCT, CATALOG_SOURCE } from './build.ts';
 
 /** Which move asks for a rebuild, and why. */
 const REASONS: Record<string, ProductPayload['reason']> = {
@@ -23,7 +22,7 @@ const REASONS: Record<string, ProductPayload['reason']> = {
 };
 
 export const catalogLists = defineProduct({
-  name: 'alpha-catalog-lists',
+  name: CATALOG_PRODUCT,
   inputs: ['alpha-catalog', 'alpha-book', 'alpha-market-data', 'alpha-rolling-metrics'],
   tables: [
     'alpha_market_list',
@@ -43,7 +42,6 @@ export const catalogLists = defineProduct({
     schedule: { id: 'analytics:alpha-catalog-rollups', payload: { reason: 'schedule' } },
     coalesce: { flag: 'analytics:alpha-catalog:stale', maxRuns: 3 },
   },
-  computedAt: rebuilt('alpha-catalog-lists', 'alpha_market_list'),
   async run(ctx) {
     const summary = await buildAlphaCatalogLists(ctx);
     return { value: { ran: true, ...summary }, moved: { stream: 'run', kind: 'head' } };

@@ -3,12 +3,12 @@
  * totals, computed incrementally from the chain tables up to the chain's contiguous progress (run.ts).
  * Job `analytics.alpha-market-data`: every ANALYTICS_INTERVAL_S the incremental run; after a finished
  * backfill range (an `alpha-chain` range mark) a recompute of that range's buckets (`range` payload, no
- * job id: a range backfilled again is recomputed again), also below the checkpoint. It shares the
+ * job id: a range backfilled again is recomputed again), also below the checkpoint, committing its own
+ * range mark (the checkpoint stays). It shares the
  * analytics lease with the rolling metrics; a range must not be lost, so a held lease retries it.
  */
 import { fmtCount as fmt } from '../../core/progress.ts';
 import { analyticsConfig } from '../config.ts';
-import { markCommitted } from '../shared/freshness.ts';
 import { defineProduct, secs } from '../shared/product.ts';
 import { ALPHA_ANALYTICS_LEASE } from '../shared/settings.ts';
 import { MARKET_DATA_SOURCE, type MarketDataRun, recomputeMarketData, runMarketData } from './run.ts';
@@ -40,19 +40,17 @@ export const marketData = defineProduct({
     retryWhenHeld: (p) =>
       p.range ? 'Another analytics run holds the lease; retrying the range later' : undefined,
   },
-  computedAt: markCommitted('alpha-market-data'),
   async run(ctx, { range }) {
     const run = range
       ? await recomputeMarketData(ctx, ctx.settings, { fromBlock: range.from, toBlock: range.to })
       : await runMarketData(ctx, ctx.settings);
     if (run.mode === 'idle') return { value: run, moved: null };
+    // Its checkpoint, or the backfilled range's own mark.
     return {
       value: run,
       moved: {
         stream: 'run',
-        kind: range ? 'range' : 'head',
-        ...(run.from === null ? {} : { from: run.from }),
-        ...(run.to === null ? {} : { to: run.to }),
+        ...(range ? { kind: 'range', ...range } : { kind: 'head' }),
         caughtUp: caughtUp(run),
       },
     };

@@ -9,7 +9,7 @@
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import { createWatermarks } from '../../core/watermarks.ts';
-import { type BlockRef, RUN_STREAM, runMark } from '../shared/chain.ts';
+import { type BlockRef, commitRun, RUN_STREAM, runMark } from '../shared/chain.ts';
 
 /** The market data's source in the progress store (the product's name). */
 export const MARKET_DATA_SOURCE = 'alpha-market-data';
@@ -26,20 +26,29 @@ export function readAnalyticsCheckpoint(
   return runMark(ch, chainId, MARKET_DATA_SOURCE);
 }
 
-/** Records that the analytics computed up to `b`; `version` (the run's, Unix ms) orders checkpoints. */
+/**
+ * Runs `write` (the rows up to `b`), then records that the analytics computed up to `b`; `version` (the
+ * run's, Unix ms) orders checkpoints. With `range` (a backfilled range's recomputation, which leaves the
+ * checkpoint where it is): the range's own mark instead, its block the last one recomputed.
+ */
 export async function writeAnalyticsCheckpoint(
   ch: ClickHouse,
   b: { number: number; hash: string },
   version: number,
+  write?: () => Promise<void>,
+  range?: { from: number; to: number },
 ): Promise<void> {
-  await createWatermarks(ch).commit({
-    source: MARKET_DATA_SOURCE,
-    stream: RUN_STREAM,
-    kind: 'head',
-    block: b.number,
-    hash: b.hash,
-    at: version,
-  });
+  await commitRun(
+    ch,
+    MARKET_DATA_SOURCE,
+    {
+      ...(range ? { kind: 'range', ...range } : { kind: 'head' }),
+      block: b.number,
+      hash: b.hash,
+      at: version,
+    },
+    write,
+  );
 }
 
 /** Forgets the analytics checkpoint (the next run recomputes everything). */

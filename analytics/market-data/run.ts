@@ -150,7 +150,7 @@ async function taughtIn(
  * Recomputes the market data of blocks `fromBlock`..`toBlock` (defaults: the first block with rows, the
  * chain's progress). Without `toBlock` it also moves the analytics checkpoint to the progress, so the
  * incremental runs go on from there; with it (a backfilled range, perhaps below the checkpoint) the
- * checkpoint stays.
+ * checkpoint stays and the range's own run mark (`fromBlock`..`toBlock`) is committed.
  */
 export async function recomputeMarketData(
   deps: AnalyticsDeps,
@@ -191,19 +191,29 @@ export async function recomputeMarketData(
       };
     }
   }
-  const steps = await recomputeSpan(
-    deps,
-    s,
-    {
-      fromTime: mode === 'full' ? floorTo(minuteOf(first.time), DAY) : minuteOf(first.time),
-      toTime,
-      lastTime: minuteOf(last.time) + MINUTE,
-      maxBlock: range ? maxBlock : last.number,
-    },
+  let steps = 0;
+  // The checkpoint moves to the last block; a backfilled range's recomputation commits the range's mark.
+  const span = range ? { from: o.fromBlock ?? 0, to: o.toBlock as number } : undefined;
+  await writeAnalyticsCheckpoint(
+    ch,
+    last,
     version,
-    after,
+    async () => {
+      steps = await recomputeSpan(
+        deps,
+        s,
+        {
+          fromTime: mode === 'full' ? floorTo(minuteOf(first.time), DAY) : minuteOf(first.time),
+          toTime,
+          lastTime: minuteOf(last.time) + MINUTE,
+          maxBlock: range ? maxBlock : last.number,
+        },
+        version,
+        after,
+      );
+    },
+    span,
   );
-  if (!range) await writeAnalyticsCheckpoint(ch, last, version);
   await bump(deps, range ? checkpoint : last);
   deps.log.info(
     { mode, from: first.number, to: last.number, windows: steps, ms: Date.now() - started },
@@ -315,9 +325,11 @@ export async function runMarketData(deps: AnalyticsDeps, s: AlphaAnalyticsSettin
       next = await blockAtOrAbove(ch, s.chainId, at.number + 1);
       if (!next || next.number > progress.number) break;
     }
-    version = nextVersion(version);
-    await step(deps, s, at, next, version);
-    await writeAnalyticsCheckpoint(ch, next, version);
+    const v = nextVersion(version);
+    const from = at;
+    const to: BlockRef = next;
+    await writeAnalyticsCheckpoint(ch, to, v, () => step(deps, s, from, to, v));
+    version = v;
     at = next;
     steps++;
   }

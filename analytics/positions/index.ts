@@ -8,7 +8,6 @@
  */
 import { fmtCount as fmt } from '../../core/progress.ts';
 import { analyticsConfig } from '../config.ts';
-import { markCommitted } from '../shared/freshness.ts';
 import { defineProduct, secs } from '../shared/product.ts';
 import { POSITIONS_SOURCE, recomputePositions, runPositions } from './run.ts';
 
@@ -27,7 +26,6 @@ export const positions = defineProduct({
     retryWhenHeld: (p) =>
       p.rewindTo === undefined ? undefined : 'Another positions run holds the lease; retrying the rewind',
   },
-  computedAt: markCommitted('alpha-positions'),
   async run(ctx, { rewindTo }) {
     const run = await runPositions(ctx, ctx.settings, {
       ...(rewindTo === undefined ? {} : { rewindTo }),

@@ -116,9 +116,12 @@ async function rewind(
     await resetPositions(ch);
     return null;
   }
-  const done = await rewindPositions(ch, s.chainId, floor.number, nextVersion());
+  const version = nextVersion();
   const cp = { number: floor.number, hash: floor.hash };
-  await writePositionsCheckpoint(ch, cp);
+  let done: Awaited<ReturnType<typeof rewindPositions>> | undefined;
+  await writePositionsCheckpoint(ch, cp, async () => {
+    done = await rewindPositions(ch, s.chainId, floor.number, version);
+  });
   deps.log.info({ to: floor.number, ...done }, 'Positions rewound');
   return cp;
 }
@@ -218,14 +221,18 @@ export async function runPositions(
     }
     // The states kept share their strings (the change rows keep their own until written).
     for (const p of dirty) cache.adopt(p);
-    await writeChanges(ch, s.chainId, changes);
-    await writePositions(ch, s.chainId, nextVersion(), [...dirty.values()]);
-    positions += dirty.size;
+    const version = nextVersion();
+    const write = async () => {
+      await writeChanges(ch, s.chainId, changes);
+      await writePositions(ch, s.chainId, version, [...dirty.values()]);
+    };
+    // The batch's rows, then the checkpoint at its last block with rows (when that moved).
     const b = await blockAtOrBelow(ch, s.chainId, batch.to);
     if (b && b.number > at) {
       cp = { number: b.number, hash: b.hash };
-      await writePositionsCheckpoint(ch, cp);
-    }
+      await writePositionsCheckpoint(ch, cp, write);
+    } else await write();
+    positions += dirty.size;
     at = batch.to;
     batches++;
     opts.onProgress?.({ done: at - startAt, total: progress.number - startAt, unit: 'blocks' });

@@ -9,11 +9,11 @@ import { ByteWriter } from '../../core/clickhouse/row-binary.ts';
 import { insertColumns, rowBinaryEncoder } from '../../core/clickhouse/table.ts';
 import { createWatermarks } from '../../core/watermarks.ts';
 import { ALPHA_POSITION_CHANGES, ALPHA_POSITIONS } from '../../schemas/tables/alpha-positions.ts';
+import { commitRun, RUN_STREAM } from '../shared/chain.ts';
 import { emptyPosition, type PositionChange, type PositionState } from './accounting.ts';
 
 /** The positions' source in the progress store (the product's name) and its run's stream. */
 export const POSITIONS_SOURCE = 'alpha-positions';
-const RUN_STREAM = 'run';
 
 const keyOf = (wallet: string, tokenId: string) => `${wallet}|${tokenId}`;
 
@@ -213,14 +213,13 @@ export async function readPositionsCheckpoint(ch: ClickHouse): Promise<Positions
   return m?.block === undefined ? null : { number: m.block, hash: m.hash ?? '' };
 }
 
-export async function writePositionsCheckpoint(ch: ClickHouse, cp: PositionsCheckpoint) {
-  await createWatermarks(ch).commit({
-    source: POSITIONS_SOURCE,
-    stream: RUN_STREAM,
-    kind: 'head',
-    block: cp.number,
-    hash: cp.hash,
-  });
+/** Runs `write` (the rows up to `cp`), then commits the checkpoint `cp` (its `at`: the wall clock). */
+export async function writePositionsCheckpoint(
+  ch: ClickHouse,
+  cp: PositionsCheckpoint,
+  write?: () => Promise<void>,
+) {
+  await commitRun(ch, POSITIONS_SOURCE, { kind: 'head', block: cp.number, hash: cp.hash }, write);
 }
 
 /** Empties the positions tables and forgets the checkpoint (a full recomputation follows). */

@@ -6,12 +6,11 @@
  */
 import { fmtCount as fmt } from '../../core/progress.ts';
 import { analyticsConfig } from '../config.ts';
-import { newestVersion } from '../shared/freshness.ts';
 import { defineProduct, secs } from '../shared/product.ts';
-import { PROFILES_SOURCE, runProfiles } from './run.ts';
+import { PROFILES_PRODUCT, PROFILES_SOURCE, runProfiles } from './run.ts';
 
 export const profiles = defineProduct({
-  name: 'alpha-profiles',
+  name: PROFILES_PRODUCT,
   inputs: ['alpha-positions'],
   tables: ['alpha_wallet_profiles'],
   source: PROFILES_SOURCE,
@@ -23,7 +22,6 @@ export const profiles = defineProduct({
     lease: 'analytics:alpha-profiles:lease',
     schedule: { id: 'alpha:profiles', payload: {} },
   },
-  computedAt: newestVersion('alpha-profiles', 'alpha_wallet_profiles'),
   async run(ctx) {
     return { value: await runProfiles(ctx), moved: { stream: 'run', kind: 'head' } };
   },

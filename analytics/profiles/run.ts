@@ -2,7 +2,7 @@
  * The profiles run of venue alpha (job `alpha.profiles`, every ALPHA_PROFILES_INTERVAL_S;
  * docs/profiles.md): the profile of every wallet that has a position, at now = the newest alpha block's
  * time (else the wall clock), written whole to alpha_wallet_profiles under one version; wallets profiled
- * before but without a position now are marked deleted. Wallets go in bounded batches (each a
+ * before but without a position now are marked deleted; then its run mark (`at`: that version). Wallets go in bounded batches (each a
  * primary-key range of the positions tables): SQL sums the windows, TypeScript walks the closes.
  */
 
@@ -11,6 +11,7 @@ import { alphaNow } from '../../core/now.ts';
 import { unrealizedBase } from '../../core/unrealized.ts';
 import { PRODUCT_SOURCES } from '../../schemas/products.ts';
 import { PROFILE_WINDOWS, type ProfileWindowName } from '../../schemas/tables/alpha-profiles.ts';
+import { commitRun } from '../shared/chain.ts';
 import { currentPrices } from '../shared/current-price.ts';
 import { type AnalyticsDeps, nextVersion } from '../shared/version.ts';
 import { computeProfile, type Profile, type WalletInputs } from './metrics.ts';
@@ -25,6 +26,8 @@ import {
   readWindowSums,
 } from './read.ts';
 
+/** The product's name: its run mark's source in the progress store. */
+export const PROFILES_PRODUCT = 'alpha-profiles';
 export const PROFILES_SOURCE = PRODUCT_SOURCES['alpha-profiles'];
 /** Wallets per batch. */
 export const DEFAULT_BATCH_WALLETS = 2_000;
@@ -175,32 +178,35 @@ export async function runProfiles(
   const version = nextVersion();
   const batch = o.batchWallets ?? DEFAULT_BATCH_WALLETS;
   const wallets = await readProfiledWallets(ch);
-  const cache = { one_day: new Map(), seven_day: new Map(), thirty_day: new Map() };
-  for (let i = 0; i < wallets.length; i += batch) {
-    const profiles = await profileBatch(ch, wallets.slice(i, i + batch), now, cache);
-    await ch.insert(
-      'analytics.profiles.write',
-      'alpha_wallet_profiles',
-      profiles.map((p) => profileRow(p, version)),
-    );
-  }
-  // Wallets an earlier run profiled and this one did not (their positions are gone): deleted. (Rows go
-  // by position; the new columns' aliases must not be `version`, which the WHERE would then read.)
-  const [gone] = await ch.read<[string]>(
-    'analytics.profiles.gone',
-    'SELECT count() FROM alpha_wallet_profiles FINAL WHERE version < {v:UInt64}',
-    { v: version },
-  );
-  const removed = Number(gone?.[0] ?? 0);
-  if (removed > 0) {
-    await ch.command(
-      'analytics.profiles.delete',
-      `INSERT INTO alpha_wallet_profiles
-       SELECT * EXCEPT (version, deleted), {v:UInt64} AS new_version, 1 AS is_deleted
-       FROM alpha_wallet_profiles FINAL WHERE version < {v:UInt64}`,
+  let removed = 0;
+  await commitRun(ch, PROFILES_PRODUCT, { kind: 'head', at: version }, async () => {
+    const cache = { one_day: new Map(), seven_day: new Map(), thirty_day: new Map() };
+    for (let i = 0; i < wallets.length; i += batch) {
+      const profiles = await profileBatch(ch, wallets.slice(i, i + batch), now, cache);
+      await ch.insert(
+        'analytics.profiles.write',
+        'alpha_wallet_profiles',
+        profiles.map((p) => profileRow(p, version)),
+      );
+    }
+    // Wallets an earlier run profiled and this one did not (their positions are gone): deleted. (Rows go
+    // by position; the new columns' aliases must not be `version`, which the WHERE would then read.)
+    const [gone] = await ch.read<[string]>(
+      'analytics.profiles.gone',
+      'SELECT count() FROM alpha_wallet_profiles FINAL WHERE version < {v:UInt64}',
       { v: version },
     );
-  }
+    removed = Number(gone?.[0] ?? 0);
+    if (removed > 0) {
+      await ch.command(
+        'analytics.profiles.delete',
+        `INSERT INTO alpha_wallet_profiles
+         SELECT * EXCEPT (version, deleted), {v:UInt64} AS new_version, 1 AS is_deleted
+         FROM alpha_wallet_profiles FINAL WHERE version < {v:UInt64}`,
+        { v: version },
+      );
+    }
+  });
   await deps.versions?.bump(PROFILES_SOURCE, String(now));
   const ms = Date.now() - started;
   deps.log.info(

@@ -5,13 +5,12 @@
  * up; it shares the analytics lease with the market data (a run that finds it taken completes at once).
  */
 import { analyticsConfig } from '../config.ts';
-import { newestVersion } from '../shared/freshness.ts';
 import { defineProduct, secs } from '../shared/product.ts';
 import { ALPHA_ANALYTICS_LEASE } from '../shared/settings.ts';
-import { ROLLING_SOURCE, runRolling } from './run.ts';
+import { ROLLING_PRODUCT, ROLLING_SOURCE, runRolling } from './run.ts';
 
 export const rollingMetrics = defineProduct({
-  name: 'alpha-rolling-metrics',
+  name: ROLLING_PRODUCT,
   inputs: ['alpha-market-data'],
   tables: ['alpha_market_rolling'],
   source: ROLLING_SOURCE,
@@ -23,7 +22,6 @@ export const rollingMetrics = defineProduct({
     lease: ALPHA_ANALYTICS_LEASE,
     schedule: { id: 'analytics:alpha-rolling', payload: { reason: 'schedule' } },
   },
-  computedAt: newestVersion('alpha-rolling-metrics', 'alpha_market_rolling'),
   async run(ctx) {
     const { computedAt } = await runRolling(ctx, ctx.settings);
     return {

@@ -1,11 +1,12 @@
 /**
  * Venue alpha's chain as every product reads it: its contiguous progress and a product's run mark (the
- * progress store, core/watermarks.ts), and its blocks (`alpha_blocks`: a block that produced rows): the
+ * progress store, core/watermarks.ts: every product run commits one, `commitRun`, after its writes; its
+ * `at` is the freshness gauge, `lastRun`), and its blocks (`alpha_blocks`: a block that produced rows): the
  * block at or below / at or above a number, and whether a (number, hash) is still canonical (a reorg
  * deletes the blocks it orphans). Shared by the products; none reads another's internals for it.
  */
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
-import { createWatermarks } from '../../core/watermarks.ts';
+import { createWatermarks, type Mark, type Watermark } from '../../core/watermarks.ts';
 
 /** The chain's source in the progress store (ingest/chain/tables.ts `chainSource` of alpha's chain). */
 export const ALPHA_CHAIN_SOURCE = 'alpha-chain';
@@ -41,6 +42,29 @@ export async function runMark(
     { chain: chainId, n: r.n, h: r.h },
   );
   return { number: r.n, hash: r.h, time: Number(block[0]?.t ?? 0), version: m.at };
+}
+
+/**
+ * Commits a product's run mark (source: the product's name, stream `run`): runs `write` (the run's
+ * writes), then records the mark, so it is never visible before its data. A head mark for the product's
+ * progress (`at`: the run's version where its rows carry one); a range mark (`from`/`to`) for the
+ * recomputation of a backfilled range.
+ */
+export function commitRun(
+  ch: ClickHouse,
+  product: string,
+  mark: Omit<Mark, 'source' | 'stream'>,
+  write?: () => Promise<void>,
+): Promise<Watermark> {
+  return createWatermarks(ch).commit({ source: product, stream: RUN_STREAM, ...mark }, write);
+}
+
+/**
+ * When a product's last run landed (Unix ms): the `at` of its head run mark (its run's version, or the
+ * commit's wall clock), or null when it never ran. The freshness gauge is now − that.
+ */
+export async function lastRun(ch: ClickHouse, product: string): Promise<number | null> {
+  return (await createWatermarks(ch).read(product, RUN_STREAM))?.at ?? null;
 }
 
 export interface BlockRef {

@@ -2,7 +2,7 @@
  * An analytics product as one declared unit (`analytics/<product>/index.ts`): `defineProduct({ name,
  * inputs, tables, source, mode, every, job, run, recompute, … })`. analytics/products.ts lists the
  * definitions; jobs/products.ts derives from that list the jobs, their schedules and leases, `pmdata
- * recompute` (ordered by `inputs`), the freshness gauges, the data sources the API cache reads, and the
+ * recompute` (ordered by `inputs`), the freshness gauges (its run mark), the data sources the API cache reads, and the
  * enqueueing of a product's run when one of its inputs moved.
  *
  * - `inputs`: what the product reads, as the sources that commit progress: a source ('alpha-chain',
@@ -11,8 +11,11 @@
  * - `mode`: 'incremental' (from its own progress on; `--from` recomputes from a block), 'path' (the same,
  *   but each state depends on the one before it: a recomputation from a block rewinds to below it) or
  *   'whole' (rewritten whole at now; `--from` does not apply).
- * - `run(ctx, payload)`: one run of the product's job (the caller holds its lease), returning what the job
- *   returns and what moved (null when nothing did): the product's dependents are enqueued from it.
+ * - `run(ctx, payload)`: one run of the product's job (the caller holds its lease). Every run that wrote
+ *   commits its run mark (source: its name, stream 'run'; analytics/shared/chain.ts `commitRun`) after its
+ *   writes, and returns what the job returns and which mark it committed (null when none): the job reads
+ *   that mark back from the store and the product's dependents are enqueued from it, as after any other
+ *   committed mark. The `at` of its head mark is its freshness (analytics/products.ts).
  * - `onInput(moved, config)`: the payload of the run that follows a move of one of its inputs, or null
  *   when that move asks for none (the schedule brings it).
  * - `recompute(ctx, {from})`: `pmdata recompute`'s run (under the same lease), with its report.
@@ -68,7 +71,10 @@ export interface Moved {
   caughtUp?: boolean;
 }
 
-/** What one run of a product's job returns: the job's result, and what moved (null: nothing). */
+/**
+ * What one run of a product's job returns: the job's result, and the run mark it committed (its stream,
+ * kind and a range's bounds, read back from the store; null: none), with `caughtUp` for its dependents.
+ */
 export interface ProductOutcome {
   value: unknown;
   moved: Omit<Moved, 'source'> | null;
@@ -113,8 +119,6 @@ export interface ProductDefinition {
   /** Interval of its scheduled run, ms. */
   every(config: Config): number;
   job: ProductJob;
-  /** When its last computation landed (Unix ms), or null: the freshness gauge. */
-  computedAt(ch: ClickHouse): Promise<number | null>;
   run(ctx: ProductContext, payload: ProductPayload): Promise<ProductOutcome>;
   onInput?(moved: Moved, config: Config): ProductPayload | null;
   /** `from`: the first block to recompute (null: all; never given to a 'whole' product). */

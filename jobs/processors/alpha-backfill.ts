@@ -7,7 +7,7 @@
 import type { BackfillRangeResult } from '../../ingest/chain/backfill.ts';
 import { alphaChainFor } from '../../ingest/venues/alpha/chain/runtime.ts';
 import { defineJob } from '../define.ts';
-import { enqueueDependents } from '../products.ts';
+import { enqueueAfterCommit } from '../products.ts';
 
 export interface AlphaBackfillPayload {
   chainId: number;
@@ -23,6 +23,7 @@ export const alphaBackfillJob = defineJob<AlphaBackfillPayload, BackfillRangeRes
   async process({ deps, job, log, signal, enqueue }) {
     const chain = alphaChainFor(deps);
     const { from, to } = job.data;
+    const started = Date.now();
     const result = await chain.ingestRange(
       { from, to },
       {
@@ -36,13 +37,14 @@ export const alphaBackfillJob = defineJob<AlphaBackfillPayload, BackfillRangeRes
       },
     );
     log.info({ from, to, ...result }, result.skipped ? 'Skipped finished range' : 'Backfilled range');
-    // The range's mark moved: the products that read the chain follow (analytics/products.ts): the market
-    // data recomputes the range's buckets whole, also below its checkpoint; the positions, path-dependent,
-    // rewind to just below a range that lies below their checkpoint.
+    // The range's mark moved (committed by this run): the products that read the chain follow
+    // (analytics/products.ts): the market data recomputes the range's buckets whole, also below its
+    // checkpoint; the positions, path-dependent, rewind to just below a range that lies below their checkpoint.
     if (!result.skipped) {
-      await enqueueDependents(
+      await enqueueAfterCommit(
         { enqueue, deps },
         { source: 'alpha-chain', stream: 'backfill', kind: 'range', from, to },
+        started,
       );
     }
     return result;

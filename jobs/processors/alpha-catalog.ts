@@ -12,7 +12,7 @@ import { assignCanonical } from '../../ingest/canonical/assign.ts';
 import { runStream, streamOf } from '../../ingest/rest/runner.ts';
 import { ALPHA_CATALOG_LEASE, alpha, type CatalogSyncSummary } from '../../ingest/venues/alpha/index.ts';
 import { defineJob, type Schedule, schedule } from '../define.ts';
-import { enqueueDependents } from '../products.ts';
+import { enqueueAfterCommit } from '../products.ts';
 
 /** Most conditions fetched by id per run (the rest come in the next runs). */
 const MISSING_PER_RUN = 1_000;
@@ -30,6 +30,7 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
   queue: 'venues',
   attempts: 3,
   async process({ deps, job, log, enqueue }) {
+    const started = Date.now();
     const run = await withLease(deps.redis, ALPHA_CATALOG_LEASE, 60_000, async () => {
       const summary = await runStream(alpha, 'catalog', { ...deps, log }, { mode: job.data.mode });
       // Conditions prepared on chain without metadata yet: fetched by id.
@@ -57,11 +58,13 @@ export const alphaCatalogJob = defineJob<AlphaCatalogPayload, AlphaCatalogResult
       log.info({ ...summary, missingConditions: missing.length }, 'Synced alpha catalog');
       return { ran: true as const, summary, missingConditions: missing.length };
     });
-    // The catalog moved: the products that read it follow (the catalog lists).
+    // The catalog moved (the sync committed its `catalog` mark): the products that read it follow (the
+    // catalog lists).
     if (run)
-      await enqueueDependents(
+      await enqueueAfterCommit(
         { enqueue, deps },
-        { source: 'alpha-catalog', stream: 'catalog', kind: 'head' },
+        { source: alpha.source, stream: 'catalog', kind: 'head' },
+        started,
       );
     return run ?? { ran: false };
   },

@@ -19,6 +19,7 @@ const market = restMarket(BETA_MARKETS, { column: 'ticker', type: 'String' });
 const byTicker: SortColumn = { expr: 'ticker', type: 'String', dir: 'asc' };
 
 const list = marketList({
+  example: 'status=open&limit=3',
   about:
     "Beta's markets (open, closed and resolved; no multivariate markets), binary Yes/No with bids and asks 0–1 and " +
     'the canonical id of each outcome. min_price and max_price are integer cents (0–100) on the last price.',

@@ -88,6 +88,8 @@ export interface MarketList<Query extends TSchema = TSchema, Response extends TS
   /** The sort keys of each value of the query's `sort` (the key column last, so the order is total). */
   sorts: Record<SortOf<Query>, SortColumn[]>;
   defaultSort: SortOf<Query>;
+  /** The query string of the list's example request (the demo's, `pmdata demo`). */
+  example?: string;
 }
 
 /** A list's declaration, its query and response schemas kept as their own types (for the handler's). */

@@ -14,6 +14,7 @@ const market = restMarket(DELTA_MARKETS, { column: 'market_id', type: 'UInt64' }
 const byId: SortColumn = { expr: 'market_id', type: 'UInt64', dir: 'asc' };
 
 const list = marketList({
+  example: 'sort=volume&limit=3',
   about:
     "Delta's markets (binary, and the alternatives of categorical events), outcomes with token ids, prices " +
     '0–1 and canonical ids.',

@@ -19,6 +19,7 @@ const market = restMarket(EPSILON_MARKETS, { column: 'market_id', type: 'UInt64'
 const byId: SortColumn = { expr: 'market_id', type: 'UInt64', dir: 'asc' };
 
 const list = marketList({
+  example: 'sort=created&limit=3',
   about:
     "Epsilon's markets, outcomes with token ids, best bid and ask 0–1 and canonical ids (the venue has no " +
     'end time).',

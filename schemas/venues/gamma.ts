@@ -19,6 +19,7 @@ const market = restMarket(GAMMA_MARKETS, { column: 'slug', type: 'String' });
 const bySlug: SortColumn = { expr: 'slug', type: 'String', dir: 'asc' };
 
 const list = marketList({
+  example: 'trade_type=amm&sort=open_interest&limit=3',
   about:
     "Gamma's markets (AMM and order book), outcomes with token ids, prices 0–1 and canonical ids. " +
     'open_interest_usd is null for order-book (clob) markets, a number for AMM markets.',

@@ -105,6 +105,7 @@ const TOY_CONTRACT = venueContract({
       markets: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), price: Type.Number() })),
     }),
     columns: ['id', 'title', 'price'],
+    resource: ([id, title, price]) => ({ id: String(id), title: String(title), price: Number(price) }),
     filters: [],
     sorts: { price: [{ column: 'price', dir: 'DESC' }] } as never,
     defaultSort: 'price' as never,
@@ -186,12 +187,16 @@ beforeAll(async () => {
     'toy.create',
     'CREATE TABLE toy_totals (markets UInt32, price_sum Float64, version UInt64) ENGINE = MergeTree ORDER BY version',
   );
+  // The toy's page is a plain read (a real venue's is api/queries/venue-markets.ts over its search words
+  // and canonical ids, which a toy table does not have); rows are mapped by the contract.
   const list = venueMarketsRoutes(TOY_CONTRACT, async (ctx, q) => ({
-    markets: await ctx.deps.clickhouse.query<{ id: string; title: string; price: number }>(
-      'toy.list',
-      'SELECT id, title, price FROM toy_markets FINAL ORDER BY price DESC LIMIT {limit:UInt32}',
-      { limit: q.limit ?? 20 },
-    ),
+    markets: (
+      await ctx.deps.clickhouse.query<{ id: string; title: string; price: number }>(
+        'toy.list',
+        'SELECT id, title, price FROM toy_markets FINAL ORDER BY price DESC LIMIT {limit:UInt32}',
+        { limit: q.limit ?? 20 },
+      )
+    ).map((r) => TOY_CONTRACT.list.resource([r.id, r.title, r.price], [])),
   }));
   app = await buildApp({ ...deps, secret: TEST_SECRET, extraRoutes: [list] });
   key = (await createKeyStore(deps.redis).create({ tier: 'free', name: 'toy', rate: 1000 })).key;

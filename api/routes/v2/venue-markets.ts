@@ -1,7 +1,7 @@
 /**
  * `GET /v2/<code>/markets` of a venue with a market list, from its contract (schemas/venues/<code>.ts
- * `list`: the route's text, its query and response schemas) and its query module
- * (api/queries/<code>/markets.ts: the page through api/queries/venue-markets.ts and the row mapping).
+ * `list`: the route's text, its query and response schemas) and its list query (a venue's is
+ * api/queries/venue-markets.ts `contractListQuery`: the page and the contract's row mapping).
  * api/routes/index.ts registers one per contract that has a list.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

@@ -12,7 +12,8 @@
  * back into one row here.
  *
  * Cursors are sortedPage's (api/queries/sorted-page.ts): the last row's sort key, bound to the digest of
- * the normalized filters and sort.
+ * the normalized filters and sort. `contractListQuery` is a venue's whole list: the page, its contract's
+ * own 400 rule (`list.check`) and row mapping (`list.resource`).
  */
 import type { SortColumn } from '../../core/clickhouse/sort-keys.ts';
 import { CANONICAL_OUTCOMES } from '../../schemas/tables/venues.ts';

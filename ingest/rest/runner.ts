@@ -397,7 +397,8 @@ async function run(
   // The marks after the data: every batch's rows are acknowledged before the first mark is recorded.
   for (const m of [...queued, ...((await stream.marks?.(ctx)) ?? [])]) {
     const mark: Mark = { source: venue.source, stream: m.stream, kind: 'head', time: m.time };
-    opts.onCommit?.(await watermarks.commit(mark));
+    const committed = await watermarks.commit(mark);
+    opts.onCommit?.(committed);
   }
   if (written > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump(`venue:${venue.code}`);
   summary.ms = Math.round(performance.now() - t0);

@@ -6,6 +6,9 @@
  * product's run), `enqueueDependents` enqueues every product whose `inputs` include that source and whose
  * `onInput` asks for a run, with the payload it returns, in the list's order.
  *
+ * `productRegistry(products)` derives all of it from a given list (a test's temporary one); the module's
+ * constants are it applied to analytics/products.ts.
+ *
  * A product's job runs `run` under its lease; a job that finds the lease taken completes at once as
  * `{ran: false}`, unless the definition says the payload must not be lost (then it retries later). A
  * product with `coalesce` first sets its stale flag, and builds again while the flag was set during a

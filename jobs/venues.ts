@@ -7,7 +7,9 @@
  * Derived from the list, never written by hand elsewhere: the config sections (jobs/config.ts), the jobs
  * (jobs/registry.ts) and schedules (jobs/schedules.ts), the status sources (ingest/sources.ts, through
  * jobs/ops-sampler.ts), the canonical job's venues, the backfill dispatch (jobs/commands/backfill.ts) and
- * the demo's venue steps (jobs/commands/demo.ts). A new venue is one line here (docs/contributing.md).
+ * the demo's venue steps (jobs/commands/demo.ts). `deriveVenues(venues)` derives them from a given list
+ * (a test's temporary one); the module's constants are it applied to `VENUES`. A new venue is one line
+ * here (docs/contributing.md).
  */
 import type { ConfigSection } from '../core/config.ts';
 import { venuesConfig } from '../ingest/rest/config.ts';

@@ -9,6 +9,9 @@
  * the store (core/watermarks.ts) and its dependents follow it only when this run committed it (`at` not
  * before the run's start). alpha's book sync commits no mark: its job calls `enqueueDependents` itself.
  *
+ * `productRegistry(products)` derives all of it from a given list (a test's temporary one); the module's
+ * constants are it applied to analytics/products.ts.
+ *
  * A product's job runs `run` under its lease; a job that finds the lease taken completes at once as
  * `{ran: false}`, unless the definition says the payload must not be lost (then it retries later). A
  * product with `coalesce` first sets its stale flag, and builds again while the flag was set during a
@@ -89,8 +92,58 @@ export function recomputeProduct(
   );
 }
 
-/** The job of one product. */
-function productJob(p: ProductDefinition): JobDefinition<ProductPayload, unknown> {
+/** The jobs, schedules and dependents rule of a list of products (the module's own: analytics/products.ts). */
+export interface ProductRegistry {
+  products: readonly ProductDefinition[];
+  jobs: readonly JobDefinition<ProductPayload, unknown>[];
+  schedules: readonly Schedule[];
+  /** The job of the product named `name`. */
+  jobOf(name: string): JobDefinition<ProductPayload, unknown>;
+  /**
+   * After a job committed a move of `moved.source`: enqueues the run of every product that reads it and
+   * asks for one (`onInput`), in the list's order. Returns the job names enqueued.
+   */
+  enqueueDependents(ctx: Pick<JobContext<unknown>, 'enqueue' | 'deps'>, moved: Moved): Promise<string[]>;
+}
+
+/** The registry of `products`: one job each, its schedule, and the enqueueing of its runs after a move. */
+export function productRegistry(products: readonly ProductDefinition[]): ProductRegistry {
+  const jobs = new Map<string, JobDefinition<ProductPayload, unknown>>();
+  const jobOf = (name: string) => {
+    const job = jobs.get(name);
+    if (!job) throw new Error(`No analytics product named ${name}`);
+    return job;
+  };
+  const registry: ProductRegistry = {
+    products,
+    jobs: [],
+    schedules: [],
+    jobOf,
+    async enqueueDependents(ctx, moved) {
+      const enqueued: string[] = [];
+      for (const p of products) {
+        if (!p.inputs.includes(moved.source) || !p.onInput) continue;
+        const payload = p.onInput(moved, ctx.deps.config);
+        if (payload === null) continue;
+        await ctx.enqueue(jobOf(p.name), payload);
+        enqueued.push(p.job.name);
+      }
+      return enqueued;
+    },
+  };
+  for (const p of products) jobs.set(p.name, productJob(p, registry));
+  registry.jobs = [...jobs.values()];
+  registry.schedules = products.map((p) =>
+    schedule(p.job.schedule.id, jobOf(p.name), p.every, p.job.schedule.payload),
+  );
+  return registry;
+}
+
+/** The job of one product; its moves enqueue the dependents of `registry`. */
+function productJob(
+  p: ProductDefinition,
+  registry: Pick<ProductRegistry, 'enqueueDependents'>,
+): JobDefinition<ProductPayload, unknown> {
   return defineJob<ProductPayload, unknown>({
     name: p.job.name,
     queue: 'analytics',
@@ -114,7 +167,11 @@ function productJob(p: ProductDefinition): JobDefinition<ProductPayload, unknown
           break;
         }
         last = out.value;
-        if (out.moved) await enqueueAfterCommit({ deps, enqueue }, { source: p.name, ...out.moved }, started);
+        if (out.moved) {
+          // Its dependents follow the mark only when this run committed it.
+          const mark = await committedMark(deps, { source: p.name, ...out.moved }, started);
+          if (mark) await registry.enqueueDependents({ deps, enqueue }, mark);
+        }
         // A coalescing product runs again when a trigger set its flag while it ran.
         if (!coalesce || !(await deps.redis.exists(coalesce.flag))) break;
       }
@@ -152,36 +209,17 @@ export async function enqueueAfterCommit(
   return mark ? enqueueDependents(ctx, mark) : [];
 }
 
-const JOBS = new Map(PRODUCTS.map((p) => [p.name, productJob(p)]));
+const REGISTRY = productRegistry(PRODUCTS);
 
 /** The job of the product named `name` (analytics/products.ts). */
-export function productJobOf(name: string): JobDefinition<ProductPayload, unknown> {
-  const job = JOBS.get(name);
-  if (!job) throw new Error(`No analytics product named ${name}`);
-  return job;
-}
+export const productJobOf = REGISTRY.jobOf;
 
-export const PRODUCT_JOBS: readonly JobDefinition<ProductPayload, unknown>[] = [...JOBS.values()];
+export const PRODUCT_JOBS: readonly JobDefinition<ProductPayload, unknown>[] = REGISTRY.jobs;
 
-export const PRODUCT_SCHEDULES: readonly Schedule[] = PRODUCTS.map((p) =>
-  schedule(p.job.schedule.id, productJobOf(p.name), p.every, p.job.schedule.payload),
-);
+export const PRODUCT_SCHEDULES: readonly Schedule[] = REGISTRY.schedules;
 
 /**
- * After a job committed a move of `moved.source`: enqueues the run of every product that reads it and
- * asks for one (`onInput`), in the list's order. Returns the job names enqueued.
+ * After a job committed a move of `moved.source`: enqueues the run of every product of analytics/
+ * products.ts that reads it and asks for one (`onInput`), in the list's order. Returns the job names.
  */
-export async function enqueueDependents(
-  ctx: Pick<JobContext<unknown>, 'enqueue' | 'deps'>,
-  moved: Moved,
-): Promise<string[]> {
-  const enqueued: string[] = [];
-  for (const p of PRODUCTS) {
-    if (!p.inputs.includes(moved.source) || !p.onInput) continue;
-    const payload = p.onInput(moved, ctx.deps.config);
-    if (payload === null) continue;
-    await ctx.enqueue(productJobOf(p.name), payload);
-    enqueued.push(p.job.name);
-  }
-  return enqueued;
-}
+export const enqueueDependents = REGISTRY.enqueueDependents;

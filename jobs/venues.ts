@@ -7,7 +7,9 @@
  * Derived from the list, never written by hand elsewhere: the config sections (jobs/config.ts), the jobs
  * (jobs/registry.ts) and schedules (jobs/schedules.ts), the status sources (ingest/sources.ts, through
  * jobs/ops-sampler.ts), the canonical job's venues, the backfill dispatch (jobs/commands/backfill.ts) and
- * the demo's venue steps (jobs/commands/demo.ts). A new venue is one line here (docs/contributing.md).
+ * the demo's venue steps (jobs/commands/demo.ts). `deriveVenues(venues)` derives them from a given list
+ * (a test's temporary one); the module's constants are it applied to `VENUES`. A new venue is one line
+ * here (docs/contributing.md).
  */
 import type { ConfigSection } from '../core/config.ts';
 import { venuesConfig } from '../ingest/rest/config.ts';
@@ -24,6 +26,7 @@ import { alphaBookJob, BOOK_SCHEDULES } from './processors/alpha-book.ts';
 import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
 import { type StreamJobs, venueStreamJobs } from './processors/venue-streams.ts';
+import type { ProductRegistry } from './products.ts';
 
 export interface ListingSummary extends StreamSummary {
   read: number;
@@ -78,14 +81,21 @@ export interface Venue {
   backfill?: VenueBackfill;
 }
 
-/** A REST venue declared for the stream runner (ingest/venues/<code>/index.ts): its streams' jobs. */
-function restVenue(def: VenueDefinition, backfill: VenueBackfill = { kind: 'listing', venue: def }): Venue {
+/**
+ * A REST venue declared for the stream runner (ingest/venues/<code>/index.ts): its streams' jobs, whose
+ * committed watermarks enqueue the products that read the venue (`dependents`: analytics/products.ts's).
+ */
+export function restVenue(
+  def: VenueDefinition,
+  backfill: VenueBackfill = { kind: 'listing', venue: def },
+  dependents?: ProductRegistry['enqueueDependents'],
+): Venue {
   return {
     code: def.code,
     config: def.config,
     rest: true,
     source: { source: def.source },
-    streams: def.streams.map((s) => ({ name: s.name, ...venueStreamJobs(def, s.name) })),
+    streams: def.streams.map((s) => ({ name: s.name, ...venueStreamJobs(def, s.name, dependents) })),
     backfill,
   };
 }
@@ -121,12 +131,41 @@ export const VENUES: readonly Venue[] = [
   restVenue(epsilon),
 ];
 
+/** What derives from a list of venues (the module's constants are it applied to `VENUES`). */
+export function deriveVenues(venues: readonly Venue[]) {
+  const schedulesOf = new Map(
+    venues.map((v) => [v.code, [...(v.schedules ?? []), ...v.streams.flatMap((s) => s.schedules)]]),
+  );
+  return {
+    /** The config sections: each venue's, the REST venues' after their shared `venues` section. */
+    configSections: [
+      ...venues.filter((v) => !v.rest).map((v) => v.config),
+      venuesConfig,
+      ...venues.filter((v) => v.rest).map((v) => v.config),
+    ] as readonly ConfigSection[],
+    /** Every venue's jobs: its own, then its streams'. */
+    jobs: venues.flatMap((v) => [
+      ...(v.jobs ?? []),
+      ...v.streams.flatMap((s) => s.jobs),
+    ]) as readonly AnyJob[],
+    /** The schedules of one venue: its own, then its streams'. */
+    schedulesOf: (code: string): readonly Schedule[] => schedulesOf.get(code) ?? [],
+    /** Every venue's schedules. */
+    schedules: venues.flatMap((v) => schedulesOf.get(v.code) ?? []) as readonly Schedule[],
+    atStart: venues.flatMap((v) => v.atStart ?? []) as readonly Work[],
+    /** The status sources of the venues' REST polls (ingest/sources.ts). */
+    sources: venues.map((v) => v.source) as readonly RestSource[],
+    /** The venues `pmdata backfill <venue>` lists (the REST venues), in the list's order. */
+    backfill: venues.filter(
+      (v): v is Venue & { backfill: VenueBackfill } => v.backfill !== undefined,
+    ) as readonly (Venue & { backfill: VenueBackfill })[],
+  };
+}
+
+const DERIVED = deriveVenues(VENUES);
+
 /** The config sections: each venue's, the REST venues' after their shared `venues` section. */
-export const VENUE_CONFIG_SECTIONS: readonly ConfigSection[] = [
-  ...VENUES.filter((v) => !v.rest).map((v) => v.config),
-  venuesConfig,
-  ...VENUES.filter((v) => v.rest).map((v) => v.config),
-];
+export const VENUE_CONFIG_SECTIONS: readonly ConfigSection[] = DERIVED.configSections;
 
 /** The job of `venue`'s stream `stream` (`<venue>.<stream>`). */
 export function venueJob(venue: string, stream: string): StreamJobs<unknown>['job'] {
@@ -136,27 +175,18 @@ export function venueJob(venue: string, stream: string): StreamJobs<unknown>['jo
 }
 
 /** Every venue's jobs: its own, then its streams'. */
-export const VENUE_JOBS: readonly AnyJob[] = VENUES.flatMap((v) => [
-  ...(v.jobs ?? []),
-  ...v.streams.flatMap((s) => s.jobs),
-]);
-
-const SCHEDULES_OF: ReadonlyMap<string, readonly Schedule[]> = new Map(
-  VENUES.map((v) => [v.code, [...(v.schedules ?? []), ...v.streams.flatMap((s) => s.schedules)]]),
-);
+export const VENUE_JOBS: readonly AnyJob[] = DERIVED.jobs;
 
 /** The schedules of one venue: its own, then its streams'. */
-export const schedulesOf = (code: string): readonly Schedule[] => SCHEDULES_OF.get(code) ?? [];
+export const schedulesOf = DERIVED.schedulesOf;
 
 /** Every venue's schedules. */
-export const VENUE_SCHEDULES: readonly Schedule[] = VENUES.flatMap((v) => schedulesOf(v.code));
+export const VENUE_SCHEDULES: readonly Schedule[] = DERIVED.schedules;
 
-export const VENUE_AT_START: readonly Work[] = VENUES.flatMap((v) => v.atStart ?? []);
+export const VENUE_AT_START: readonly Work[] = DERIVED.atStart;
 
 /** The status sources of the venues' REST polls (ingest/sources.ts). */
-export const VENUE_SOURCES: readonly RestSource[] = VENUES.map((v) => v.source);
+export const VENUE_SOURCES: readonly RestSource[] = DERIVED.sources;
 
 /** The venues `pmdata backfill <venue>` lists now (the REST venues), in the list's order. */
-export const BACKFILL_VENUES: readonly (Venue & { backfill: VenueBackfill })[] = VENUES.filter(
-  (v): v is Venue & { backfill: VenueBackfill } => v.backfill !== undefined,
-);
+export const BACKFILL_VENUES: readonly (Venue & { backfill: VenueBackfill })[] = DERIVED.backfill;

@@ -1,10 +1,12 @@
 /**
- * Every table description (schemas/tables/; each venue's own through its contract, schemas/venues/)
- * against the migrated database: a fresh database is migrated and `DESCRIBE TABLE` of each described
+ * Every table description (each export of schemas/tables/*.ts, a description or a record of them: a new
+ * venue's or product's file is read without a line here) against the migrated database: a fresh database is migrated and `DESCRIBE TABLE` of each described
  * table must list exactly the described columns, in order, with the described types. A column added by
  * a migration but not to its description (or the reverse) fails here, so the row types, insert encoders
  * and read column lists that derive from descriptions cannot drift from the tables.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ByteWriter } from '../core/clickhouse/row-binary.ts';
 import {
@@ -13,17 +15,39 @@ import {
   describeColumns,
   insertColumns,
   rowBinaryEncoder,
+  type TableDescription,
 } from '../core/clickhouse/table.ts';
-import { ALPHA_ANALYTICS_TABLES } from '../schemas/tables/alpha-analytics.ts';
-import { ALPHA_BOOK_TABLES } from '../schemas/tables/alpha-book.ts';
-import { ALPHA_CATALOG_LIST_TABLES } from '../schemas/tables/alpha-catalog-lists.ts';
 import { ALPHA_CHAIN_TABLES } from '../schemas/tables/alpha-chain.ts';
-import { ALPHA_POSITION_TABLES } from '../schemas/tables/alpha-positions.ts';
-import { ALPHA_PROFILE_TABLES } from '../schemas/tables/alpha-profiles.ts';
-import { VENUE_TABLES } from '../schemas/tables/venues.ts';
-import { WATERMARK_TABLES } from '../schemas/tables/watermarks.ts';
 import { VENUE_CONTRACTS } from '../schemas/venues/index.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+
+const isTable = (v: unknown): v is TableDescription =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as TableDescription).name === 'string' &&
+  typeof (v as TableDescription).columns === 'object';
+
+/** Every table described in schemas/tables/, by name. */
+async function describedTables(): Promise<TableDescription[]> {
+  const dir = path.resolve(import.meta.dirname, '../schemas/tables');
+  const byName = new Map<string, TableDescription>();
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
+    const mod: Record<string, unknown> = await import(path.join(dir, file));
+    for (const v of Object.values(mod)) {
+      const found = isTable(v)
+        ? [v]
+        : typeof v === 'object' && v !== null
+          ? Object.values(v).filter(isTable)
+          : [];
+      for (const t of found) byName.set(t.name, t);
+    }
+  }
+  return [...byName.values()];
+}
+const TABLES = await describedTables();
 
 let deps: TestDeps;
 
@@ -33,18 +57,14 @@ beforeAll(async () => {
 afterAll(async () => deps?.close());
 
 describe('table descriptions', () => {
-  for (const table of [
-    ...Object.values(ALPHA_CHAIN_TABLES),
-    ...Object.values(ALPHA_ANALYTICS_TABLES),
-    ...Object.values(ALPHA_BOOK_TABLES),
-    ...Object.values(ALPHA_CATALOG_LIST_TABLES),
-    ...Object.values(ALPHA_POSITION_TABLES),
-    ...Object.values(VENUE_TABLES),
-    // Each venue's own tables, as its contract lists them (schemas/venues/; alpha's catalog tables).
-    ...VENUE_CONTRACTS.flatMap((v) => Object.values(v.tables)),
-    ...Object.values(ALPHA_PROFILE_TABLES),
-    ...Object.values(WATERMARK_TABLES),
-  ]) {
+  it('reads every schemas/tables/ file', () => {
+    expect(TABLES.length).toBeGreaterThan(40);
+    expect(TABLES.map((t) => t.name)).toEqual(
+      expect.arrayContaining(VENUE_CONTRACTS.flatMap((v) => Object.values(v.tables).map((t) => t.name))),
+    );
+  });
+
+  for (const table of TABLES) {
     it(`${table.name} equals DESCRIBE TABLE of the migrated database`, async () => {
       const rows = await deps.clickhouse.query<{ name: string; type: string; default_type: string }>(
         'test.describe',

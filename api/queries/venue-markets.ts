@@ -12,7 +12,8 @@
  * back into one row here.
  *
  * Cursors are sortedPage's (api/queries/sorted-page.ts): the last row's sort key, bound to the digest of
- * the normalized filters and sort.
+ * the normalized filters and sort. `contractListQuery` is a venue's whole list: the page, its contract's
+ * own 400 rule (`list.check`) and row mapping (`list.resource`).
  */
 import type { SortColumn } from '../../core/clickhouse/sort-keys.ts';
 import { CANONICAL_OUTCOMES } from '../../schemas/tables/venues.ts';
@@ -215,20 +216,19 @@ export async function venueMarketsPage(
   };
 }
 
-// ---- row value helpers for the mappers ---------------------------------------------------------------
-
-/** Unix ms (as read: a number, a decimal string or null) → ISO 8601, or null. */
-export function isoFromMs(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  const ms = Number(v);
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+/**
+ * The list query of a venue's contract: its page (`venueMarketsPage`, the contract's own 400 rule first),
+ * each row mapped by the contract's `resource`.
+ */
+export function contractListQuery<C extends ListContract>(
+  venue: C,
+): (ctx: RouteContext, q: Query) => Promise<{ markets: unknown[]; pagination: PageInfo }> {
+  const list = venue.list as ListContract['list'] & { check?(q: Query): string | null };
+  return async (ctx, q) => {
+    const { rows, pagination } = await venueMarketsPage(ctx, venue, q, () => {
+      const why = list.check?.(q) ?? null;
+      if (why !== null) throw new ApiError(400, why);
+    });
+    return { markets: rows.map((r) => list.resource(r.values, r.canonicalIds)), pagination };
+  };
 }
-
-/** A nullable number as read (Float64 may arrive as a number; 64-bit integers as strings). */
-export function numOrNull(v: unknown): number | null {
-  if (v === null || v === undefined) return null;
-  const x = Number(v);
-  return Number.isFinite(x) ? x : null;
-}
-
-export const num = (v: unknown): number => numOrNull(v) ?? 0;

@@ -4,10 +4,7 @@
  * How a list endpoint is built: docs/api.md, "How a list endpoint is built".
  */
 import { LIST_CONTRACTS, type ListContract } from '../../schemas/venues/index.ts';
-import { listBetaMarkets } from '../queries/beta/markets.ts';
-import { listDeltaMarkets } from '../queries/delta/markets.ts';
-import { listEpsilonMarkets } from '../queries/epsilon/markets.ts';
-import { listGammaMarkets } from '../queries/gamma/markets.ts';
+import { contractListQuery } from '../queries/venue-markets.ts';
 import type { RoutePlugin } from './context.ts';
 import { alphaActivityRoutes } from './v2/alpha/activity.ts';
 import { alphaCandlesticksRoutes } from './v2/alpha/candlesticks.ts';
@@ -32,21 +29,11 @@ import { type VenueMarketsQuery, venueMarketsRoutes } from './v2/venue-markets.t
 export type { RouteContext, RoutePlugin } from './context.ts';
 
 /**
- * The query module of each venue list (a venue whose contract has a `list` fails to compile until its
- * module is named here).
+ * `GET /v2/<code>/markets` of each venue with a list, in venue order: the page of its contract's list,
+ * rows mapped by the contract (schemas/venues/<code>.ts `list.resource`).
  */
-const VENUE_LISTS: { [C in ListContract as C['code']]: VenueMarketsQuery<C> } = {
-  beta: listBetaMarkets,
-  gamma: listGammaMarkets,
-  delta: listDeltaMarkets,
-  epsilon: listEpsilonMarkets,
-};
-
-/** `GET /v2/<code>/markets` of each venue with a list, in venue order. */
 const venueListRoutes = LIST_CONTRACTS.map((venue) =>
-  // The record pairs each contract with its own query module (checked above); a lookup by a code of the
-  // union loses that pairing.
-  venueMarketsRoutes(venue, VENUE_LISTS[venue.code] as VenueMarketsQuery<ListContract>),
+  venueMarketsRoutes(venue, contractListQuery(venue) as VenueMarketsQuery<ListContract>),
 );
 
 export const DATA_ROUTES: RoutePlugin[] = [

@@ -34,7 +34,7 @@ import type { Config, ConfigSection } from '../../core/config.ts';
 import { createDataVersions } from '../../core/data-version.ts';
 import { type LeaseWaitOptions, withLease, withLeaseWaiting } from '../../core/lease.ts';
 import type { Logger } from '../../core/logger.ts';
-import { createWatermarks, type Mark, type Watermarks } from '../../core/watermarks.ts';
+import { createWatermarks, type Mark, type Watermark, type Watermarks } from '../../core/watermarks.ts';
 import type { InvalidRecord, ReadCounts } from './records.ts';
 import { insertNew, quarantineRecords, writeChanged } from './store.ts';
 
@@ -221,6 +221,8 @@ export interface RunOptions<M extends string, O, S> {
   options?: O;
   /** Called after each step (the CLI's progress). */
   onProgress?: (step: string, summary: S) => void;
+  /** Called with each watermark the run committed, after its data (the job enqueues the dependents). */
+  onCommit?: (mark: Watermark) => void;
   /**
    * Takes the stream's leases around the run: `skip` resolves to null when one is held (a scheduled run);
    * `wait` waits for it (a run a user asked for; null only when `wait.signal` stops the wait). Absent: the
@@ -395,7 +397,8 @@ async function run(
   // The marks after the data: every batch's rows are acknowledged before the first mark is recorded.
   for (const m of [...queued, ...((await stream.marks?.(ctx)) ?? [])]) {
     const mark: Mark = { source: venue.source, stream: m.stream, kind: 'head', time: m.time };
-    await watermarks.commit(mark);
+    const committed = await watermarks.commit(mark);
+    opts.onCommit?.(committed);
   }
   if (written > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump(`venue:${venue.code}`);
   summary.ms = Math.round(performance.now() - t0);

@@ -26,6 +26,7 @@ import { createLogger, type Logger } from '../../core/logger.ts';
 import { portFree } from '../../core/net.ts';
 import { redisAnswers } from '../../core/redis.ts';
 import { ensureRedisServerBinary, findRedisServer } from '../../core/redis-server.ts';
+import { LIST_CONTRACTS } from '../../schemas/venues/index.ts';
 import { BUILD_DIR, compileContracts, contractsCompiled } from '../../sim/chain/compile.ts';
 import { demoWorldOptions } from '../../sim/demo-world.ts';
 import { startSim } from '../../sim/index.ts';
@@ -642,12 +643,10 @@ async function venueExamples(
   ch: Runtime['deps']['clickhouse'],
   curl: (path: string) => string,
 ): Promise<string[]> {
-  const out = [
-    curl('/v2/beta/markets?status=open&limit=3'),
-    curl('/v2/gamma/markets?trade_type=amm&sort=open_interest&limit=3'),
-    curl('/v2/delta/markets?sort=volume&limit=3'),
-    curl('/v2/epsilon/markets?sort=created&limit=3'),
-  ];
+  // Each venue list's example request (its contract's `list.example`), in venue order.
+  const out = LIST_CONTRACTS.filter((c) => c.list.example !== undefined).map((c) =>
+    curl(`/v2/${c.code}/markets?${c.list.example}`),
+  );
   const [ticker] = await ch.query<{ ticker: string }>(
     'demo.venues.ticker',
     'SELECT ticker FROM beta_trades GROUP BY ticker ORDER BY count() DESC, ticker LIMIT 1',

@@ -6,8 +6,11 @@
  * comes within one interval), or, in a mode the stream marks `retry` (a reconciliation), fails retryable,
  * so the queue's backoff runs it after the holder instead of a whole interval later. A run whose rows may
  * change canonical ids (the stream's `canonical`) enqueues the venue's assignment (`venues.canonical`).
+ * Each watermark a run committed is a move of the venue's source: the products that read it (their
+ * `inputs`) are enqueued (jobs/products.ts `enqueueDependents`, or the registry's the caller passes).
  */
 import { RetryableError } from '../../core/errors.ts';
+import type { Watermark } from '../../core/watermarks.ts';
 import {
   type AnyStream,
   runStream,
@@ -17,6 +20,7 @@ import {
 } from '../../ingest/rest/runner.ts';
 import type { CanonicalVenue } from '../../schemas/venues/index.ts';
 import { type AnyJob, defineJob, type JobDefinition, type Schedule, schedule } from '../define.ts';
+import { enqueueDependents, type ProductRegistry } from '../products.ts';
 import { enqueueCanonical } from './canonical.ts';
 
 export interface StreamPayload {
@@ -36,6 +40,7 @@ export interface StreamJobs<S = StreamSummary> {
 export function venueStreamJobs<S extends StreamSummary = StreamSummary>(
   venue: VenueDefinition,
   name: string,
+  dependents: ProductRegistry['enqueueDependents'] = enqueueDependents,
 ): StreamJobs<S> {
   const stream: AnyStream = streamOf(venue, name);
   const job = defineJob<StreamPayload, StreamResult<S>>({
@@ -44,8 +49,17 @@ export function venueStreamJobs<S extends StreamSummary = StreamSummary>(
     attempts: stream.attempts ?? 5,
     async process({ deps, job: j, log, enqueue }) {
       const mode = j.data.mode ?? (stream.modes[0] as string);
-      const summary = (await runStream(venue, name, { ...deps, log }, { mode, lease: 'skip' })) as S | null;
+      const marks: Watermark[] = [];
+      const summary = (await runStream(
+        venue,
+        name,
+        { ...deps, log },
+        { mode, lease: 'skip', onCommit: (m) => marks.push(m) },
+      )) as S | null;
       if (summary) {
+        for (const m of marks) {
+          await dependents({ deps, enqueue }, { source: m.source, stream: m.stream, kind: m.kind });
+        }
         const changed = stream.canonical?.(summary) ?? 0;
         if (stream.canonical) await enqueueCanonical(enqueue, venue.code as CanonicalVenue, changed);
         return { ran: true, summary };

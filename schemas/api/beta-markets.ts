@@ -5,6 +5,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { cursorQuery, Pagination, StringEnum } from './common.ts';
+import { isoFromMs, num, numOrNull } from './values.ts';
 import {
   canonicalIdParam,
   floorParam,
@@ -105,3 +106,71 @@ export const BetaMarket = Type.Object(
 export type BetaMarket = Static<typeof BetaMarket>;
 
 export const BetaMarketsResponse = Type.Object({ markets: Type.Array(BetaMarket), pagination: Pagination });
+
+// ---- the row → BetaMarket mapping (the list's `columns`, in order: schemas/venues/beta.ts) ----
+
+const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v));
+const whole = (v: unknown) => Math.floor(num(v));
+
+export function toBetaMarket(v: unknown[], canonicalIds: readonly string[]): BetaMarket {
+  const [
+    ticker,
+    eventTicker,
+    title,
+    yesSub,
+    noSub,
+    status,
+    result,
+    open,
+    close,
+    expected,
+    settled,
+    determined,
+  ] = v;
+  const [canCloseEarly, strikeType, customStrike, outcomes, yesBid, yesAsk, noBid, noAsk, last] = v.slice(12);
+  const [volume, oi, dollarVolume, dollarOi, series, eventTitle, eventSubtitle, created, updated] =
+    v.slice(21);
+  const labels = (outcomes as string[] | null)?.length ? (outcomes as string[]) : ['Yes', 'No'];
+  const quotes = [
+    [yesBid, yesAsk],
+    [noBid, noAsk],
+  ];
+  return {
+    ticker: String(ticker),
+    event_ticker: text(eventTicker),
+    market_id: null,
+    title: text(title),
+    yes_subtitle: text(yesSub),
+    no_subtitle: text(noSub),
+    status: String(status) as BetaMarket['status'],
+    result: textOrNull(result) || null,
+    open_time: isoFromMs(open),
+    close_time: isoFromMs(close),
+    expected_expiration_time: isoFromMs(expected),
+    settlement_time: isoFromMs(settled),
+    determination_time: isoFromMs(determined),
+    can_close_early: Boolean(canCloseEarly),
+    strike_type: textOrNull(strikeType) || null,
+    custom_strike: textOrNull(customStrike) || null,
+    outcomes: labels.map((label, i) => ({
+      label,
+      canonical_id: canonicalIds[i] || null,
+      bid: numOrNull(quotes[i]?.[0]),
+      ask: numOrNull(quotes[i]?.[1]),
+    })),
+    last_price: numOrNull(last),
+    volume: whole(volume),
+    open_interest: whole(oi),
+    dollar_volume: whole(dollarVolume),
+    dollar_open_interest: whole(dollarOi),
+    event: {
+      event_ticker: text(eventTicker),
+      series_ticker: textOrNull(series) || null,
+      title: text(eventTitle),
+      subtitle: text(eventSubtitle),
+    },
+    created_at: isoFromMs(created),
+    updated_at: isoFromMs(updated),
+  };
+}

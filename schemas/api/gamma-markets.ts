@@ -5,6 +5,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { cursorQuery, Pagination, StringEnum } from './common.ts';
+import { isoFromMs, num, numOrNull } from './values.ts';
 import {
   canonicalIdParam,
   floorParam,
@@ -109,3 +110,58 @@ export const GammaMarket = Type.Object(
 export type GammaMarket = Static<typeof GammaMarket>;
 
 export const GammaMarketsResponse = Type.Object({ markets: Type.Array(GammaMarket), pagination: Pagination });
+
+// ---- the row → GammaMarket mapping (the list's `columns`, in order: schemas/venues/gamma.ts) ----
+
+const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v));
+const intOrNull = (v: unknown) => {
+  const x = numOrNull(v);
+  return x === null ? null : Math.trunc(x);
+};
+const strings = (v: unknown) => ((v as unknown[] | null) ?? []).map(String);
+
+export function toGammaMarket(v: unknown[], canonicalIds: readonly string[]): GammaMarket {
+  const [conditionId, marketId, slug, title, description, status, tradeType, outcomes, tokenIds, prices] = v;
+  const [volume, oi, liquidity, image, categories, tags, colAddress, colSymbol, colDecimals] = v.slice(10);
+  const [marketAddress, exchange, expired, winning, payouts, resBlock, resTx, expiration, created, updated] =
+    v.slice(19);
+  const tokens = strings(tokenIds);
+  const priceList = (prices as unknown[] | null) ?? [];
+  return {
+    condition_id: text(conditionId),
+    market_id: intOrNull(marketId),
+    market_slug: String(slug),
+    title: text(title),
+    description: text(description),
+    status: String(status) as GammaMarket['status'],
+    trade_type: String(tradeType) as GammaMarket['trade_type'],
+    outcomes: strings(outcomes).map((label, i) => ({
+      label,
+      token_id: tokens[i] ?? '',
+      canonical_id: canonicalIds[i] ?? '',
+      price: numOrNull(priceList[i]),
+    })),
+    total_volume_usd: num(volume),
+    open_interest_usd: tradeType === 'clob' ? null : numOrNull(oi),
+    liquidity_usd: num(liquidity),
+    image_url: text(image),
+    categories: strings(categories),
+    tags: strings(tags),
+    collateral: {
+      address: text(colAddress),
+      symbol: text(colSymbol),
+      decimals: colDecimals === null || colDecimals === undefined ? 6 : Number(colDecimals),
+    },
+    market_address: textOrNull(marketAddress) || null,
+    exchange_address: textOrNull(exchange) || null,
+    expired: Boolean(expired),
+    winning_outcome: intOrNull(winning),
+    payout_numerators: ((payouts as unknown[] | null) ?? []).map(Number),
+    resolution_block: intOrNull(resBlock),
+    resolution_tx: textOrNull(resTx) || null,
+    expiration_time: isoFromMs(expiration),
+    created_time: isoFromMs(created),
+    updated_time: isoFromMs(updated),
+  };
+}

@@ -1,7 +1,7 @@
 /**
  * Venue beta's contract (schemas/venues/contract.ts): its tables (schemas/tables/beta.ts), markets keyed
  * by ticker, its market list `GET /v2/beta/markets` (interface-shapes §18.1; rows mapped by
- * api/queries/beta/markets.ts) and its search. `min_price` / `max_price` are integer cents on the last
+ * `toBetaMarket`) and its search. `min_price` / `max_price` are integer cents on the last
  * price; the volume and open-interest floors are whole dollars (`dollar_volume`, `dollar_open_interest`).
  */
 import {
@@ -10,7 +10,7 @@ import {
   nullsLastKeys,
   type SortColumn,
 } from '../../core/clickhouse/sort-keys.ts';
-import { BetaMarketsQuery, BetaMarketsResponse } from '../api/beta-markets.ts';
+import { BetaMarketsQuery, BetaMarketsResponse, toBetaMarket } from '../api/beta-markets.ts';
 import { BETA_MARKETS, BETA_TABLES } from '../tables/beta.ts';
 import { marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
 
@@ -19,12 +19,18 @@ const market = restMarket(BETA_MARKETS, { column: 'ticker', type: 'String' });
 const byTicker: SortColumn = { expr: 'ticker', type: 'String', dir: 'asc' };
 
 const list = marketList({
+  resource: toBetaMarket,
+  check: (q) =>
+    q.min_price !== undefined && q.max_price !== undefined && q.min_price > q.max_price
+      ? `min_price (${q.min_price}) is above max_price (${q.max_price})`
+      : null,
+  example: 'status=open&limit=3',
   about:
     "Beta's markets (open, closed and resolved; no multivariate markets), binary Yes/No with bids and asks 0–1 and " +
     'the canonical id of each outcome. min_price and max_price are integer cents (0–100) on the last price.',
   query: BetaMarketsQuery,
   response: BetaMarketsResponse,
-  // In the order api/queries/beta/markets.ts `toBetaMarket` reads them.
+  // In the order `toBetaMarket` (schemas/api/beta-markets.ts) reads them.
   columns: [
     'ticker',
     'event_key',

@@ -5,7 +5,8 @@
  * - `market`: its markets table, the market key (`canonical_outcomes.market`, as text) and the served
  *   fields canonical ids are derived from (ingest/canonical/served.ts reads them for every venue);
  * - `list`: its market list `GET /v2/<code>/markets` (the route's text and schemas, the page's columns,
- *   filters and sorts; the query and row mapping stay in api/queries/<code>/markets.ts);
+ *   filters and sorts, the row → resource mapping and the venue's own 400 rule; the page is read by
+ *   api/queries/venue-markets.ts);
  * - `search`: how `/v2/markets/search` reads it (api/queries/search/markets.ts).
  * A part a venue does not have is left out, and the registries (schemas/venues/index.ts) skip it.
  */
@@ -88,7 +89,17 @@ export interface MarketList<Query extends TSchema = TSchema, Response extends TS
   /** The sort keys of each value of the query's `sort` (the key column last, so the order is total). */
   sorts: Record<SortOf<Query>, SortColumn[]>;
   defaultSort: SortOf<Query>;
+  /** The query string of the list's example request (the demo's, `pmdata demo`). */
+  example?: string;
+  /** A row (its `columns`' values, in order) and its outcomes' canonical ids → one resource of the page. */
+  resource(values: unknown[], canonicalIds: readonly string[]): ItemOf<Response>;
+  /** The venue's own 400 rule on a query (checked after `offset`, before `search` and the cursor): why, or null. */
+  check?(q: Static<Query>): string | null;
 }
+
+/** The resource type of a list response `{markets: Item[], …}`. */
+type ItemOf<Response extends TSchema> =
+  Static<Response> extends { markets: readonly (infer I)[] } ? I : unknown;
 
 /** A list's declaration, its query and response schemas kept as their own types (for the handler's). */
 export const marketList = <Query extends TSchema, Response extends TSchema>(

@@ -1,11 +1,11 @@
 /**
  * Venue delta's contract (schemas/venues/contract.ts): its tables (schemas/tables/delta.ts), markets
  * keyed by market id, its market list `GET /v2/delta/markets` (interface-shapes §18.3; rows mapped by
- * api/queries/delta/markets.ts) and its search. A categorical market's alternatives are markets of one
+ * `toDeltaMarket`) and its search. A categorical market's alternatives are markets of one
  * event (`event_id` = the parent's id).
  */
 import { descKey, nullableTimeKeys, type SortColumn } from '../../core/clickhouse/sort-keys.ts';
-import { DeltaMarketsQuery, DeltaMarketsResponse } from '../api/delta-markets.ts';
+import { DeltaMarketsQuery, DeltaMarketsResponse, toDeltaMarket } from '../api/delta-markets.ts';
 import { DELTA_MARKETS, DELTA_TABLES } from '../tables/delta.ts';
 import { marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
 
@@ -14,12 +14,14 @@ const market = restMarket(DELTA_MARKETS, { column: 'market_id', type: 'UInt64' }
 const byId: SortColumn = { expr: 'market_id', type: 'UInt64', dir: 'asc' };
 
 const list = marketList({
+  resource: toDeltaMarket,
+  example: 'sort=volume&limit=3',
   about:
     "Delta's markets (binary, and the alternatives of categorical events), outcomes with token ids, prices " +
     '0–1 and canonical ids.',
   query: DeltaMarketsQuery,
   response: DeltaMarketsResponse,
-  // In the order api/queries/delta/markets.ts `toDeltaMarket` reads them.
+  // In the order `toDeltaMarket` (schemas/api/delta-markets.ts) reads them.
   columns: [
     'market_id',
     'title',

@@ -1,7 +1,7 @@
 /**
  * Venue epsilon's contract (schemas/venues/contract.ts): its tables (schemas/tables/epsilon.ts), markets
  * keyed by market id, its market list `GET /v2/epsilon/markets` (interface-shapes §18.4; rows mapped by
- * api/queries/epsilon/markets.ts) and its search. Outcomes carry their best bid and ask (no price); the
+ * `toEpsilonMarket`) and its search. Outcomes carry their best bid and ask (no price); the
  * price sorts use the first outcome's price (`prices[1]`).
  */
 import {
@@ -10,7 +10,7 @@ import {
   nullsLastKeys,
   type SortColumn,
 } from '../../core/clickhouse/sort-keys.ts';
-import { EpsilonMarketsQuery, EpsilonMarketsResponse } from '../api/epsilon-markets.ts';
+import { EpsilonMarketsQuery, EpsilonMarketsResponse, toEpsilonMarket } from '../api/epsilon-markets.ts';
 import { EPSILON_MARKETS, EPSILON_TABLES } from '../tables/epsilon.ts';
 import { marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
 
@@ -19,12 +19,14 @@ const market = restMarket(EPSILON_MARKETS, { column: 'market_id', type: 'UInt64'
 const byId: SortColumn = { expr: 'market_id', type: 'UInt64', dir: 'asc' };
 
 const list = marketList({
+  resource: toEpsilonMarket,
+  example: 'sort=created&limit=3',
   about:
     "Epsilon's markets, outcomes with token ids, best bid and ask 0–1 and canonical ids (the venue has no " +
     'end time).',
   query: EpsilonMarketsQuery,
   response: EpsilonMarketsResponse,
-  // In the order api/queries/epsilon/markets.ts `toEpsilonMarket` reads them.
+  // In the order `toEpsilonMarket` (schemas/api/epsilon-markets.ts) reads them.
   columns: [
     'market_id',
     'condition_id',

@@ -1,7 +1,7 @@
 /**
  * Venue gamma's contract (schemas/venues/contract.ts): its tables (schemas/tables/gamma.ts), markets
  * keyed by slug, its market list `GET /v2/gamma/markets` (interface-shapes §18.2; rows mapped by
- * api/queries/gamma/markets.ts) and its search. `open_interest_usd` is stored null for order-book
+ * `toGammaMarket`) and its search. `open_interest_usd` is stored null for order-book
  * markets (SPEC), so `min_open_interest` never matches them and the `open_interest` sort puts them last.
  */
 import {
@@ -10,7 +10,7 @@ import {
   nullsLastKeys,
   type SortColumn,
 } from '../../core/clickhouse/sort-keys.ts';
-import { GammaMarketsQuery, GammaMarketsResponse } from '../api/gamma-markets.ts';
+import { GammaMarketsQuery, GammaMarketsResponse, toGammaMarket } from '../api/gamma-markets.ts';
 import { GAMMA_MARKETS, GAMMA_TABLES } from '../tables/gamma.ts';
 import { marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
 
@@ -19,12 +19,14 @@ const market = restMarket(GAMMA_MARKETS, { column: 'slug', type: 'String' });
 const bySlug: SortColumn = { expr: 'slug', type: 'String', dir: 'asc' };
 
 const list = marketList({
+  resource: toGammaMarket,
+  example: 'trade_type=amm&sort=open_interest&limit=3',
   about:
     "Gamma's markets (AMM and order book), outcomes with token ids, prices 0–1 and canonical ids. " +
     'open_interest_usd is null for order-book (clob) markets, a number for AMM markets.',
   query: GammaMarketsQuery,
   response: GammaMarketsResponse,
-  // In the order api/queries/gamma/markets.ts `toGammaMarket` reads them.
+  // In the order `toGammaMarket` (schemas/api/gamma-markets.ts) reads them.
   columns: [
     'condition_id',
     'market_id',

@@ -1,13 +1,13 @@
 /**
  * `GET /v2/<code>/markets` of a venue with a market list, from its contract (schemas/venues/<code>.ts
- * `list`: the route's text, its query and response schemas) and its query module
- * (api/queries/<code>/markets.ts: the page through api/queries/venue-markets.ts and the row mapping).
+ * `list`: the route's text, its query and response schemas) and its list query (a venue's is
+ * api/queries/venue-markets.ts `contractListQuery`: the page and the contract's row mapping).
  * api/routes/index.ts registers one per contract that has a list.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import { keyedErrorResponses } from '../../../schemas/api/common.ts';
-import type { ListContract } from '../../../schemas/venues/index.ts';
+import type { MarketList, VenueContract } from '../../../schemas/venues/contract.ts';
 import type { RouteContext, RoutePlugin } from '../context.ts';
 
 /** What every venue list's description ends with, after the venue's own text. */
@@ -17,13 +17,16 @@ const LIST_RULES =
   'pagination_key back with the same filters and sort. limit 1–100 (default 20). Free and unlimited: ' +
   'not counted toward the monthly quota.';
 
+/** A contract with a market list (schemas/venues/index.ts `ListContract` is every venue's). */
+export type ListedContract = VenueContract & { list: MarketList };
+
 /** A venue's list query: the validated query string → the response. */
-export type VenueMarketsQuery<C extends ListContract> = (
+export type VenueMarketsQuery<C extends ListedContract> = (
   ctx: RouteContext,
   q: Static<C['list']['query']>,
 ) => Promise<Static<C['list']['response']>>;
 
-export function venueMarketsRoutes<C extends ListContract>(
+export function venueMarketsRoutes<C extends ListedContract>(
   venue: C,
   list: VenueMarketsQuery<C>,
 ): RoutePlugin {

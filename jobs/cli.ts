@@ -21,7 +21,6 @@ import {
 } from '../core/launch.ts';
 import { LOG_FORMATS } from '../core/logger.ts';
 import { printLines } from './commands/io.ts';
-import { bootConfig, exitWithError, openRuntime } from './runtime.ts';
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>[string] & { description?: string };
 
@@ -45,10 +44,18 @@ interface Command {
   }): Promise<number | undefined>;
 }
 
-// Each command's module loads only when the command runs, so `--help` and one-shot commands start fast.
+// Each command's module loads only when the command runs, so `--help` and one-shot commands start fast;
+// so does the runtime (jobs/runtime.ts), whose configuration sections come from the list of venues and
+// with it every venue's definition and jobs.
+
+/** Ends the process for an error of a command (loads the runtime's error rules on the way out). */
+async function exitWithError(err: unknown): Promise<never> {
+  return (await import('./runtime.ts')).exitWithError(err);
+}
 
 /** Runs an ingestion command on a runtime of its own (services opened, migrations applied). */
 async function withRuntime(name: string, run: (deps: Deps) => Promise<number>): Promise<number> {
+  const { openRuntime } = await import('./runtime.ts');
   const runtime = await openRuntime({ name });
   try {
     return await run(runtime.deps);
@@ -244,6 +251,7 @@ export const COMMANDS: Record<string, Command> = {
     },
     async run({ values }) {
       const { runStatus } = await import('./commands/status.ts');
+      const { bootConfig } = await import('./runtime.ts');
       const { config } = bootConfig();
       const io = { out: (l: string) => process.stdout.write(`${l}\n`), isTTY: Boolean(process.stdout.isTTY) };
       return runStatus({
@@ -366,7 +374,7 @@ export async function main(args: string[]): Promise<void> {
       }
       process.exit((await command.run({ values: {}, positionals: [], argv: rest })) ?? 0);
     } catch (err) {
-      exitWithError(err);
+      await exitWithError(err);
     }
   }
   let parsed: { values: Record<string, unknown>; positionals: string[] };
@@ -380,6 +388,6 @@ export async function main(args: string[]): Promise<void> {
     const code = await command.run({ ...parsed, argv: rest });
     process.exit(code ?? 0);
   } catch (err) {
-    exitWithError(err);
+    await exitWithError(err);
   }
 }

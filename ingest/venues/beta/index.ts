@@ -14,10 +14,9 @@
  * canonical ids (jobs/processors/venue-streams.ts).
  */
 import { BETA_EVENTS, BETA_MARKETS, BETA_SERIES, BETA_TRADES } from '../../../schemas/tables/beta.ts';
-import { createHttpClient } from '../../http/client.ts';
-import { venuesConfig } from '../../rest/config.ts';
+import { listingSchedules, venueClient } from '../../rest/listing.ts';
 import { defineStream, defineVenue, type RowsByTable } from '../../rest/runner.ts';
-import { type BetaClient, createBetaClient } from './client.ts';
+import { createBetaClient } from './client.ts';
 import { betaConfig } from './config.ts';
 import {
   type BetaSyncMode,
@@ -48,13 +47,7 @@ export const beta = defineVenue({
   code: 'beta',
   source: 'beta',
   config: betaConfig,
-  client: (config): BetaClient =>
-    createBetaClient({
-      http: createHttpClient({
-        baseUrl: betaConfig.of(config).apiUrl,
-        timeoutMs: venuesConfig.of(config).httpTimeoutMs,
-      }),
-    }),
+  client: venueClient(betaConfig, createBetaClient),
   streams: [
     defineStream({
       name: 'markets',
@@ -65,10 +58,7 @@ export const beta = defineVenue({
           ? [BETA_MARKETS_LEASE, BETA_TRADES_LEASE]
           : [BETA_MARKETS_LEASE],
       whenHeld: { reconcile: 'retry' },
-      every: [
-        { id: 'beta:markets-poll', mode: 'poll', everyMs: (c) => venuesConfig.of(c).marketsPollS * 1000 },
-        { id: 'beta:reconcile', mode: 'reconcile', everyMs: (c) => venuesConfig.of(c).reconcileS * 1000 },
-      ],
+      every: listingSchedules('beta'),
       summary: (mode: BetaSyncMode, _o: BetaSyncOptions): BetaSyncSummary => ({
         mode,
         read: 0,

@@ -19,9 +19,8 @@
  * on) end the run (nothing written).
  */
 import { DELTA_EVENTS, DELTA_MARKETS } from '../../../schemas/tables/delta.ts';
-import { createHttpClient } from '../../http/client.ts';
-import { venuesConfig } from '../../rest/config.ts';
-import { defineStream, defineVenue, type StreamContext } from '../../rest/runner.ts';
+import { listingStream, venueClient } from '../../rest/listing.ts';
+import { defineVenue, type StreamContext } from '../../rest/runner.ts';
 import { createDeltaClient, type DeltaClient, type DeltaEntry } from './client.ts';
 import { deltaConfig } from './config.ts';
 import { type DeltaEventRow, type DeltaMarketRow, entryRows, marketsOf, settled, usd } from './mappers.ts';
@@ -147,23 +146,9 @@ export const delta = defineVenue({
   code: 'delta',
   source: 'delta',
   config: deltaConfig,
-  client: (config): DeltaClient =>
-    createDeltaClient({
-      http: createHttpClient({
-        baseUrl: deltaConfig.of(config).apiUrl,
-        timeoutMs: venuesConfig.of(config).httpTimeoutMs,
-      }),
-    }),
+  client: venueClient(deltaConfig, createDeltaClient),
   streams: [
-    defineStream({
-      name: 'markets',
-      modes: ['poll', 'reconcile'],
-      leases: () => ['delta:markets:lease'],
-      whenHeld: { reconcile: 'retry' },
-      every: [
-        { id: 'delta:markets-poll', mode: 'poll', everyMs: (c) => venuesConfig.of(c).marketsPollS * 1000 },
-        { id: 'delta:reconcile', mode: 'reconcile', everyMs: (c) => venuesConfig.of(c).reconcileS * 1000 },
-      ],
+    listingStream('delta', {
       summary: (mode: DeltaSyncMode): DeltaSyncSummary => ({
         mode,
         read: 0,
@@ -183,9 +168,7 @@ export const delta = defineVenue({
         { table: DELTA_MARKETS, key: 'market_id', counts: (s) => s },
         { table: DELTA_EVENTS, key: 'event_id', counts: (s) => s.events },
       ],
-      marks: (ctx) => [{ stream: ctx.mode === 'poll' ? 'markets' : 'reconcile', time: ctx.observedAt() }],
-      canonical: (s) => s.written + s.events.written,
-      log: { message: 'Synced delta' },
+      log: 'Synced delta',
     }),
   ],
 });

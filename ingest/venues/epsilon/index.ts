@@ -19,9 +19,8 @@
  * retries). Upstream failures the HTTP client gives up on end the run (nothing written).
  */
 import { EPSILON_EVENTS, EPSILON_MARKETS, EPSILON_TAGS } from '../../../schemas/tables/epsilon.ts';
-import { createHttpClient } from '../../http/client.ts';
-import { venuesConfig } from '../../rest/config.ts';
-import { defineStream, defineVenue, type StreamContext } from '../../rest/runner.ts';
+import { listingStream, venueClient } from '../../rest/listing.ts';
+import { defineVenue, type StreamContext } from '../../rest/runner.ts';
 import { createEpsilonClient, type EpsilonClient } from './client.ts';
 import { epsilonConfig } from './config.ts';
 import {
@@ -171,23 +170,9 @@ export const epsilon = defineVenue({
   code: 'epsilon',
   source: 'epsilon',
   config: epsilonConfig,
-  client: (config): EpsilonClient =>
-    createEpsilonClient({
-      http: createHttpClient({
-        baseUrl: epsilonConfig.of(config).apiUrl,
-        timeoutMs: venuesConfig.of(config).httpTimeoutMs,
-      }),
-    }),
+  client: venueClient(epsilonConfig, createEpsilonClient),
   streams: [
-    defineStream({
-      name: 'markets',
-      modes: ['poll', 'reconcile'],
-      leases: () => ['epsilon:markets:lease'],
-      whenHeld: { reconcile: 'retry' },
-      every: [
-        { id: 'epsilon:markets-poll', mode: 'poll', everyMs: (c) => venuesConfig.of(c).marketsPollS * 1000 },
-        { id: 'epsilon:reconcile', mode: 'reconcile', everyMs: (c) => venuesConfig.of(c).reconcileS * 1000 },
-      ],
+    listingStream('epsilon', {
       summary: (mode: EpsilonSyncMode): EpsilonSyncSummary => ({
         mode,
         read: 0,
@@ -209,9 +194,7 @@ export const epsilon = defineVenue({
         { table: EPSILON_EVENTS, key: 'event_id', counts: (s) => s.events },
         { table: EPSILON_TAGS, key: 'tag_id', counts: (s) => s.tags },
       ],
-      marks: (ctx) => [{ stream: ctx.mode === 'poll' ? 'markets' : 'reconcile', time: ctx.observedAt() }],
-      canonical: (s) => s.written + s.events.written,
-      log: { message: 'Synced epsilon' },
+      log: 'Synced epsilon',
     }),
   ],
 });

@@ -17,9 +17,8 @@
  * reconciliation retries. Upstream failures the HTTP client gives up on end the run (nothing written).
  */
 import { GAMMA_EVENTS, GAMMA_MARKETS } from '../../../schemas/tables/gamma.ts';
-import { createHttpClient } from '../../http/client.ts';
-import { venuesConfig } from '../../rest/config.ts';
-import { defineStream, defineVenue, type StreamContext } from '../../rest/runner.ts';
+import { listingStream, venueClient } from '../../rest/listing.ts';
+import { defineVenue, type StreamContext } from '../../rest/runner.ts';
 import { createGammaClient, type GammaClient, type GammaEntry } from './client.ts';
 import { gammaConfig } from './config.ts';
 import { entryRows, type GammaEventRow, type GammaMarketRow } from './mappers.ts';
@@ -115,23 +114,9 @@ export const gamma = defineVenue({
   code: 'gamma',
   source: 'gamma',
   config: gammaConfig,
-  client: (config): GammaClient =>
-    createGammaClient({
-      http: createHttpClient({
-        baseUrl: gammaConfig.of(config).apiUrl,
-        timeoutMs: venuesConfig.of(config).httpTimeoutMs,
-      }),
-    }),
+  client: venueClient(gammaConfig, createGammaClient),
   streams: [
-    defineStream({
-      name: 'markets',
-      modes: ['poll', 'reconcile'],
-      leases: () => ['gamma:markets:lease'],
-      whenHeld: { reconcile: 'retry' },
-      every: [
-        { id: 'gamma:markets-poll', mode: 'poll', everyMs: (c) => venuesConfig.of(c).marketsPollS * 1000 },
-        { id: 'gamma:reconcile', mode: 'reconcile', everyMs: (c) => venuesConfig.of(c).reconcileS * 1000 },
-      ],
+    listingStream('gamma', {
       summary: (mode: GammaSyncMode): GammaSyncSummary => ({
         mode,
         read: 0,
@@ -151,9 +136,7 @@ export const gamma = defineVenue({
         { table: GAMMA_MARKETS, key: 'slug', counts: (s) => s },
         { table: GAMMA_EVENTS, key: 'slug', counts: (s) => s.events },
       ],
-      marks: (ctx) => [{ stream: ctx.mode === 'poll' ? 'markets' : 'reconcile', time: ctx.observedAt() }],
-      canonical: (s) => s.written + s.events.written,
-      log: { message: 'Synced gamma' },
+      log: 'Synced gamma',
     }),
   ],
 });

@@ -15,6 +15,7 @@ import type { Deps } from '../core/deps.ts';
 import { createHttpMetrics } from '../core/metrics.ts';
 import { isAdminPath } from './access.ts';
 import type { RouteSources } from './cache/sources.ts';
+import type { RouteContext, RoutePlugin } from './context.ts';
 import type { MarketSlugResolver } from './markets.ts';
 import { createCursorCodec } from './pagination.ts';
 import { accessPlugin } from './plugins/access.ts';
@@ -25,8 +26,10 @@ import { errorsPlugin, handleError } from './plugins/errors.ts';
 import { gonePathsPlugin } from './plugins/gone.ts';
 import { unencapsulated } from './plugins/unencapsulated.ts';
 import { createAlphaMarketSlugs } from './queries/alpha/market-slugs.ts';
+import type { Resource } from './resources/define.ts';
+import { RESOURCES } from './resources/index.ts';
 import { healthRoutes } from './routes/health.ts';
-import { DATA_ROUTES, type RouteContext, type RoutePlugin } from './routes/index.ts';
+import { DATA_ROUTES } from './routes/index.ts';
 import { retiredRoutes } from './routes/retired.ts';
 import { resolveApiSecret } from './secret.ts';
 import { AJV_OPTIONS, MAX_PATH_PARAM_LENGTH } from './validation.ts';
@@ -36,9 +39,11 @@ export interface AppOptions {
   secret?: string;
   /** Market slug lookups for slug filters and fields; default: alpha's catalog (`alpha_markets`). */
   marketSlugs?: MarketSlugResolver;
-  /** Route modules served in addition to DATA_ROUTES (tests, embedders). */
+  /** Resources served in addition to api/resources/index.ts's (tests, embedders). */
+  extraResources?: Resource[];
+  /** Route modules served besides the resources (tests, embedders): their access from api/access.ts. */
   extraRoutes?: RoutePlugin[];
-  /** Data sources of routes beyond api/cache/sources.ts (the extra routes' own, for the cache). */
+  /** Data sources of the extra route modules by URL pattern, for the cache (resources declare their own). */
   cacheSources?: RouteSources;
   /** The BullMQ key prefix of the queues the admin queue dashboard shows (default DEFAULT_PREFIX; tests use their own). */
   queuePrefix?: string;
@@ -118,6 +123,9 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
 
     await app.register(healthRoutes);
     await app.register(retiredRoutes);
+    for (const resource of [...RESOURCES, ...(opts.extraResources ?? [])]) {
+      await app.register(async (scope) => resource.register(scope, ctx));
+    }
     for (const routes of [...DATA_ROUTES, ...(opts.extraRoutes ?? [])]) {
       await app.register(async (scope) => routes(scope, ctx));
     }
@@ -154,6 +162,7 @@ export async function buildApp(deps: Deps & AppOptions): Promise<App> {
     secret: deps.secret,
     marketSlugs: deps.marketSlugs,
     extraRoutes: deps.extraRoutes,
+    extraResources: deps.extraResources,
     cacheSources: deps.cacheSources,
     queuePrefix: deps.queuePrefix,
     configure: deps.configure,

@@ -79,6 +79,14 @@ export function rejectOffset(offset: number | undefined): void {
   }
 }
 
+/** The `pagination` object of every paginated answer. */
+export interface PageInfo {
+  limit: number;
+  count: number;
+  pagination_key: string | null;
+  has_more: boolean;
+}
+
 /**
  * Cuts a `limit + 1` fetch into one page: exact `has_more`, and the next key from the last row kept.
  */
@@ -86,10 +94,7 @@ export function paginate<T>(
   rows: T[],
   limit: number,
   next: (last: T) => string,
-): {
-  items: T[];
-  pagination: { limit: number; count: number; pagination_key: string | null; has_more: boolean };
-} {
+): { items: T[]; pagination: PageInfo } {
   const hasMore = rows.length > limit;
   const items = hasMore ? rows.slice(0, limit) : rows;
   const last = items[items.length - 1];

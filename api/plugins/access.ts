@@ -1,5 +1,6 @@
 /**
- * Keys, tiers, rate limits and quotas for every route, from the one table in api/access.ts.
+ * Keys, tiers, rate limits and quotas for every route: a resource's own rule (api/resources/), else the
+ * table of api/access.ts (public, admin, retired and not-yet-served paths).
  * Order per request: key present and known (401) → per-second limit and quota (429) → tier (403).
  * The RateLimit-* headers go on every keyed response, whatever its status. One Redis call per request
  * (api/limits.ts) also reads the data versions of the route's sources for the response cache
@@ -13,12 +14,16 @@ import { type Access, accessFor, PLANS, TIER_RANK } from '../access.ts';
 import { ApiError } from '../errors.ts';
 import type { ApiKeyRecord } from '../keys/store.ts';
 import { createAccessChecker } from '../limits.ts';
+import type { Sources } from '../resources/define.ts';
 import { unencapsulated } from './unencapsulated.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
+    /** A resource's own access rule (api/resources/define.ts); other routes take api/access.ts's. */
     access?: Access;
-    /** The data sources the route's answers depend on (api/cache/sources.ts); none: not cached. */
+    /** A resource's declared sources (api/resources/define.ts). */
+    sources?: Sources;
+    /** The data sources the cache keys the route's answers on (set by api/plugins/cache.ts); none: not cached. */
     dataSources?: readonly DataSource[];
   }
   interface FastifyRequest {
@@ -50,7 +55,10 @@ export const accessPlugin = unencapsulated(async (app: FastifyInstance, opts: { 
   app.decorateRequest('dataVersions', null);
 
   app.addHook('onRoute', (route) => {
-    route.config = { ...(route.config ?? {}), access: accessFor(route.url ?? route.path) };
+    route.config = {
+      ...(route.config ?? {}),
+      access: route.config?.access ?? accessFor(route.url ?? route.path),
+    };
   });
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {

@@ -25,6 +25,7 @@ import { type CachedResponse, createResponseLru } from '../cache/lru.ts';
 import { createSharedResponseCache } from '../cache/shared.ts';
 import { ROUTE_SOURCES, type RouteSources, sourcesFor } from '../cache/sources.ts';
 import { filtersDigest } from '../pagination.ts';
+import { cachedSources } from '../resources/define.ts';
 import { unencapsulated } from './unencapsulated.ts';
 
 declare module 'fastify' {
@@ -40,7 +41,7 @@ export interface CachePluginOptions {
   config: Pick<Config, 'apiCacheBytes' | 'apiCacheShared' | 'apiCacheTtlS'>;
   redis: Redis;
   log: Logger;
-  /** Routes' sources in addition to (or instead of) api/cache/sources.ts (tests, embedders). */
+  /** Sources of routes that are not resources (tests' and embedders' route modules), by URL pattern. */
   sources?: RouteSources;
 }
 
@@ -69,7 +70,8 @@ export const cachePlugin = unencapsulated(async (app: FastifyInstance, opts: Cac
   // Without a cache the access check reads no versions.
   if (lru) {
     app.addHook('onRoute', (route) => {
-      const sources = sourcesFor(route.url ?? route.path, table);
+      const declared = route.config?.sources;
+      const sources = declared ? cachedSources(declared) : sourcesFor(route.url ?? route.path, table);
       if (sources) route.config = { ...(route.config ?? {}), dataSources: sources };
     });
   }

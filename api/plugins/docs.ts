@@ -28,8 +28,8 @@ export const docsPlugin = unencapsulated(async (app: FastifyInstance) => {
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
       },
     },
-    transform: ({ schema, url }) => {
-      const access = accessFor(url);
+    transform: ({ schema, url, route }) => {
+      const access = route?.config?.access ?? accessFor(url);
       const s = { ...(schema ?? {}) } as Record<string, unknown>;
       if (access.kind === 'keyed') s.security = [{ apiKey: [] }];
       // Admin routes (their own key, api/plugins/admin.ts) are not part of the API's description.

@@ -3,8 +3,9 @@
  * rule (the 400s SPEC names: wallet lists, bytes32 hashes, time ranges) and a fixed SQL fragment whose
  * values are always bound as parameters ({name:Type}), never spliced into the SQL.
  */
+
+import type { RouteContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import type { RouteContext } from '../routes/context.ts';
 
 /** The validated query string of a request (after schema validation, coercion and defaults). */
 export type Query = Readonly<Record<string, unknown>>;

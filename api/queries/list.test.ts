@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDeps, type TestDeps } from '../../test/support/deps.ts';
+import type { RouteContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { noMarketMetadata } from '../markets.ts';
 import { createCursorCodec, filtersDigest } from '../pagination.ts';
-import type { RouteContext } from '../routes/context.ts';
 import { bytes32, equals, marketSlug, timeRange, walletList } from './filters.ts';
 import { afterKey, type KeyColumn, keyOf, type ListPage, type ListSpec, listHandler } from './list.ts';
 

@@ -9,9 +9,9 @@
  * Values only ever travel as bound parameters; the SQL is fixed text from the spec and its filters.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RouteContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { filtersDigest, paginate, rejectOffset, type SortKey } from '../pagination.ts';
-import type { RouteContext } from '../routes/context.ts';
 import { type Condition, type Filter, NO_ROWS, type Query } from './filters.ts';
 
 /**

@@ -9,9 +9,9 @@
  * Values travel only as bound parameters.
  */
 import type { SortColumn } from '../../core/clickhouse/sort-keys.ts';
+import type { RouteContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { paginate, type SortKey } from '../pagination.ts';
-import type { RouteContext } from '../routes/context.ts';
 import type { Condition } from './filters.ts';
 import type { PageInfo, Where } from './list.ts';
 
@@ -20,6 +20,7 @@ const invalidKey = () =>
 
 function checkValue(type: SortColumn['type'], v: unknown): boolean {
   switch (type) {
+    case 'UInt32':
     case 'Float64':
       return typeof v === 'number' && Number.isFinite(v);
     case 'Int64':

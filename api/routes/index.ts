@@ -4,9 +4,11 @@
  * How a list endpoint is built: docs/api.md, "How a list endpoint is built".
  */
 import { LIST_CONTRACTS, type ListContract } from '../../schemas/venues/index.ts';
+import type { RoutePlugin } from '../context.ts';
 import { contractListQuery } from '../queries/venue-markets.ts';
-import type { RoutePlugin } from './context.ts';
-import { alphaActivityRoutes } from './v2/alpha/activity.ts';
+
+export type { RouteContext, RoutePlugin } from '../context.ts';
+
 import { alphaCandlesticksRoutes } from './v2/alpha/candlesticks.ts';
 import { alphaCategoriesRoutes } from './v2/alpha/categories.ts';
 import { alphaEventsRoutes } from './v2/alpha/events.ts';
@@ -19,14 +21,11 @@ import { alphaProfilesRoutes } from './v2/alpha/profiles.ts';
 import { alphaSearchRoutes } from './v2/alpha/search.ts';
 import { alphaSeriesRoutes } from './v2/alpha/series.ts';
 import { alphaTagsRoutes } from './v2/alpha/tags.ts';
-import { alphaTradesRoutes } from './v2/alpha/trades.ts';
 import { alphaVolumeChartRoutes } from './v2/alpha/volume-chart.ts';
 import { alphaWalletPnlRoutes } from './v2/alpha/wallet-pnl.ts';
 import { betaTradesRoutes } from './v2/beta/trades.ts';
 import { marketsSearchRoutes } from './v2/markets-search.ts';
 import { type VenueMarketsQuery, venueMarketsRoutes } from './v2/venue-markets.ts';
-
-export type { RouteContext, RoutePlugin } from './context.ts';
 
 /**
  * `GET /v2/<code>/markets` of each venue with a list, in venue order: the page of its contract's list,
@@ -37,8 +36,6 @@ const venueListRoutes = LIST_CONTRACTS.map((venue) =>
 );
 
 export const DATA_ROUTES: RoutePlugin[] = [
-  alphaTradesRoutes,
-  alphaActivityRoutes,
   alphaCandlesticksRoutes,
   alphaVolumeChartRoutes,
   alphaMarketVolumeRoutes,

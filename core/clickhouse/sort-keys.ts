@@ -1,13 +1,18 @@
 /**
  * A sort key declared as data: an SQL expression over a table's columns with its type and direction.
- * Lists whose sort the request chooses (api/queries/sorted-page.ts, the venue market lists of
- * schemas/venues/) declare each sort as a list of keys, ties broken by a unique key last.
+ * Every keyset page (api/read/keyset.ts) is ordered by such keys: lists whose sort the request chooses
+ * (the catalog lists, the venue market lists of schemas/venues/) declare each sort as a list of keys, ties
+ * broken by a unique key last; a feed's fixed order is its key columns, all in the request's direction.
  */
 
 export interface SortColumn {
   /** An SQL expression over the table's columns (fixed text; it may use the request's bound parameters). */
   expr: string;
-  type: 'Float64' | 'Int64' | 'UInt64' | 'String';
+  /**
+   * The key value's type, which fixes its form in a cursor: UInt32 and Float64 travel as JSON numbers
+   * (exact), Int64, UInt64 and String as strings (64-bit integers beyond 2^53 stay exact).
+   */
+  type: 'UInt32' | 'Float64' | 'Int64' | 'UInt64' | 'String';
   dir: 'asc' | 'desc';
 }
 

@@ -132,35 +132,104 @@ export interface Expression<R> {
   readonly sql: string;
   /** Phantom: the read type. */
   readonly rd?: R;
+  /** The expression under a field name of the row a read returns (the SQL itself is not aliased). */
+  as<const N extends string>(name: N): Named<N, R>;
 }
 
-export const expression = <R>(sql: string): Expression<R> => ({ sql });
+/** A SELECT expression under the field name it gets in a read's row. */
+export interface Named<N extends string, R> {
+  readonly name: N;
+  readonly sql: string;
+  /** Phantom: the read type. */
+  readonly rd?: R;
+}
 
-/** What a read selects of a described table: its columns by name, or typed expressions. */
-export type Selected<T extends TableDescription> = ColumnName<T> | Expression<unknown>;
+export const expression = <R>(sql: string): Expression<R> => ({
+  sql,
+  as: (name) => ({ name, sql }),
+});
+
+/** What a read selects of a described table: its columns by name, or named typed expressions. */
+export type Selected<T extends TableDescription> = ColumnName<T> | Named<string, unknown>;
+
+type FieldName<I> = I extends Named<infer N, unknown> ? N : I & string;
+type FieldType<T extends TableDescription, I> = I extends Named<string, infer R>
+  ? R
+  : I extends ColumnName<T>
+    ? ReadOf<T['columns'][I]>
+    : never;
 
 /**
- * The row a read of `S` returns (JSONCompactEachRow: an array in selection order), each value typed
- * from the table's description, so a query module never restates a table's columns.
+ * The row a read of `S` returns: an object with one field per selected column (its name) or named
+ * expression, each value typed from the table's description (JSONCompactEachRow's values: UInt64 as a
+ * decimal string, DateTime64 as its text), so a query module never restates a table's columns.
  */
 export type ReadRow<T extends TableDescription, S extends readonly Selected<T>[]> = {
-  -readonly [I in keyof S]: S[I] extends Expression<infer R>
-    ? R
-    : S[I] extends ColumnName<T>
-      ? ReadOf<T['columns'][S[I]]>
-      : never;
+  -readonly [I in S[number] as FieldName<I>]: FieldType<T, I>;
 };
 
-/** The SELECT expressions of a selection of `t` (column names checked at compile time and at load). */
-export function selectList<T extends TableDescription, const S extends readonly Selected<T>[]>(
+/** The read row type of a selection. */
+export type RowOfSelection<S> = S extends Selection<infer Row> ? Row : never;
+
+/**
+ * A read's SELECT list and how its rows are named: `sql` is the list as written (no aliases added, so
+ * the statement is exactly the one a positional read would send), `zip` turns one JSONCompactEachRow
+ * array into the named row (compiled once into an object literal, one shape for every row).
+ */
+export interface Selection<Row> {
+  /** The SELECT expressions, in order. */
+  readonly columns: readonly string[];
+  /** The row's field names, in the same order. */
+  readonly names: readonly string[];
+  /** `columns` joined for a SELECT. */
+  readonly sql: string;
+  zip(values: readonly unknown[]): Row;
+}
+
+function selection<Row>(columns: readonly string[], names: readonly string[], what: string): Selection<Row> {
+  if (new Set(names).size !== names.length) throw new Error(`${what}: field names repeat (${names.join(', ')})`);
+  const body = names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ');
+  const zip = new Function('v', `return { ${body} };`) as (values: readonly unknown[]) => Row;
+  return { columns, names, sql: columns.join(', '), zip };
+}
+
+/** A typed selection of `t`'s columns (names checked at compile time and at load) and named expressions. */
+export function select<T extends TableDescription, const S extends readonly Selected<T>[]>(
   t: T,
   items: S,
-): string[] {
-  return items.map((item) => {
+): Selection<ReadRow<T, S>> {
+  const columns = items.map((item) => {
     if (typeof item !== 'string') return item.sql;
     if (!Object.hasOwn(t.columns, item)) throw new Error(`${t.name} has no column ${item}`);
     return item;
   });
+  const names = items.map((item) => (typeof item === 'string' ? item : item.name));
+  return selection(columns, names, t.name);
+}
+
+/**
+ * A typed selection that is not one table's columns (aggregates, joins, constants): each field an
+ * expression with its read type, in the object's order. A field typed from a described table's column
+ * uses `columnOf(T, name)`.
+ */
+export function fields<const F extends Record<string, Expression<unknown>>>(
+  f: F,
+): Selection<{ -readonly [K in keyof F]: F[K] extends Expression<infer R> ? R : never }> {
+  return selection(
+    Object.values(f).map((e) => e.sql),
+    Object.keys(f),
+    'fields',
+  );
+}
+
+/** A column of a described table as an expression of its read type (for `fields`). */
+export function columnOf<T extends TableDescription, const K extends ColumnName<T>>(
+  t: T,
+  name: K,
+  sql: string = name,
+): Expression<ReadOf<T['columns'][K]>> {
+  if (!Object.hasOwn(t.columns, name)) throw new Error(`${t.name} has no column ${name}`);
+  return expression(sql);
 }
 
 /** Identifiers of columns and tables come from code: plain names only. */

@@ -3,16 +3,17 @@
  * docs/chain-ingestion.md), newest first by default, keyset on (block_number, log_index). CONVERT rows
  * carry neg_risk_market_id and index_set, and null condition_id / market_id.
  */
-import { type ReadRow, selectList } from '../../../core/clickhouse/table.ts';
+import { type RowOfSelection, select } from '../../../core/clickhouse/table.ts';
 import { ACTIVITY_TYPES, type Activity } from '../../../schemas/api/alpha-activity.ts';
 import { ALPHA_ACTIVITY } from '../../../schemas/tables/alpha-chain.ts';
 import { ValidationFailure } from '../../errors.ts';
+import type { MarketSlugResolver } from '../../markets.ts';
+import type { ListSpec } from '../../read/list.ts';
 import { bytes32, type Filter, marketSlug, walletList } from '../filters.ts';
-import type { ListSpec } from '../list.ts';
 import { afterPosition, blockTimeRange, CHAIN_EVENT_HEAD, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
 
-/** The columns the response needs, in this order. */
-const SELECTED = [
+/** The columns the response needs. */
+export const ACTIVITY_SELECTION = select(ALPHA_ACTIVITY, [
   ...CHAIN_EVENT_HEAD,
   'type',
   'version',
@@ -25,10 +26,10 @@ const SELECTED = [
   'partition',
   'amount',
   'payout',
-] as const;
+]);
 
-/** One row as read: the selection's values, typed from the alpha_activity description. */
-type ActivityRow = ReadRow<typeof ALPHA_ACTIVITY, typeof SELECTED>;
+/** One row as read: named fields, typed from the alpha_activity description. */
+export type ActivityRow = RowOfSelection<typeof ACTIVITY_SELECTION>;
 
 /** `type`: a comma list of ACTIVITY_TYPES (any case, duplicates ignored); anything else is a 422. */
 const types: Filter<Activity['type'][]> = {
@@ -59,55 +60,53 @@ const types: Filter<Activity['type'][]> = {
   where: (v) => ({ sql: 'type IN {types:Array(String)}', params: { types: v } }),
 };
 
-/** Position of condition_id in ActivityRow. */
-const CONDITION_ID = 9;
+/** What an activity row needs besides itself: market slugs. */
+export interface ActivityLookups {
+  slugs: Map<string, string>;
+}
 
-function toActivity(r: ActivityRow, slugs: Map<string, string>): Activity {
-  const [
-    blockNumber,
-    logIndex,
-    txHash,
-    ts,
-    status,
-    type,
-    version,
-    negRisk,
-    wallet,
-    conditionIdRaw,
-    marketId,
-    negRiskMarketId,
-    indexSet,
-    partition,
-    amount,
-    payout,
-  ] = r;
-  const convert = type === 'CONVERT';
-  const conditionId = convert ? null : conditionIdRaw;
+/** An activity row → the item of `GET /v2/alpha/activity` (and of the stream's activity channel). */
+export function toActivity(r: ActivityRow, { slugs }: ActivityLookups): Activity {
+  const convert = r.type === 'CONVERT';
+  const conditionId = convert ? null : r.condition_id;
   return {
-    type,
-    wallet,
-    tx_hash: txHash,
-    log_index: Number(logIndex),
-    block_number: Number(blockNumber),
-    timestamp: Number(ts),
-    status,
+    type: r.type,
+    wallet: r.wallet,
+    tx_hash: r.tx_hash,
+    log_index: Number(r.log_index),
+    block_number: Number(r.block_number),
+    timestamp: Number(r.timestamp),
+    status: r.status,
     condition_id: conditionId,
-    market_id: convert ? null : marketId,
+    market_id: convert ? null : r.market_id,
     market_slug: (conditionId && slugs.get(conditionId)) ?? null,
-    neg_risk_market_id: convert ? negRiskMarketId : null,
-    index_set: convert ? indexSet : null,
-    amount: units(amount),
-    payout: units(payout),
-    partition,
-    version: Number(version),
-    neg_risk: Boolean(negRisk),
+    neg_risk_market_id: convert ? r.neg_risk_market_id : null,
+    index_set: convert ? r.index_set : null,
+    amount: units(r.amount),
+    payout: units(r.payout),
+    partition: r.partition,
+    version: Number(r.version),
+    neg_risk: Boolean(r.neg_risk),
   };
 }
 
-export const alphaActivity: ListSpec<ActivityRow, Activity, 'activity'> = {
+/** The lookups of a page (or of one streamed row): one slug call. */
+export async function activityLookups(
+  rows: readonly ActivityRow[],
+  markets: MarketSlugResolver,
+): Promise<ActivityLookups> {
+  return {
+    slugs: await pageSlugs(
+      markets,
+      rows.map((r) => r.condition_id),
+    ),
+  };
+}
+
+export const alphaActivity: ListSpec<ActivityRow, Activity, 'activity', undefined, ActivityLookups> = {
   name: 'alpha.activity',
   table: 'alpha_activity',
-  columns: selectList(ALPHA_ACTIVITY, SELECTED),
+  select: ACTIVITY_SELECTION,
   keyset: CHAIN_KEYSET,
   defaultLimit: 50,
   field: 'activity',
@@ -125,11 +124,6 @@ export const alphaActivity: ListSpec<ActivityRow, Activity, 'activity'> = {
     })),
     afterPosition,
   ],
-  async toItems(rows, _env, ctx) {
-    const slugs = await pageSlugs(
-      ctx.markets,
-      rows.map((r) => r[CONDITION_ID]),
-    );
-    return rows.map((r) => toActivity(r, slugs));
-  },
+  lookups: (rows, _env, ctx) => activityLookups(rows, ctx.markets),
+  toItem: toActivity,
 };

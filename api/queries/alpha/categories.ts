@@ -4,7 +4,7 @@
  */
 import type { AlphaCategory } from '../../../schemas/api/alpha-catalog.ts';
 import type { CategoriesResponse } from '../../../schemas/api/alpha-tags.ts';
-import type { RouteContext } from '../../routes/context.ts';
+import type { RouteContext } from '../../context.ts';
 import { ROLLUP_COLUMNS, type RollupRow, rollupOf } from './tags.ts';
 
 type CategoryRow = [category: string, slug: string, ...RollupRow];

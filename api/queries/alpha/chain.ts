@@ -5,18 +5,18 @@
 import { expression } from '../../../core/clickhouse/table.ts';
 import { ApiError } from '../../errors.ts';
 import type { MarketSlugResolver } from '../../markets.ts';
+import type { KeyColumn } from '../../read/keyset.ts';
 import { type Filter, timeRange } from '../filters.ts';
-import type { KeyColumn } from '../list.ts';
 
 /**
  * The columns every chain event resource starts with (keyset, transaction, time in Unix seconds, status):
- * the first five of a trades or activity selection.
+ * the first five of a trades or activity selection (the time as `timestamp`).
  */
 export const CHAIN_EVENT_HEAD = [
   'block_number',
   'log_index',
   'tx_hash',
-  expression<number>('toUnixTimestamp(block_time)'),
+  expression<number>('toUnixTimestamp(block_time)').as('timestamp'),
   'status',
 ] as const;
 

@@ -16,8 +16,8 @@ import type {
   EventsQuery,
   EventsResponse,
 } from '../../../schemas/api/alpha-events.ts';
+import type { RouteContext } from '../../context.ts';
 import { filtersDigest, rejectOffset } from '../../pagination.ts';
-import type { RouteContext } from '../../routes/context.ts';
 import { createWhere, type PageInfo, type Where } from '../list.ts';
 import { sortedPage } from '../sorted-page.ts';
 import { parseSearch, relevanceExpr, searchParams, searchWhere } from './catalog-search.ts';

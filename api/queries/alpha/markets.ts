@@ -14,9 +14,9 @@ import {
 } from '../../../core/clickhouse/sort-keys.ts';
 import type { AlphaMarket } from '../../../schemas/api/alpha-catalog.ts';
 import type { MarketSort, MarketsQuery } from '../../../schemas/api/alpha-markets.ts';
+import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { filtersDigest, rejectOffset } from '../../pagination.ts';
-import type { RouteContext } from '../../routes/context.ts';
 import { parseHash } from '../filters.ts';
 import { createWhere, type PageInfo, type Where } from '../list.ts';
 import { sortedPage } from '../sorted-page.ts';

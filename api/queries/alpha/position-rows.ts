@@ -15,8 +15,8 @@
 
 import { unrealizedBase, unrealizedPct } from '../../../core/unrealized.ts';
 import type { Position } from '../../../schemas/api/alpha-positions.ts';
+import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import type { RouteContext } from '../../routes/context.ts';
 
 /** The columns of a position resource, read from `alpha_positions` (FINAL), in this order. */
 export const POSITION_COLUMNS = [

@@ -14,8 +14,8 @@ import type {
   PositionsQuery,
   PositionsResponse,
 } from '../../../schemas/api/alpha-positions.ts';
+import type { RouteContext } from '../../context.ts';
 import { filtersDigest, paginate, rejectOffset } from '../../pagination.ts';
-import type { RouteContext } from '../../routes/context.ts';
 import { parseHash } from '../filters.ts';
 import { createWhere } from '../list.ts';
 import { afterSortKey } from '../sorted-page.ts';

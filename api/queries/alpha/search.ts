@@ -13,8 +13,8 @@ import {
   type SearchStatus,
   type SearchType,
 } from '../../../schemas/api/alpha-search.ts';
+import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import type { RouteContext } from '../../routes/context.ts';
 import { createWhere } from '../list.ts';
 import { parseSearch, relevanceExpr, searchParams, searchWhere } from './catalog-search.ts';
 import { TAG_COLUMNS, type TagRow, toTag } from './tags.ts';

@@ -11,9 +11,9 @@ import type {
   SeriesListQuery,
   SeriesListResponse,
 } from '../../../schemas/api/alpha-series.ts';
+import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { filtersDigest } from '../../pagination.ts';
-import type { RouteContext } from '../../routes/context.ts';
 import { createWhere } from '../list.ts';
 import { eventsPage } from './events.ts';
 

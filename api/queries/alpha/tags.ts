@@ -15,9 +15,9 @@ import type {
   TagSort,
   TagsResponse,
 } from '../../../schemas/api/alpha-tags.ts';
+import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { filtersDigest, rejectOffset } from '../../pagination.ts';
-import type { RouteContext } from '../../routes/context.ts';
 import { createWhere } from '../list.ts';
 import { sortedPage } from '../sorted-page.ts';
 import { parseSearch, searchWhere } from './catalog-search.ts';

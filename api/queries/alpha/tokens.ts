@@ -17,7 +17,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
 import type { Logger } from '../../../core/logger.ts';
-import type { RouteContext } from '../../routes/context.ts';
+import type { RouteContext } from '../../context.ts';
 
 export interface TokenCondition {
   conditionId: string;

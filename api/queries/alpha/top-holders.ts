@@ -14,9 +14,9 @@ import type {
   TopHoldersQuery,
   TopHoldersResponse,
 } from '../../../schemas/api/alpha-positions.ts';
+import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { filtersDigest, paginate, rejectOffset } from '../../pagination.ts';
-import type { RouteContext } from '../../routes/context.ts';
 import { createWhere } from '../list.ts';
 import { afterSortKey } from '../sorted-page.ts';
 import { infoOf, outcomeLabel, positionFigures, tokenInfo, units } from './position-rows.ts';

@@ -6,20 +6,21 @@
  * or condition → projection by_token; tx_hash, order_hash → alpha_fill_hashes then the primary key;
  * builder → bloom filter; time → partition + minmax.
  */
-import { type ReadRow, selectList } from '../../../core/clickhouse/table.ts';
+import { type RowOfSelection, select } from '../../../core/clickhouse/table.ts';
 import type { Trade } from '../../../schemas/api/alpha-trades.ts';
 import { ALPHA_FILLS } from '../../../schemas/tables/alpha-chain.ts';
+import type { MarketSlugResolver } from '../../markets.ts';
+import type { ListSpec, PageMapping } from '../../read/list.ts';
 import { bytes32, equals, type Filter, marketSlug, walletList } from '../filters.ts';
-import type { ListSpec } from '../list.ts';
 import { afterPosition, blockTimeRange, CHAIN_EVENT_HEAD, CHAIN_KEYSET, pageSlugs, units } from './chain.ts';
 import { roundPrice } from './market-data.ts';
 import { type TokenCondition, type TokenConditions, tokenConditionsOf } from './tokens.ts';
 
 /**
- * The columns the response needs, in this order. price (usd ÷ shares) and fee_asset (V1 BUY: shares,
- * else collateral) are derived rather than read: each column read costs the engine time on every lookup.
+ * The columns the response needs. price (usd ÷ shares) and fee_asset (V1 BUY: shares, else collateral)
+ * are derived rather than read: each column read costs the engine time on every lookup.
  */
-const SELECTED = [
+export const FILL_SELECTION = select(ALPHA_FILLS, [
   ...CHAIN_EVENT_HEAD,
   'exchange',
   'exchange_version',
@@ -37,10 +38,10 @@ const SELECTED = [
   'fee',
   'builder',
   'metadata',
-] as const;
+]);
 
-/** One row as read: the selection's values, typed from the alpha_fills description. */
-type FillRow = ReadRow<typeof ALPHA_FILLS, typeof SELECTED>;
+/** One row as read: named fields, typed from the alpha_fills description. */
+export type FillRow = RowOfSelection<typeof FILL_SELECTION>;
 
 /** A hash lookup through alpha_fill_hashes to alpha_fills' primary key (maker, block_number). */
 const viaFillHashes = (param: string, kind: 'tx' | 'order') =>
@@ -53,69 +54,74 @@ const minTotal: Filter<number> = {
     usd > 0 ? { sql: 'usd >= {min_usd:UInt64}', params: { min_usd: Math.round(usd * 1e6) } } : undefined,
 };
 
-/** Positions in SELECTED the page mapping reads. */
-const TOKEN_ID = 13;
-const CONDITION_ID = 14;
+/** What a trade needs besides its row: its token's market when the fill lacks it, and market slugs. */
+export interface TradeLookups {
+  /** The condition of each token (in-process map) of fills ingested before their market was known. */
+  tokens: Pick<TokenConditions, 'get'>;
+  slugs: Map<string, string>;
+}
 
-function toTrade(r: FillRow, known: TokenCondition | undefined, slugs: Map<string, string>): Trade {
-  const [
-    blockNumber,
-    logIndex,
-    txHash,
-    ts,
-    status,
-    exchange,
-    exchangeVersion,
-    negRisk,
-    orderHash,
-    maker,
-    taker,
-    role,
-    side,
-    tokenId,
-    fillCondition,
-    fillOutcome,
-    shares,
-    usd,
-    fee,
-    builder,
-    metadata,
-  ] = r;
-  const conditionId = fillCondition !== '' ? fillCondition : known?.conditionId || null;
-  const outcomeIndex = fillOutcome < 0 && known ? known.outcomeIndex : fillOutcome;
-  const version = Number(exchangeVersion);
+/** A fill's condition: its own, else its token's (the map), else unknown. */
+const known = (r: FillRow, tokens: TradeLookups['tokens']): TokenCondition | undefined =>
+  r.condition_id === '' ? tokens.get(r.token_id) : undefined;
+
+const conditionOf = (r: FillRow, tokens: TradeLookups['tokens']): string | null =>
+  r.condition_id !== '' ? r.condition_id : known(r, tokens)?.conditionId || null;
+
+/** A fill → the trade of `GET /v2/alpha/trades` (and of the stream's trades channel). */
+export function toTrade(r: FillRow, { tokens, slugs }: TradeLookups): Trade {
+  const token = known(r, tokens);
+  const conditionId = r.condition_id !== '' ? r.condition_id : token?.conditionId || null;
+  const outcomeIndex = r.outcome_index < 0 && token ? token.outcomeIndex : r.outcome_index;
+  const version = Number(r.exchange_version);
   return {
-    tx_hash: txHash,
-    log_index: Number(logIndex),
-    block_number: Number(blockNumber),
-    timestamp: Number(ts),
-    status,
-    order_hash: orderHash,
-    maker,
-    taker,
-    role,
-    side,
-    token_id: tokenId,
+    tx_hash: r.tx_hash,
+    log_index: Number(r.log_index),
+    block_number: Number(r.block_number),
+    timestamp: Number(r.timestamp),
+    status: r.status,
+    order_hash: r.order_hash,
+    maker: r.maker,
+    taker: r.taker,
+    role: r.role,
+    side: r.side,
+    token_id: r.token_id,
     condition_id: conditionId,
     outcome_index: outcomeIndex < 0 ? null : outcomeIndex,
     market_slug: (conditionId && slugs.get(conditionId)) ?? null,
-    shares: units(shares),
-    price: Number(shares) > 0 ? roundPrice(Number(usd) / Number(shares)) : 0,
-    total: units(usd),
-    fee: units(fee),
-    fee_asset: version === 1 && side === 'BUY' ? 'shares' : 'collateral',
-    exchange,
+    shares: units(r.shares),
+    price: Number(r.shares) > 0 ? roundPrice(Number(r.usd) / Number(r.shares)) : 0,
+    total: units(r.usd),
+    fee: units(r.fee),
+    fee_asset: version === 1 && r.side === 'BUY' ? 'shares' : 'collateral',
+    exchange: r.exchange,
     exchange_version: version,
-    neg_risk: Boolean(negRisk),
-    builder,
-    metadata,
+    neg_risk: Boolean(r.neg_risk),
+    builder: r.builder,
+    metadata: r.metadata,
   };
 }
 
-export const alphaTrades: ListSpec<FillRow, Trade, 'trades', TokenConditions> = {
+/** The lookups of a page (or of one streamed fill): the token map, then one slug call. */
+export async function tradeLookups(
+  rows: readonly FillRow[],
+  tokens: TradeLookups['tokens'],
+  markets: MarketSlugResolver,
+  page?: PageMapping,
+): Promise<TradeLookups> {
+  // A token the map does not know yet may be known a second later, under the same data versions.
+  if (page) page.provisional = rows.some((r) => r.condition_id === '' && known(r, tokens) === undefined);
+  const slugs = await pageSlugs(
+    markets,
+    rows.map((r) => conditionOf(r, tokens)),
+  );
+  return { tokens, slugs };
+}
+
+export const alphaTrades: ListSpec<FillRow, Trade, 'trades', TokenConditions, TradeLookups> = {
   name: 'alpha.trades',
   table: 'alpha_fills',
-  columns: selectList(ALPHA_FILLS, SELECTED),
+  select: FILL_SELECTION,
   keyset: CHAIN_KEYSET,
   defaultLimit: 50,
   field: 'trades',
@@ -140,15 +146,6 @@ export const alphaTrades: ListSpec<FillRow, Trade, 'trades', TokenConditions> = 
     afterPosition,
   ],
   setup: (scope, ctx) => tokenConditionsOf(scope, ctx),
-  async toItems(rows, tokens, ctx, page) {
-    // Fills ingested before their token's condition was known carry ''; the in-process map fills it in.
-    const known = rows.map((r) => (r[CONDITION_ID] === '' ? tokens.get(r[TOKEN_ID]) : undefined));
-    // A token the map does not know yet may be known a second later, under the same data versions.
-    page.provisional = rows.some((r, i) => r[CONDITION_ID] === '' && known[i] === undefined);
-    const slugs = await pageSlugs(
-      ctx.markets,
-      rows.map((r, i) => (r[CONDITION_ID] !== '' ? r[CONDITION_ID] : known[i]?.conditionId || null)),
-    );
-    return rows.map((r, i) => toTrade(r, known[i], slugs));
-  },
+  lookups: (rows, tokens, ctx, page) => tradeLookups(rows, tokens, ctx.markets, page),
+  toItem: toTrade,
 };

@@ -16,9 +16,9 @@ import type {
   WalletPositionsQuery,
   WalletPositionsResponse,
 } from '../../../schemas/api/alpha-positions.ts';
+import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { filtersDigest, paginate, rejectOffset, type SortKey } from '../../pagination.ts';
-import type { RouteContext } from '../../routes/context.ts';
 import { parseHash } from '../filters.ts';
 import { createWhere } from '../list.ts';
 import {

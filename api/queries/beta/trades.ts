@@ -10,9 +10,9 @@
  * string), so the page is read here with the same pieces (filters digest, signed cursor, `limit + 1`).
  */
 import type { BetaTrade, BetaTradesQuery, BetaTradesResponse } from '../../../schemas/api/beta-trades.ts';
+import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { filtersDigest, paginate, rejectOffset } from '../../pagination.ts';
-import type { RouteContext } from '../../routes/context.ts';
 import { checkTimeRange } from '../filters.ts';
 import { createWhere } from '../list.ts';
 

@@ -22,8 +22,8 @@ import type {
 } from '../../../schemas/api/markets-search.ts';
 import type { VenueSearch } from '../../../schemas/venues/contract.ts';
 import { SEARCH_CONTRACTS, type SearchVenue, searchContract } from '../../../schemas/venues/index.ts';
+import type { RouteContext } from '../../context.ts';
 import { ValidationFailure } from '../../errors.ts';
-import type { RouteContext } from '../../routes/context.ts';
 import { parseSearch, relevanceExpr, searchParams } from '../alpha/catalog-search.ts';
 import type { Condition } from '../filters.ts';
 

@@ -3,8 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { keyedErrorResponses } from '../../../schemas/api/common.ts';
 import { MarketsSearchQuery, MarketsSearchResponse } from '../../../schemas/api/markets-search.ts';
+import type { RouteContext } from '../../context.ts';
 import { marketsSearch } from '../../queries/search/markets.ts';
-import type { RouteContext } from '../context.ts';
 
 export async function marketsSearchRoutes(scope: FastifyInstance, ctx: RouteContext) {
   scope.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import { keyedErrorResponses } from '../../../schemas/api/common.ts';
 import type { MarketList, VenueContract } from '../../../schemas/venues/contract.ts';
-import type { RouteContext, RoutePlugin } from '../context.ts';
+import type { RouteContext, RoutePlugin } from '../../context.ts';
 
 /** What every venue list's description ends with, after the venue's own text. */
 const LIST_RULES =

@@ -11,9 +11,9 @@ import {
   marketDataErrorResponses,
   TokenParams,
 } from '../../../../schemas/api/alpha-market-data.ts';
+import type { RouteContext } from '../../../context.ts';
 import { alphaCandles } from '../../../queries/alpha/candles.ts';
 import { conditionIdOf } from '../../../queries/alpha/market-data.ts';
-import type { RouteContext } from '../../context.ts';
 
 const RULES =
   'interval: 0 (auto, default: the smallest width whose maximum range covers the span), 1, 5, 15, 60 or ' +

@@ -3,8 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { CategoriesResponse } from '../../../../schemas/api/alpha-tags.ts';
 import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
+import type { RouteContext } from '../../../context.ts';
 import { alphaCategories } from '../../../queries/alpha/categories.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function alphaCategoriesRoutes(scope: FastifyInstance, ctx: RouteContext) {
   scope.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -6,8 +6,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { EventsQuery, EventsResponse } from '../../../../schemas/api/alpha-events.ts';
 import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
+import type { RouteContext } from '../../../context.ts';
 import { alphaEvents } from '../../../queries/alpha/events.ts';
-import type { RouteContext } from '../../context.ts';
 
 const DESCRIPTION =
   "alpha's events with filters (combined with AND), a sort and cursor pagination. Array parameters " +

@@ -7,8 +7,8 @@ import {
   marketDataErrorResponses,
   TokenParams,
 } from '../../../../schemas/api/alpha-market-data.ts';
+import type { RouteContext } from '../../../context.ts';
 import { alphaMarketPrice } from '../../../queries/alpha/market-price.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function alphaMarketPriceRoutes(scope: FastifyInstance, ctx: RouteContext) {
   scope.withTypeProvider<TypeBoxTypeProvider>().get(

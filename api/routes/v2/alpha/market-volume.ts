@@ -7,8 +7,8 @@ import {
   TokenParams,
   VolumeResponse,
 } from '../../../../schemas/api/alpha-market-data.ts';
+import type { RouteContext } from '../../../context.ts';
 import { alphaTokenVolume } from '../../../queries/alpha/volume.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function alphaMarketVolumeRoutes(scope: FastifyInstance, ctx: RouteContext) {
   scope.withTypeProvider<TypeBoxTypeProvider>().get(

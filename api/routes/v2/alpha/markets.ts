@@ -7,8 +7,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { MarketsKeysetQuery, MarketsQuery, MarketsResponse } from '../../../../schemas/api/alpha-markets.ts';
 import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
+import type { RouteContext } from '../../../context.ts';
 import { listMarkets } from '../../../queries/alpha/markets.ts';
-import type { RouteContext } from '../../context.ts';
 
 const DESCRIPTION =
   "alpha's markets (open, closed and resolved) with their outcomes, current prices, volume, liquidity " +

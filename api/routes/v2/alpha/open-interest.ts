@@ -10,9 +10,9 @@ import {
   OpenInterestResponse,
   SeriesQuery,
 } from '../../../../schemas/api/alpha-market-data.ts';
+import type { RouteContext } from '../../../context.ts';
 import { conditionIdOf } from '../../../queries/alpha/market-data.ts';
 import { alphaOpenInterest } from '../../../queries/alpha/open-interest.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function alphaOpenInterestRoutes(scope: FastifyInstance, ctx: RouteContext) {
   scope.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -17,10 +17,10 @@ import {
   WalletPositionsQuery,
   WalletPositionsResponse,
 } from '../../../../schemas/api/alpha-positions.ts';
+import type { RouteContext } from '../../../context.ts';
 import { listPositions } from '../../../queries/alpha/positions.ts';
 import { topHolders } from '../../../queries/alpha/top-holders.ts';
 import { walletPositions } from '../../../queries/alpha/wallet-positions.ts';
-import type { RouteContext } from '../../context.ts';
 
 const NUMBERS =
   'Shares and USD are base units ÷ 10⁶; value = shares × current price (the payout once resolved, else a ' +

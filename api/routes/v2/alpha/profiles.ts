@@ -6,8 +6,8 @@ import {
   ProfilesResponse,
   profilesErrorResponses,
 } from '../../../../schemas/api/alpha-profiles.ts';
+import type { RouteContext } from '../../../context.ts';
 import { alphaWalletProfiles } from '../../../queries/alpha/profiles.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function alphaProfilesRoutes(scope: FastifyInstance, ctx: RouteContext) {
   scope.withTypeProvider<TypeBoxTypeProvider>().get(

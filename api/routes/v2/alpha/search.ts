@@ -3,8 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { SearchQuery, SearchResponse } from '../../../../schemas/api/alpha-search.ts';
 import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
+import type { RouteContext } from '../../../context.ts';
 import { alphaSearch } from '../../../queries/alpha/search.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function alphaSearchRoutes(scope: FastifyInstance, ctx: RouteContext) {
   scope.withTypeProvider<TypeBoxTypeProvider>().get(

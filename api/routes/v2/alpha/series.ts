@@ -13,8 +13,8 @@ import {
   seriesDetailErrorResponses,
 } from '../../../../schemas/api/alpha-series.ts';
 import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
+import type { RouteContext } from '../../../context.ts';
 import { alphaSeriesDetail, alphaSeriesList } from '../../../queries/alpha/series.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function alphaSeriesRoutes(scope: FastifyInstance, ctx: RouteContext) {
   const typed = scope.withTypeProvider<TypeBoxTypeProvider>();

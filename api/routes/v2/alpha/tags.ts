@@ -14,8 +14,8 @@ import {
   tagErrorResponses,
 } from '../../../../schemas/api/alpha-tags.ts';
 import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
+import type { RouteContext } from '../../../context.ts';
 import { alphaSubtags, alphaTag, alphaTags } from '../../../queries/alpha/tags.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function alphaTagsRoutes(scope: FastifyInstance, ctx: RouteContext) {
   const api = scope.withTypeProvider<TypeBoxTypeProvider>();

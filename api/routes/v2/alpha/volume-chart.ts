@@ -7,9 +7,9 @@ import {
   VolumeChartQuery,
   VolumeChartResponse,
 } from '../../../../schemas/api/alpha-market-data.ts';
+import type { RouteContext } from '../../../context.ts';
 import { conditionIdOf } from '../../../queries/alpha/market-data.ts';
 import { alphaVolumeChart } from '../../../queries/alpha/volume.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function alphaVolumeChartRoutes(scope: FastifyInstance, ctx: RouteContext) {
   scope.withTypeProvider<TypeBoxTypeProvider>().get(

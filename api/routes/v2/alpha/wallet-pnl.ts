@@ -2,8 +2,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { PnlQuery, PnlResponse, pnlErrorResponses, WalletParams } from '../../../../schemas/api/alpha-pnl.ts';
+import type { RouteContext } from '../../../context.ts';
 import { alphaWalletPnl } from '../../../queries/alpha/wallet-pnl.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function alphaWalletPnlRoutes(scope: FastifyInstance, ctx: RouteContext) {
   scope.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -3,8 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { BetaTradesQuery, BetaTradesResponse } from '../../../../schemas/api/beta-trades.ts';
 import { keyedErrorResponses } from '../../../../schemas/api/common.ts';
+import type { RouteContext } from '../../../context.ts';
 import { betaTrades } from '../../../queries/beta/trades.ts';
-import type { RouteContext } from '../../context.ts';
 
 export async function betaTradesRoutes(scope: FastifyInstance, ctx: RouteContext) {
   scope.withTypeProvider<TypeBoxTypeProvider>().get(

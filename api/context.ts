@@ -4,9 +4,9 @@
  * (api/queries/) can all import it without a type cycle.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../../core/deps.ts';
-import type { MarketSlugResolver } from '../markets.ts';
-import type { CursorCodec } from '../pagination.ts';
+import type { Deps } from '../core/deps.ts';
+import type { MarketSlugResolver } from './markets.ts';
+import type { CursorCodec } from './pagination.ts';
 
 export interface RouteContext {
   deps: Deps;

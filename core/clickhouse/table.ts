@@ -153,11 +153,8 @@ export const expression = <R>(sql: string): Expression<R> => ({
 export type Selected<T extends TableDescription> = ColumnName<T> | Named<string, unknown>;
 
 type FieldName<I> = I extends Named<infer N, unknown> ? N : I & string;
-type FieldType<T extends TableDescription, I> = I extends Named<string, infer R>
-  ? R
-  : I extends ColumnName<T>
-    ? ReadOf<T['columns'][I]>
-    : never;
+type FieldType<T extends TableDescription, I> =
+  I extends Named<string, infer R> ? R : I extends ColumnName<T> ? ReadOf<T['columns'][I]> : never;
 
 /**
  * The row a read of `S` returns: an object with one field per selected column (its name) or named
@@ -187,7 +184,8 @@ export interface Selection<Row> {
 }
 
 function selection<Row>(columns: readonly string[], names: readonly string[], what: string): Selection<Row> {
-  if (new Set(names).size !== names.length) throw new Error(`${what}: field names repeat (${names.join(', ')})`);
+  if (new Set(names).size !== names.length)
+    throw new Error(`${what}: field names repeat (${names.join(', ')})`);
   const body = names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ');
   const zip = new Function('v', `return { ${body} };`) as (values: readonly unknown[]) => Row;
   return { columns, names, sql: columns.join(', '), zip };

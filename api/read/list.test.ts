@@ -1,23 +1,32 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { c, defineTable, select } from '../../core/clickhouse/table.ts';
 import { createTestDeps, type TestDeps } from '../../test/support/deps.ts';
 import type { RouteContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { noMarketMetadata } from '../markets.ts';
 import { createCursorCodec, filtersDigest } from '../pagination.ts';
-import { bytes32, equals, marketSlug, timeRange, walletList } from './filters.ts';
-import { afterKey, type KeyColumn, keyOf, type ListPage, type ListSpec, listHandler } from './list.ts';
+import { bytes32, equals, marketSlug, timeRange, walletList } from '../queries/filters.ts';
+import { afterKey, cursorKey, fixedOrder, type KeyColumn } from './keyset.ts';
+import { type ListPage, type ListSpec, listHandler } from './list.ts';
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 
 /** A list endpoint over a table of this test's own: 25 events of 2 wallets over 10 blocks. */
 type Item = { block: number; log: number; wallet: string };
-type Row = [block_number: string, log_index: number, wallet: string, amount: string];
+const LIST_EVENTS = defineTable('list_events', {
+  block_number: c.u64n,
+  log_index: c.u32,
+  wallet: c.hex(),
+  amount: c.u64,
+});
+const SELECTION = select(LIST_EVENTS, ['block_number', 'log_index', 'wallet', 'amount']);
+type Row = ReturnType<typeof SELECTION.zip>;
 const spec: ListSpec<Row, Item, 'events'> = {
   name: 'test.events',
   table: 'list_events',
-  columns: ['block_number', 'log_index', 'wallet', 'amount'],
+  select: SELECTION,
   keyset: [
     { column: 'block_number', type: 'UInt64' },
     { column: 'log_index', type: 'UInt32' },
@@ -31,7 +40,7 @@ const spec: ListSpec<Row, Item, 'events'> = {
     equals({ param: 'kind' }),
     marketSlug((ids) => ({ sql: 'kind IN {slug_kinds:Array(String)}', params: { slug_kinds: ids } })),
   ],
-  toItems: (rows) => rows.map(([b, l, w]) => ({ block: Number(b), log: l, wallet: w })),
+  toItem: (r) => ({ block: Number(r.block_number), log: r.log_index, wallet: r.wallet }),
 };
 
 let deps: TestDeps;
@@ -145,7 +154,8 @@ describe('list helper: digest, cursors and pages', () => {
       { column: 'block_number', type: 'UInt64' },
       { column: 'log_index', type: 'UInt32' },
     ];
-    const key = keyOf(keyset, ['18446744073709551615', '7']);
+    const keys = fixedOrder(keyset, 'desc');
+    const key = cursorKey(keys, ['18446744073709551615', '7']);
     expect(key).toEqual(['18446744073709551615', 7]);
     const token = codec.encode('digest', key);
     expect(JSON.parse(Buffer.from(token, 'base64url').subarray(0, -16).toString())).toEqual({
@@ -155,12 +165,24 @@ describe('list helper: digest, cursors and pages', () => {
     });
     expect(codec.decode(token, 'digest')).toEqual(key);
     expect(() => codec.decode(token, 'another')).toThrow(/other filters/);
-    expect(afterKey(keyset, key, 'desc')).toEqual({
-      sql: 'block_number < {cursor_0:UInt64} OR (block_number = {cursor_0:UInt64} AND log_index < {cursor_1:UInt32})',
-      params: { cursor_0: '18446744073709551615', cursor_1: 7 },
+    expect(afterKey(keys, key)).toEqual({
+      sql: 'block_number < {sort_key_0:UInt64} OR (block_number = {sort_key_0:UInt64} AND log_index < {sort_key_1:UInt32})',
+      params: { sort_key_0: '18446744073709551615', sort_key_1: 7 },
     });
-    expect(() => afterKey(keyset, [7, 7], 'asc')).toThrow(ApiError);
-    expect(() => afterKey(keyset, ['7'], 'asc')).toThrow(ApiError);
+    expect(() => afterKey(fixedOrder(keyset, 'asc'), [7, 7])).toThrow(ApiError);
+    expect(() => afterKey(fixedOrder(keyset, 'asc'), ['7'])).toThrow(ApiError);
+    // A sorted list's keys: each in its own direction, expressions in parentheses, typed values checked.
+    const sorted = afterKey(
+      [
+        { expr: 'ifNull(volume, 0)', type: 'Float64', dir: 'desc' },
+        { expr: 'id', type: 'String', dir: 'asc' },
+      ],
+      [1.5, 'x'],
+    );
+    expect(sorted.sql).toBe(
+      '(ifNull(volume, 0)) < {sort_key_0:Float64} OR ((ifNull(volume, 0)) = {sort_key_0:Float64} AND id > {sort_key_1:String})',
+    );
+    expect(() => afterKey([{ expr: 'x', type: 'Float64', dir: 'asc' }], ['1.5'])).toThrow(ApiError);
 
     const first = await handle({ limit: 4 });
     const k = first.pagination.pagination_key!;

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { accessFor, PLANS, rateFor } from './access.ts';
+import { type Access, accessFor, PLANS, rateFor, ruleFor } from './access.ts';
+import { RESOURCES } from './resources/index.ts';
 
-describe('access table (SPEC Limits)', () => {
+/** A path's access: its resource's own rule when served, else api/access.ts's (retired, not yet served). */
+const accessOf = (url: string): Access => RESOURCES.find((r) => r.path === url)?.access ?? accessFor(url);
+
+describe('access rules (SPEC Limits)', () => {
   it('leaves health, the API description and gone paths public', () => {
     for (const url of [
       '/health',
@@ -11,7 +15,7 @@ describe('access table (SPEC Limits)', () => {
       '/v2/markets',
       '/v2/outcomes/:canonical_id',
     ]) {
-      expect(accessFor(url), url).toEqual({ kind: 'public' });
+      expect(accessOf(url), url).toEqual({ kind: 'public' });
     }
   });
 
@@ -30,14 +34,14 @@ describe('access table (SPEC Limits)', () => {
       '/v2/alpha/uma/market/:condition_id',
       '/v2/alpha/builders/leaderboard',
     ]) {
-      expect(accessFor(url), url).toEqual({ kind: 'keyed', minTier: 'free', metered: false });
+      expect(accessOf(url), url).toEqual({ kind: 'keyed', minTier: 'free', metered: false });
     }
   });
 
   it('gates wallet profiles, eta and the cluster at Dev or higher', () => {
-    expect(accessFor('/v2/alpha/wallets/profiles')).toEqual({ kind: 'keyed', minTier: 'dev', metered: true });
-    expect(accessFor('/v2/eta/anything/here')).toEqual({ kind: 'keyed', minTier: 'dev', metered: true });
-    expect(accessFor('/v2/alpha/wallet/:address/cluster')).toEqual({
+    expect(accessOf('/v2/alpha/wallets/profiles')).toEqual({ kind: 'keyed', minTier: 'dev', metered: true });
+    expect(accessOf('/v2/eta/anything/here')).toEqual({ kind: 'keyed', minTier: 'dev', metered: true });
+    expect(accessOf('/v2/alpha/wallet/:address/cluster')).toEqual({
       kind: 'keyed',
       minTier: 'dev',
       metered: false,
@@ -46,7 +50,7 @@ describe('access table (SPEC Limits)', () => {
 
   it('meters every other /v2 route for any tier', () => {
     for (const url of ['/v2/alpha/series', '/v2/alpha/search', '/v2/markets/search', '/v2/data/ticks']) {
-      expect(accessFor(url), url).toEqual({ kind: 'keyed', minTier: 'free', metered: true });
+      expect(accessOf(url), url).toEqual({ kind: 'keyed', minTier: 'free', metered: true });
     }
   });
 
@@ -59,5 +63,9 @@ describe('access table (SPEC Limits)', () => {
     expect(PLANS.dev).toMatchObject({ monthlyQuota: 1_000_000, overageUsdPer100k: 5 });
     expect(PLANS.pro).toMatchObject({ monthlyQuota: 5_000_000, overageUsdPer100k: 2.5 });
     expect(PLANS.enterprise.monthlyQuota).toBeNull();
+  });
+
+  it('states each served path's rule once: on its resource, never also in api/access.ts', () => {
+    for (const r of RESOURCES) expect(ruleFor(r.path), `${r.path} is also ruled in api/access.ts`).toBeUndefined();
   });
 });

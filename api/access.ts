@@ -171,11 +171,21 @@ export function isAdminPath(url: string): boolean {
   return path === '/metrics' || path === '/admin' || path.startsWith('/admin/');
 }
 
-/** The access rule for a route URL pattern (e.g. `/v2/alpha/trades`, `/v2/alpha/markets/:id/volume`). */
-export function accessFor(url: string): Access {
+/** The rule this table states for a route URL pattern, if any. */
+export function ruleFor(url: string): Access | undefined {
   const path = url.length > 1 ? url.replace(/\/+$/, '') : url;
   for (const [pattern, access] of RULES) if (matches(pattern, path)) return access;
-  return path.startsWith('/v2/') ? METERED : PUBLIC;
+  return undefined;
+}
+
+/**
+ * The access rule of a route that is not a resource (a resource carries its own, api/resources/define.ts)
+ * by its URL pattern (e.g. `/v2/alpha/wallet/:address/cluster`): this table's rule, else METERED under
+ * `/v2/` (a test's or an embedder's route module) and PUBLIC elsewhere.
+ */
+export function accessFor(url: string): Access {
+  const path = url.length > 1 ? url.replace(/\/+$/, '') : url;
+  return ruleFor(path) ?? (path.startsWith('/v2/') ? METERED : PUBLIC);
 }
 
 /** The per-second rate of a key: its plan's, or the key's own for Enterprise. */

@@ -8,7 +8,7 @@
  */
 import { searchWords } from '../../../core/search-words.ts';
 import { ApiError } from '../../errors.ts';
-import type { Condition } from '../filters.ts';
+import type { Condition } from '../../read/where.ts';
 
 /** The words of a search parameter (its length already checked by the schema); none → 400 naming it. */
 export function parseSearch(raw: string | undefined, param: string): string[] | undefined {

@@ -1,14 +1,17 @@
 /**
  * alpha's events as the lists serve them (`GET /v2/alpha/events/keyset`, `GET /v2/alpha/events`, and the
  * events of `GET /v2/alpha/series/{slug}`): pages of `alpha_event_list` (one row per event, rebuilt by
- * analytics/catalog/) in a per-request sort through `sortedPage`, each row's stored `doc` returned as is.
+ * analytics/catalog/) in a per-request sort through `tablePage` (api/read/keyset.ts), each row's stored
+ * `doc` returned as is.
  *
- * Per page at most two reads: the page (sortedPage: ids chosen on the filter and sort columns, then the
- * docs of those ids), and with `include_markets` the nested markets of the whole page from
- * `alpha_market_list` (`LIMIT n BY event_id`, volume descending, ties by market id).
+ * One read per page, in one pass (the engine reads the wide columns of the page's rows only,
+ * docs/decisions.md); with `include_markets` it also reads the row's own `markets` (its first 50 market
+ * docs by volume descending, ties by market id, written by the catalog build), cut to
+ * `markets_per_event`.
  */
 
 import { descKey, nullableTimeKeys, type SortColumn } from '../../../core/clickhouse/sort-keys.ts';
+import { expression, type RowOfSelection, type Selection, select } from '../../../core/clickhouse/table.ts';
 import type { AlphaEvent, AlphaEventDoc, AlphaMarket } from '../../../schemas/api/alpha-catalog.ts';
 import type {
   EventSort,
@@ -16,10 +19,11 @@ import type {
   EventsQuery,
   EventsResponse,
 } from '../../../schemas/api/alpha-events.ts';
+import { ALPHA_EVENT_LIST } from '../../../schemas/tables/alpha-catalog-lists.ts';
 import type { RouteContext } from '../../context.ts';
-import { filtersDigest, rejectOffset } from '../../pagination.ts';
-import { createWhere, type PageInfo, type Where } from '../list.ts';
-import { sortedPage } from '../sorted-page.ts';
+import { filtersDigest, type PageInfo, rejectOffset } from '../../pagination.ts';
+import { tablePage } from '../../read/keyset.ts';
+import { createWhere, type Where } from '../../read/where.ts';
 import { parseSearch, relevanceExpr, searchParams, searchWhere } from './catalog-search.ts';
 
 /** What selects events; every field optional, all combined with AND. */
@@ -96,6 +100,21 @@ export function eventSortKeys(sort: EventSort, searching: boolean): SortColumn[]
   return [...head[sort], BY_ID];
 }
 
+/** An event row of a page: its stored doc. */
+const EVENT_DOC = select(ALPHA_EVENT_LIST, ['doc']);
+/** With `include_markets`: also the docs of its first markets. */
+const EVENT_WITH_MARKETS = select(ALPHA_EVENT_LIST, [
+  'doc',
+  expression<string[]>('arraySlice(markets, 1, {per_event:UInt32})').as('markets'),
+]);
+type EventRow = RowOfSelection<typeof EVENT_DOC> & Partial<RowOfSelection<typeof EVENT_WITH_MARKETS>>;
+
+/** An event row → the AlphaEvent (`markets` null unless they were read). */
+export function toEvent(row: EventRow): AlphaEvent {
+  const event = JSON.parse(row.doc) as AlphaEventDoc;
+  return { ...event, markets: row.markets ? row.markets.map((m) => JSON.parse(m) as AlphaMarket) : null };
+}
+
 export interface EventsPageRequest {
   /** Query label (`api.<route>`). */
   label: string;
@@ -118,10 +137,11 @@ export async function eventsPage(
   const nested = r.marketsPerEvent !== undefined;
   // With include_markets, the event row's own `markets` (its first 50 market docs by volume, written by
   // the catalog build) cut to markets_per_event: read with the page, no second statement.
-  const page = await sortedPage<[string, string[]?]>(ctx, {
+  const selection: Selection<EventRow> = nested ? EVENT_WITH_MARKETS : EVENT_DOC;
+  const page = await tablePage(ctx, {
     label: r.label,
-    table: 'alpha_event_list',
-    columns: nested ? ['doc', 'arraySlice(markets, 1, {per_event:UInt32})'] : ['doc'],
+    table: ALPHA_EVENT_LIST.name,
+    select: selection,
     keys: eventSortKeys(r.sort, searching),
     where: eventsWhere(r.filters),
     digest: r.digest,
@@ -132,11 +152,7 @@ export async function eventsPage(
       ...(nested ? { per_event: r.marketsPerEvent } : {}),
     },
   });
-  const events = page.rows.map(([doc, markets]): AlphaEvent => {
-    const event = JSON.parse(doc) as AlphaEventDoc;
-    return { ...event, markets: markets ? markets.map((m) => JSON.parse(m) as AlphaMarket) : null };
-  });
-  return { events, pagination: page.pagination };
+  return { events: page.rows.map(toEvent), pagination: page.pagination };
 }
 
 /** Distinct and sorted: the same set written in any order is the same filter (and cursor digest). */

@@ -7,7 +7,9 @@
  * from the metadata API has its slug within that time.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { select } from '../../../core/clickhouse/table.ts';
 import type { Logger } from '../../../core/logger.ts';
+import { ALPHA_MARKETS } from '../../../schemas/tables/alpha-catalog.ts';
 import type { MarketSlugResolver } from '../../markets.ts';
 
 export interface AlphaMarketSlugs extends MarketSlugResolver {
@@ -17,6 +19,9 @@ export interface AlphaMarketSlugs extends MarketSlugResolver {
   /** Stops the background reloads. */
   close(): void;
 }
+
+/** A market's condition, slug and id. */
+const MARKET_SLUG = select(ALPHA_MARKETS, ['condition_id', 'slug', 'id']);
 
 export function createAlphaMarketSlugs(
   deps: { clickhouse: ClickHouse; log: Logger },
@@ -34,15 +39,16 @@ export function createAlphaMarketSlugs(
     loading ??= (async () => {
       try {
         // Ordered by id: were a condition to have two markets (the upstream has one), the first id wins.
-        const rows = await deps.clickhouse.read<[string, string, string]>(
+        const rows = await deps.clickhouse.read(
           'api.alpha.market_slugs',
-          `SELECT condition_id, slug, id FROM alpha_markets FINAL WHERE condition_id != '' ORDER BY id`,
+          `SELECT ${MARKET_SLUG.sql} FROM alpha_markets FINAL WHERE condition_id != '' ORDER BY id`,
         );
         const slugs = new Map<string, string[]>();
         const conditions = new Map<string, string>();
         const ids = new Map<string, string>();
         let withSlug = 0;
-        for (const [condition, slug, id] of rows) {
+        for (const raw of rows) {
+          const { condition_id: condition, slug, id } = MARKET_SLUG.zip(raw);
           if (!ids.has(condition)) ids.set(condition, id);
           if (slug === '') continue;
           withSlug++;

@@ -6,18 +6,25 @@
  * count of all matches (reading only the words, status, volume and id columns); then it reads the wide
  * columns (`doc`) of those ids only, through the primary key.
  */
-import type { AlphaEvent, AlphaEventDoc, AlphaMarket } from '../../../schemas/api/alpha-catalog.ts';
+import { expression, type Selection, select } from '../../../core/clickhouse/table.ts';
 import {
   SEARCH_TYPES,
   type SearchResponse,
   type SearchStatus,
   type SearchType,
 } from '../../../schemas/api/alpha-search.ts';
+import {
+  ALPHA_EVENT_LIST,
+  ALPHA_MARKET_LIST,
+  ALPHA_TAG_LIST,
+} from '../../../schemas/tables/alpha-catalog-lists.ts';
 import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { createWhere } from '../list.ts';
+import { createWhere } from '../../read/where.ts';
 import { parseSearch, relevanceExpr, searchParams, searchWhere } from './catalog-search.ts';
-import { TAG_COLUMNS, type TagRow, toTag } from './tags.ts';
+import { toEvent } from './events.ts';
+import { toMarket } from './markets.ts';
+import { TAG_COLUMNS, toTag } from './tags.ts';
 
 /** `types`: a comma list of SEARCH_TYPES (any case, duplicates ignored); anything else is a 400 naming it. */
 export function parseSearchTypes(raw: string | undefined): Set<SearchType> {
@@ -40,40 +47,48 @@ export function parseSearchTypes(raw: string | undefined): Set<SearchType> {
   return new Set(items as SearchType[]);
 }
 
-interface TypeRead {
+interface TypeRead<Row> {
   table: string;
   id: string;
-  columns: readonly string[];
+  /** A match's columns and, last, the count of all matches (`found[1].2`, the same on every row). */
+  select: Selection<Row & { total: string }>;
   /** Which `status` values match each requested status; undefined: the type has no status. */
   statuses?: Record<SearchStatus, string[]>;
 }
 
-const READS: Record<SearchType, TypeRead> = {
+/** The count of all matches, read with each of the first `limit` (the scalar `found` of the read). */
+const TOTAL = expression<string>('found[1].2').as('total');
+
+const MARKETS = select(ALPHA_MARKET_LIST, ['doc', TOTAL]);
+const EVENTS = select(ALPHA_EVENT_LIST, ['doc', TOTAL]);
+const TAGS = select(ALPHA_TAG_LIST, [...TAG_COLUMNS, TOTAL]);
+
+const READS = {
   // As the markets list's status filter: closed matches closed and resolved markets.
   markets: {
-    table: 'alpha_market_list',
+    table: ALPHA_MARKET_LIST.name,
     id: 'market_id',
-    columns: ['doc'],
+    select: MARKETS,
     statuses: { open: ['open'], closed: ['closed', 'resolved'] },
   },
   events: {
-    table: 'alpha_event_list',
+    table: ALPHA_EVENT_LIST.name,
     id: 'event_id',
-    columns: ['doc'],
+    select: EVENTS,
     statuses: { open: ['open'], closed: ['closed'] },
   },
-  tags: { table: 'alpha_tag_list', id: 'tag_id', columns: TAG_COLUMNS },
-};
+  tags: { table: ALPHA_TAG_LIST.name, id: 'tag_id', select: TAGS },
+} satisfies { [T in SearchType]: TypeRead<unknown> };
 
 /** The first `limit` matches of one type in rank order, and how many match in all. */
-async function searchType(
+async function searchType<Row>(
   ctx: RouteContext,
   type: SearchType,
+  r: TypeRead<Row>,
   words: string[],
   status: SearchStatus,
   limit: number,
-): Promise<{ rows: unknown[][]; total: number }> {
-  const r = READS[type];
+): Promise<{ rows: Row[]; total: number }> {
   const where = createWhere();
   where.add(searchWhere(words));
   if (r.statuses) {
@@ -86,17 +101,17 @@ async function searchType(
       SELECT groupArray(tuple(${r.id}, total)) FROM (
         SELECT ${r.id}, count() OVER () AS total FROM ${r.table} ${where.sql()} ${order} LIMIT {limit:UInt32})
     ) AS found
-    SELECT ${r.columns.join(', ')}, found[1].2
+    SELECT ${r.select.sql}
     FROM ${r.table}
     WHERE ${r.id} IN (SELECT arrayJoin(found).1)
     ${order}`;
-  const rows = await ctx.deps.clickhouse.read(`api.alpha.search.${type}`, sql, {
+  const raw = await ctx.deps.clickhouse.read(`api.alpha.search.${type}`, sql, {
     ...where.params,
     ...searchParams(words),
     limit,
   });
-  const n = r.columns.length;
-  return { rows: rows.map((row) => row.slice(0, n)), total: rows.length > 0 ? Number(rows[0]![n]) : 0 };
+  const rows = raw.map(r.select.zip);
+  return { rows, total: rows.length > 0 ? Number(rows[0]!.total) : 0 };
 }
 
 export interface SearchRequest {
@@ -111,17 +126,21 @@ export async function alphaSearch(ctx: RouteContext, q: SearchRequest): Promise<
   const types = parseSearchTypes(q.types);
   const status = q.status ?? 'open';
   const limit = q.limit_per_type ?? 10;
-  const none = { rows: [] as unknown[][], total: 0 };
-  const run = (type: SearchType) =>
-    types.has(type) ? searchType(ctx, type, words, status, limit) : Promise.resolve(none);
-  const [markets, events, tags] = await Promise.all([run('markets'), run('events'), run('tags')]);
+  const run = <Row>(type: SearchType, r: TypeRead<Row>) =>
+    types.has(type)
+      ? searchType(ctx, type, r, words, status, limit)
+      : Promise.resolve({ rows: [] as Row[], total: 0 });
+  const [markets, events, tags] = await Promise.all([
+    run('markets', READS.markets),
+    run('events', READS.events),
+    run('tags', READS.tags),
+  ]);
   return {
     query: q.q,
-    markets: markets.rows.map((r) => JSON.parse(r[0] as string) as AlphaMarket),
-    events: events.rows.map(
-      (r): AlphaEvent => ({ ...(JSON.parse(r[0] as string) as AlphaEventDoc), markets: null }),
-    ),
-    tags: tags.rows.map((r) => toTag(r as TagRow)),
+    markets: markets.rows.map(toMarket),
+    // Events come without their markets (toEvent: markets null).
+    events: events.rows.map(toEvent),
+    tags: tags.rows.map(toTag),
     counts: { markets: markets.total, events: events.total, tags: tags.total },
   };
 }

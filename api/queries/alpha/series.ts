@@ -4,6 +4,7 @@
  * events first, then slug; `GET /v2/alpha/series/{slug}` answers one series and a cursor page of its
  * events, newest first, through the events list's own query (events.ts).
  */
+import { expression, fields, type RowOfSelection, select } from '../../../core/clickhouse/table.ts';
 import type { AlphaSeries } from '../../../schemas/api/alpha-catalog.ts';
 import type {
   SeriesDetailQuery,
@@ -11,11 +12,20 @@ import type {
   SeriesListQuery,
   SeriesListResponse,
 } from '../../../schemas/api/alpha-series.ts';
+import { ALPHA_SERIES_LIST } from '../../../schemas/tables/alpha-catalog-lists.ts';
 import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { filtersDigest } from '../../pagination.ts';
-import { createWhere } from '../list.ts';
+import { createWhere } from '../../read/where.ts';
 import { eventsPage } from './events.ts';
+
+/** A series row: its stored doc. */
+const SERIES_DOC = select(ALPHA_SERIES_LIST, ['doc']);
+
+/** A series row → the AlphaSeries it stores. */
+const toSeries = (row: RowOfSelection<typeof SERIES_DOC>): AlphaSeries => JSON.parse(row.doc) as AlphaSeries;
+
+const COUNT = fields({ count: expression<string>('count()') });
 
 /** One page and the total, two reads side by side (the total must not depend on the page being empty). */
 export async function alphaSeriesList(ctx: RouteContext, q: SeriesListQuery): Promise<SeriesListResponse> {
@@ -28,21 +38,25 @@ export async function alphaSeriesList(ctx: RouteContext, q: SeriesListQuery): Pr
   }
   const ch = ctx.deps.clickhouse;
   const [rows, count] = await Promise.all([
-    ch.read<[string]>(
-      'api.alpha.series',
-      `SELECT doc FROM alpha_series_list ${where.sql()}
+    ch
+      .read(
+        'api.alpha.series',
+        `SELECT ${SERIES_DOC.sql} FROM alpha_series_list ${where.sql()}
        ORDER BY open_event_count DESC, slug ASC LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
-      { ...where.params, limit, offset },
-    ),
-    ch.read<[string | number]>(
-      'api.alpha.series.count',
-      `SELECT count() FROM alpha_series_list ${where.sql()}`,
-      where.params,
-    ),
+        { ...where.params, limit, offset },
+      )
+      .then((raw) => raw.map(SERIES_DOC.zip)),
+    ch
+      .read(
+        'api.alpha.series.count',
+        `SELECT ${COUNT.sql} FROM alpha_series_list ${where.sql()}`,
+        where.params,
+      )
+      .then((raw) => raw.map(COUNT.zip)),
   ]);
-  const total = Number(count[0]?.[0] ?? 0);
+  const total = Number(count[0]?.count ?? 0);
   return {
-    series: rows.map(([doc]) => JSON.parse(doc) as AlphaSeries),
+    series: rows.map(toSeries),
     pagination: { limit, offset, total, has_more: offset + rows.length < total },
   };
 }
@@ -55,11 +69,13 @@ export async function alphaSeriesDetail(
 ): Promise<SeriesDetailResponse> {
   const digest = filtersDigest('alpha.series.events', { series: slug, status: q.status, sort: 'created' });
   const [series, page] = await Promise.allSettled([
-    ctx.deps.clickhouse.read<[string]>(
-      'api.alpha.series.detail',
-      'SELECT doc FROM alpha_series_list WHERE slug = {slug:String} LIMIT 1',
-      { slug },
-    ),
+    ctx.deps.clickhouse
+      .read(
+        'api.alpha.series.detail',
+        `SELECT ${SERIES_DOC.sql} FROM alpha_series_list WHERE slug = {slug:String} LIMIT 1`,
+        { slug },
+      )
+      .then((raw) => raw.map(SERIES_DOC.zip)),
     eventsPage(ctx, {
       label: 'api.alpha.series.events',
       digest,
@@ -70,8 +86,8 @@ export async function alphaSeriesDetail(
     }),
   ]);
   if (series.status === 'rejected') throw series.reason;
-  const doc = series.value[0]?.[0];
-  if (doc === undefined) throw new ApiError(404, `Unknown series slug "${slug.slice(0, 100)}"`);
+  const row = series.value[0];
+  if (row === undefined) throw new ApiError(404, `Unknown series slug "${slug.slice(0, 100)}"`);
   if (page.status === 'rejected') throw page.reason;
-  return { series: JSON.parse(doc) as AlphaSeries, ...page.value };
+  return { series: toSeries(row), ...page.value };
 }

@@ -7,6 +7,7 @@
  */
 
 import type { SortColumn } from '../../../core/clickhouse/sort-keys.ts';
+import { columnOf, expression, fields, type RowOfSelection, select } from '../../../core/clickhouse/table.ts';
 import type { AlphaTag } from '../../../schemas/api/alpha-catalog.ts';
 import type {
   Subtag,
@@ -15,16 +16,17 @@ import type {
   TagSort,
   TagsResponse,
 } from '../../../schemas/api/alpha-tags.ts';
+import { ALPHA_TAG_LIST } from '../../../schemas/tables/alpha-catalog-lists.ts';
 import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { filtersDigest, rejectOffset } from '../../pagination.ts';
-import { createWhere } from '../list.ts';
-import { sortedPage } from '../sorted-page.ts';
+import { tablePage } from '../../read/keyset.ts';
+import { createWhere } from '../../read/where.ts';
 import { parseSearch, searchWhere } from './catalog-search.ts';
 
 /**
- * The rollup columns a tag row and a category row share (migration 030), in the order `rollupOf`
- * reads them: counts and money of their events (no open interest, SPEC).
+ * The rollup columns a tag row and a category row share (migration 030): counts and money of their
+ * events (no open interest, SPEC).
  */
 export const ROLLUP_COLUMNS = [
   'event_count',
@@ -35,28 +37,22 @@ export const ROLLUP_COLUMNS = [
   'trades_all_time',
 ] as const;
 
-export type RollupRow = [
-  eventCount: number,
-  openEventCount: number,
-  marketCount: number,
-  volume: number,
-  liquidity: number,
-  trades: string,
-];
+const ROLLUP = select(ALPHA_TAG_LIST, ROLLUP_COLUMNS);
+/** The rollup fields of a tag or category row (both tables describe them alike). */
+export type RollupRow = RowOfSelection<typeof ROLLUP>;
 
-export function rollupOf(r: readonly unknown[], at: number) {
-  const n = (i: number) => Number(r[at + i]);
+export function rollupOf(r: RollupRow) {
   return {
-    event_count: n(0),
-    open_event_count: n(1),
-    market_count: n(2),
-    total_volume_usd: n(3),
-    liquidity_usd: n(4),
-    trades_all_time: n(5),
+    event_count: Number(r.event_count),
+    open_event_count: Number(r.open_event_count),
+    market_count: Number(r.market_count),
+    total_volume_usd: Number(r.volume),
+    liquidity_usd: Number(r.liquidity),
+    trades_all_time: Number(r.trades_all_time),
   };
 }
 
-/** The columns of an AlphaTag, in the order `toTag` reads them. */
+/** The columns of an AlphaTag (also read with a search's total: search.ts). */
 export const TAG_COLUMNS = [
   'tag_id',
   'label',
@@ -66,23 +62,18 @@ export const TAG_COLUMNS = [
   'subtag_count',
 ] as const;
 
-export type TagRow = [
-  id: string,
-  label: string,
-  slug: string,
-  ...RollupRow,
-  parentSlug: string | null,
-  subtagCount: number,
-];
+export const TAG_SELECTION = select(ALPHA_TAG_LIST, TAG_COLUMNS);
+export type TagRow = RowOfSelection<typeof TAG_SELECTION>;
 
+/** A tag row → the AlphaTag. */
 export function toTag(r: TagRow): AlphaTag {
   return {
-    id: r[0],
-    label: r[1],
-    slug: r[2],
-    ...rollupOf(r, 3),
-    parent_slug: r[9],
-    subtag_count: Number(r[10]),
+    id: r.tag_id,
+    label: r.label,
+    slug: r.slug,
+    ...rollupOf(r),
+    parent_slug: r.parent_slug,
+    subtag_count: Number(r.subtag_count),
   };
 }
 
@@ -110,10 +101,10 @@ export async function alphaTags(ctx: RouteContext, q: TagsRequest): Promise<Tags
   const sort = q.sort ?? 'volume';
   const where = createWhere();
   if (words) where.add(searchWhere(words));
-  const page = await sortedPage<TagRow>(ctx, {
+  const page = await tablePage(ctx, {
     label: 'api.alpha.tags',
-    table: 'alpha_tag_list',
-    columns: TAG_COLUMNS,
+    table: ALPHA_TAG_LIST.name,
+    select: TAG_SELECTION,
     keys: TAG_SORT_KEYS[sort],
     where,
     digest: filtersDigest('alpha.tags', { search: words ?? null, sort }),
@@ -127,16 +118,35 @@ const unknownTag = (slug: string) => new ApiError(404, `No tag has the slug "${s
 
 /** `GET /v2/alpha/tag/{slug}`: one tag, or 404. */
 export async function alphaTag(ctx: RouteContext, slug: string): Promise<AlphaTag> {
-  const rows = await ctx.deps.clickhouse.read<TagRow>(
+  const rows = await ctx.deps.clickhouse.read(
     'api.alpha.tag',
-    `SELECT ${TAG_COLUMNS.join(', ')} FROM alpha_tag_list WHERE slug = {slug:String} ORDER BY tag_id LIMIT 1`,
+    `SELECT ${TAG_SELECTION.sql} FROM alpha_tag_list WHERE slug = {slug:String} ORDER BY tag_id LIMIT 1`,
     { slug },
   );
   if (rows.length === 0) throw unknownTag(slug);
-  return toTag(rows[0]!);
+  return toTag(TAG_SELECTION.zip(rows[0]!));
 }
 
-type SubtagRow = [slug: string, label: string, events: string, volume: number, liquidity: number];
+/** The tag of a subtags request: its slug, label and children (the build's rank order). */
+const SUBTAG_PARENT = select(ALPHA_TAG_LIST, ['slug', 'label', 'children']);
+
+/** A child tag with its events of the requested status counted (the counts' join: t tags, e events). */
+const SUBTAG_COUNTS = fields({
+  slug: columnOf(ALPHA_TAG_LIST, 'slug', 't.slug'),
+  label: columnOf(ALPHA_TAG_LIST, 'label', 't.label'),
+  events: expression<string>('ifNull(e.events, 0)'),
+  volume: expression<number>('ifNull(e.volume, 0)'),
+  liquidity: expression<number>('ifNull(e.liquidity, 0)'),
+});
+
+/** A child tag's counts → the Subtag. */
+const toSubtag = (r: RowOfSelection<typeof SUBTAG_COUNTS>): Subtag => ({
+  slug: r.slug,
+  label: r.label,
+  event_count: Number(r.events),
+  total_volume_usd: Number(r.volume),
+  liquidity_usd: Number(r.liquidity),
+});
 
 /**
  * `GET /v2/alpha/tag/{slug}/subtags`: the tag's children (the build's rank order) with their events of
@@ -151,19 +161,19 @@ export async function alphaSubtags(
   const status = q.status ?? 'open';
   const limit = q.limit ?? 30;
   const ch = ctx.deps.clickhouse;
-  const tags = await ch.read<[string, string, string[]]>(
+  const tags = await ch.read(
     'api.alpha.tag-subtags.tag',
-    'SELECT slug, label, children FROM alpha_tag_list WHERE slug = {slug:String} ORDER BY tag_id LIMIT 1',
+    `SELECT ${SUBTAG_PARENT.sql} FROM alpha_tag_list WHERE slug = {slug:String} ORDER BY tag_id LIMIT 1`,
     { slug },
   );
   if (tags.length === 0) throw unknownTag(slug);
-  const [tagSlug, label, children] = tags[0]!;
+  const { slug: tagSlug, label, children } = SUBTAG_PARENT.zip(tags[0]!);
   let subtags: Subtag[] = [];
   if (children.length > 0) {
     // An event counts once per child whatever its tags array holds (arrayDistinct), as has() counts it.
-    const rows = await ch.read<SubtagRow>(
+    const rows = await ch.read(
       'api.alpha.tag-subtags.counts',
-      `SELECT t.slug, t.label, ifNull(e.events, 0), ifNull(e.volume, 0), ifNull(e.liquidity, 0)
+      `SELECT ${SUBTAG_COUNTS.sql}
        FROM (SELECT slug, any(label) AS label FROM alpha_tag_list
              WHERE slug IN {children:Array(String)} GROUP BY slug) AS t
        LEFT JOIN (SELECT child, count() AS events, sum(volume) AS volume, sum(liquidity) AS liquidity
@@ -175,13 +185,7 @@ export async function alphaSubtags(
     );
     const rank = new Map(children.map((c, i) => [c, i]));
     subtags = rows
-      .map(([s, l, events, volume, liquidity]) => ({
-        slug: s,
-        label: l,
-        event_count: Number(events),
-        total_volume_usd: Number(volume),
-        liquidity_usd: Number(liquidity),
-      }))
+      .map((raw) => toSubtag(SUBTAG_COUNTS.zip(raw)))
       .sort((a, b) => b.event_count - a.event_count || rank.get(a.slug)! - rank.get(b.slug)!)
       .slice(0, limit);
   }

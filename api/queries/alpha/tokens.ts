@@ -16,7 +16,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { expression, fields, select } from '../../../core/clickhouse/table.ts';
 import type { Logger } from '../../../core/logger.ts';
+import { ALPHA_TOKENS } from '../../../schemas/tables/alpha-chain.ts';
 import type { RouteContext } from '../../context.ts';
 
 export interface TokenCondition {
@@ -48,6 +50,21 @@ export interface TokenConditionsOptions {
 }
 
 const OUTCOME_BIAS = 128;
+
+/** The active parts of a table: how many, and a hash of their names. */
+const PARTS = fields({
+  count: expression<string>('toString(count())'),
+  names: expression<string>('toString(sipHash64(arraySort(groupArray(name))))'),
+});
+
+/** A token's condition and outcome, with its position in the chain (the refresh's keyset). */
+const TOKEN_ROW = select(ALPHA_TOKENS, [
+  'token_id',
+  'condition_id',
+  'outcome_index',
+  'block_number',
+  'log_index',
+]);
 
 export function createTokenConditions(o: TokenConditionsOptions): TokenConditions {
   const refreshMs = o.refreshMs ?? 1000;
@@ -115,36 +132,38 @@ export function createTokenConditions(o: TokenConditionsOptions): TokenCondition
 
   /** The active parts of alpha_tokens; '' when the table has none here (empty, or a Distributed table). */
   async function partsSignature(): Promise<string> {
-    const [row] = await clickhouse.read<[string, string]>(
+    const [raw] = await clickhouse.read(
       'api.alpha.tokens.parts',
-      `SELECT toString(count()), toString(sipHash64(arraySort(groupArray(name))))
+      `SELECT ${PARTS.sql}
        FROM system.parts WHERE database = {db:String} AND table = 'alpha_tokens' AND active`,
       { db: clickhouse.database },
     );
-    return row && row[0] !== '0' ? `${row[0]}:${row[1]}` : '';
+    const row = raw && PARTS.zip(raw);
+    return row && row.count !== '0' ? `${row.count}:${row.names}` : '';
   }
 
   async function readChanges(): Promise<number> {
     // A server that refuses system.parts to this user: every refresh reads the recent rows instead.
     const parts = await partsSignature().catch(() => '');
     if (parts !== '' && parts === seenParts) return 0;
-    let after: [string, number, string] = [String(Math.max(0, newestBlock - reorgBlocks)), 0, ''];
+    let after = { block: String(Math.max(0, newestBlock - reorgBlocks)), log: 0, token: '' };
     let total = 0;
     for (;;) {
-      const rows = await clickhouse.read<[string, string, number, string, number]>(
+      const raw = await clickhouse.read(
         'api.alpha.tokens.refresh',
-        `SELECT token_id, condition_id, outcome_index, block_number, log_index FROM alpha_tokens
+        `SELECT ${TOKEN_ROW.sql} FROM alpha_tokens
          WHERE (block_number, log_index, token_id) > ({after_block:UInt64}, {after_log:UInt32}, {after_token:String})
          ORDER BY block_number, log_index, token_id
          LIMIT {rows:UInt32}`,
-        { after_block: after[0], after_log: after[1], after_token: after[2], rows: batchRows },
+        { after_block: after.block, after_log: after.log, after_token: after.token, rows: batchRows },
       );
-      for (const [token, conditionId, outcomeIndex] of rows) learn(token, conditionId, Number(outcomeIndex));
+      const rows = raw.map(TOKEN_ROW.zip);
+      for (const r of rows) learn(r.token_id, r.condition_id, Number(r.outcome_index));
       total += rows.length;
       const last = rows[rows.length - 1];
       if (last) {
-        newestBlock = Math.max(newestBlock, Number(last[3]));
-        after = [last[3], Number(last[4]), last[0]];
+        newestBlock = Math.max(newestBlock, Number(last.block_number));
+        after = { block: last.block_number, log: Number(last.log_index), token: last.token_id };
       }
       if (rows.length < batchRows) break;
     }

@@ -65,7 +65,8 @@ describe('access rules (SPEC Limits)', () => {
     expect(PLANS.enterprise.monthlyQuota).toBeNull();
   });
 
-  it('states each served path's rule once: on its resource, never also in api/access.ts', () => {
-    for (const r of RESOURCES) expect(ruleFor(r.path), `${r.path} is also ruled in api/access.ts`).toBeUndefined();
+  it("states each served path's rule once: on its resource, never also in api/access.ts", () => {
+    for (const r of RESOURCES)
+      expect(ruleFor(r.path), `${r.path} is also ruled in api/access.ts`).toBeUndefined();
   });
 });

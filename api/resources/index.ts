@@ -4,7 +4,21 @@
  * resource that is not listed here.
  */
 import { alphaActivityResource } from './alpha/activity.ts';
+import { alphaCandlesticksResource, alphaTokenCandlesticksResource } from './alpha/candlesticks.ts';
+import { alphaMarketPriceResource } from './alpha/market-price.ts';
+import { alphaMarketVolumeResource } from './alpha/market-volume.ts';
+import { alphaOpenInterestResource } from './alpha/open-interest.ts';
 import { alphaTradesResource } from './alpha/trades.ts';
+import { alphaVolumeChartResource } from './alpha/volume-chart.ts';
 import type { Resource } from './define.ts';
 
-export const RESOURCES: Resource[] = [alphaTradesResource, alphaActivityResource];
+export const RESOURCES: Resource[] = [
+  alphaTradesResource,
+  alphaActivityResource,
+  alphaCandlesticksResource,
+  alphaTokenCandlesticksResource,
+  alphaVolumeChartResource,
+  alphaMarketVolumeResource,
+  alphaOpenInterestResource,
+  alphaMarketPriceResource,
+];

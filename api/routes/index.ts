@@ -9,13 +9,8 @@ import { contractListQuery } from '../queries/venue-markets.ts';
 
 export type { RouteContext, RoutePlugin } from '../context.ts';
 
-import { alphaCandlesticksRoutes } from './v2/alpha/candlesticks.ts';
-import { alphaMarketPriceRoutes } from './v2/alpha/market-price.ts';
-import { alphaMarketVolumeRoutes } from './v2/alpha/market-volume.ts';
-import { alphaOpenInterestRoutes } from './v2/alpha/open-interest.ts';
 import { alphaPositionsRoutes } from './v2/alpha/positions.ts';
 import { alphaProfilesRoutes } from './v2/alpha/profiles.ts';
-import { alphaVolumeChartRoutes } from './v2/alpha/volume-chart.ts';
 import { alphaWalletPnlRoutes } from './v2/alpha/wallet-pnl.ts';
 import { betaTradesRoutes } from './v2/beta/trades.ts';
 import { marketsSearchRoutes } from './v2/markets-search.ts';
@@ -30,11 +25,6 @@ const venueListRoutes = LIST_CONTRACTS.map((venue) =>
 );
 
 export const DATA_ROUTES: RoutePlugin[] = [
-  alphaCandlesticksRoutes,
-  alphaVolumeChartRoutes,
-  alphaMarketVolumeRoutes,
-  alphaOpenInterestRoutes,
-  alphaMarketPriceRoutes,
   alphaPositionsRoutes,
   alphaWalletPnlRoutes,
   alphaProfilesRoutes,

@@ -10,6 +10,7 @@
  * (1m rows of that day, else 1d rows before it), else its own open.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { columnOf, expression, fields, type RowOfSelection } from '../../../core/clickhouse/table.ts';
 import { alphaNowSeconds } from '../../../core/now.ts';
 import type {
   CandleInterval,
@@ -18,6 +19,7 @@ import type {
   Candlestick,
   PriceData,
 } from '../../../schemas/api/alpha-market-data.ts';
+import { ALPHA_TOKEN_CANDLES_1M } from '../../../schemas/tables/alpha-analytics.ts';
 import { ApiError } from '../../errors.ts';
 import {
   at,
@@ -100,15 +102,38 @@ export function resolveRange(
   return { width: interval, start: Number.isFinite(max) ? Math.max(first, end - max) : first, end };
 }
 
+const MEAN = 'if(shares > 0, value / shares, close)';
+const VOLUME = 'usd / 1000000';
+
+/** Prices are Float64 in every candle table, token's and condition's alike (and so are their rollups). */
+const price = (name: 'open' | 'high' | 'low' | 'close') => columnOf(ALPHA_TOKEN_CANDLES_1M, name);
+
 /**
  * One candle as read: period start, open, high, low, close, mean (Σ price × shares ÷ Σ shares; close
  * without shares), volume (USD), trades. Mean and volume are divided in the engine (the same IEEE
- * division as here, amounts being below 2^53): fewer and unquoted columns to parse per row.
+ * division as here, amounts being below 2^53): fewer and unquoted columns to parse per row. A stored
+ * candle's start and trades are UInt32 (numbers); a rollup's are UInt64 (quoted: decimal strings).
  */
-type CandleRow = [number, number, number, number, number, number, number, number];
+const candleFields = <P extends number | string>(period: string) =>
+  fields({
+    period: expression<P>(period),
+    open: price('open'),
+    high: price('high'),
+    low: price('low'),
+    close: price('close'),
+    mean: expression<number>(MEAN),
+    volume: expression<number>(VOLUME),
+    trades: expression<P>('trades'),
+  });
 
-const MEAN = 'if(shares > 0, value / shares, close)';
-const VOLUME = 'usd / 1000000';
+/** Candles of a stored width (1, 60, 1440). */
+const STORED_CANDLE = candleFields<number>('toUnixTimestamp(bucket)');
+/** Candles of 5 and 15 minutes, rolled up from the 1m rows. */
+const ROLLED_CANDLE = candleFields<string>('period');
+
+type CandleRow = RowOfSelection<typeof STORED_CANDLE> | RowOfSelection<typeof ROLLED_CANDLE>;
+
+const isRollup = (width: Width) => width === 5 || width === 15;
 
 function candlesSql(m: MarketRef, width: Width): string {
   const id = ID_COLUMN[m.level];
@@ -118,11 +143,11 @@ function candlesSql(m: MarketRef, width: Width): string {
   const rows = `SELECT bucket, open, high, low, close, usd, shares, ${value} AS value, trades
     FROM ${table} FINAL
     WHERE ${id} = {id:String} AND bucket >= ${at('from')} AND bucket < ${at('until')} AND deleted = 0`;
-  if (width !== 5 && width !== 15) {
-    return `SELECT toUnixTimestamp(bucket), open, high, low, close, ${MEAN}, ${VOLUME}, trades
+  if (!isRollup(width)) {
+    return `SELECT ${STORED_CANDLE.sql}
       FROM (${rows}) ORDER BY bucket`;
   }
-  return `SELECT period, open, high, low, close, ${MEAN}, ${VOLUME}, trades FROM (
+  return `SELECT ${ROLLED_CANDLE.sql} FROM (
       SELECT intDiv(toUnixTimestamp(bucket), {width_s:UInt32}) * {width_s:UInt32} AS period,
         argMin(open, bucket) AS open, max(high) AS high, min(low) AS low, argMax(close, bucket) AS close,
         sum(usd) AS usd, sum(shares) AS shares, sum(value) AS value, sum(trades) AS trades
@@ -130,10 +155,13 @@ function candlesSql(m: MarketRef, width: Width): string {
     ) ORDER BY period`;
 }
 
+/** The close of the latest candle before the range. */
+const PREVIOUS = fields({ close: price('close') });
+
 /** The close of the latest candle before `from` (1m rows of from's day, else 1d rows before that day). */
 function previousSql(m: MarketRef): string {
   const id = ID_COLUMN[m.level];
-  return `SELECT close FROM (
+  return `SELECT ${PREVIOUS.sql} FROM (
       SELECT bucket, close FROM ${tableOf(m.level, '1m')} FINAL
       WHERE ${id} = {id:String} AND bucket >= ${at('day')} AND bucket < ${at('from')} AND deleted = 0
       UNION ALL
@@ -145,13 +173,11 @@ function previousSql(m: MarketRef): string {
 const dollars = (v: number) => v.toFixed(4);
 
 function priceData(r: CandleRow, previousClose: number): PriceData {
-  const [open, high, low, close, mean] = r.slice(1, 6).map(roundPrice) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const open = roundPrice(r.open);
+  const high = roundPrice(r.high);
+  const low = roundPrice(r.low);
+  const close = roundPrice(r.close);
+  const mean = roundPrice(r.mean);
   const previous = roundPrice(previousClose);
   return {
     open,
@@ -166,6 +192,16 @@ function priceData(r: CandleRow, previousClose: number): PriceData {
     close_dollars: dollars(close),
     mean_dollars: dollars(mean),
     previous_dollars: dollars(previous),
+  };
+}
+
+/** A candle as served: `previousClose` is the close of the candle before it (or its own open). */
+export function toCandlestick(r: CandleRow, widthS: number, previousClose: number): Candlestick {
+  return {
+    end_period_ts: Number(r.period) + widthS,
+    price: priceData(r, previousClose),
+    volume: r.volume,
+    trades_count: Number(r.trades),
   };
 }
 
@@ -194,20 +230,17 @@ export async function alphaCandles(ch: ClickHouse, m: MarketRef, q: CandlesQuery
   const from = clampSeconds(start - (start % widthS));
   const until = clampSeconds(end - (end % widthS) + widthS);
   const params = { id: m.id, from, until, width_s: widthS, day: from - (from % DAY) };
+  const candle = isRollup(width) ? ROLLED_CANDLE : STORED_CANDLE;
   const [rows, before] = await Promise.all([
-    ch.read<CandleRow>(`api.alpha.candles.${SOURCE[width]}`, candlesSql(m, width), params),
-    ch.read<[number]>('api.alpha.candles.previous', previousSql(m), params),
+    ch.read(`api.alpha.candles.${SOURCE[width]}`, candlesSql(m, width), params),
+    ch.read('api.alpha.candles.previous', previousSql(m), params),
   ]);
-  let previous: number | undefined = before[0]?.[0];
-  body.candlesticks = rows.map((r): Candlestick => {
-    const candle = {
-      end_period_ts: Number(r[0]) + widthS,
-      price: priceData(r, previous ?? r[1]),
-      volume: r[6],
-      trades_count: r[7],
-    };
-    previous = r[4];
-    return candle;
+  let previous: number | undefined = before.map(PREVIOUS.zip)[0]?.close;
+  body.candlesticks = rows.map((raw) => {
+    const r: CandleRow = candle.zip(raw);
+    const item = toCandlestick(r, widthS, previous ?? r.open);
+    previous = r.close;
+    return item;
   });
   return body;
 }

@@ -7,6 +7,7 @@
  * read here uses FINAL (and `deleted = 0`, which FINAL implies). Amounts are 6-decimal base units.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { expression, fields } from '../../../core/clickhouse/table.ts';
 import { ApiError } from '../../errors.ts';
 import { parseHash } from '../filters.ts';
 
@@ -56,16 +57,25 @@ export interface TradeSpan {
   last: number | null;
 }
 
-/** The market's totals row: [first trade, last trade] (Unix s, null without trades), or undefined. */
-async function totalsRow(ch: ClickHouse, m: MarketRef): Promise<[number | null, number | null] | undefined> {
-  const [row] = await ch.read<[number | null, number | null]>(
+/**
+ * A market's all-time first and last trade from alpha_market_totals: toUnixTimestamp of a
+ * Nullable(DateTime64) is a Nullable(UInt32), read as a number or null.
+ */
+const TOTALS_SPAN = fields({
+  first: expression<number | null>('toUnixTimestamp(first_trade_time)'),
+  last: expression<number | null>('toUnixTimestamp(last_trade_time)'),
+});
+
+/** The market's first and last trade from its totals row, or undefined without one. */
+async function totalsSpan(ch: ClickHouse, m: MarketRef): Promise<TradeSpan | undefined> {
+  const rows = await ch.read(
     'api.alpha.market.totals',
-    `SELECT toUnixTimestamp(first_trade_time), toUnixTimestamp(last_trade_time)
+    `SELECT ${TOTALS_SPAN.sql}
      FROM alpha_market_totals FINAL
      WHERE level = {level:String} AND id = {id:String} AND deleted = 0`,
     { level: m.level, id: m.id },
   );
-  return row;
+  return rows.map(TOTALS_SPAN.zip)[0];
 }
 
 /**
@@ -73,30 +83,32 @@ async function totalsRow(ch: ClickHouse, m: MarketRef): Promise<[number | null, 
  * up in alpha_tokens: never seen on chain → 404, else a market without trades (first and last null).
  */
 export async function tradeSpan(ch: ClickHouse, m: MarketRef): Promise<TradeSpan> {
-  const row = await totalsRow(ch, m);
-  if (!row) {
-    await requireOnChain(ch, m);
-    return { first: null, last: null };
-  }
-  const [first, last] = row;
-  return { first: first === null ? null : Number(first), last: last === null ? null : Number(last) };
+  const span = await totalsSpan(ch, m);
+  if (span) return span;
+  await requireOnChain(ch, m);
+  return { first: null, last: null };
 }
 
 /** A 404 unless the market has a totals row or alpha_tokens has a row of it. */
 export async function requireSeen(ch: ClickHouse, m: MarketRef): Promise<void> {
-  if (!(await totalsRow(ch, m))) await requireOnChain(ch, m);
+  if (!(await totalsSpan(ch, m))) await requireOnChain(ch, m);
 }
+
+/** Whether alpha_tokens has a row: the constant 1 of any row found. */
+const SEEN = fields({ seen: expression<1>('1') });
 
 /** A 404 unless alpha_tokens has a row of the token (or of a token of the condition). */
 async function requireOnChain(ch: ClickHouse, m: MarketRef): Promise<void> {
   // alpha_tokens is ordered by token: a token is a primary-key lookup, a condition reads the
   // condition_id column (only markets without a totals row get here).
-  const rows = await ch.read<[number]>(
-    'api.alpha.market.seen',
-    `SELECT 1 FROM alpha_tokens WHERE ${ID_COLUMN[m.level]} = {id:String} LIMIT 1`,
-    { id: m.id },
-  );
-  if (rows.length === 0) {
+  const [seen] = (
+    await ch.read(
+      'api.alpha.market.seen',
+      `SELECT ${SEEN.sql} FROM alpha_tokens WHERE ${ID_COLUMN[m.level]} = {id:String} LIMIT 1`,
+      { id: m.id },
+    )
+  ).map(SEEN.zip);
+  if (!seen) {
     throw new ApiError(404, `Unknown ${ID_COLUMN[m.level]} ${m.id}: not seen on chain`);
   }
 }

@@ -9,8 +9,10 @@
  * api/markets.ts), null when the catalog does not know it.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { columnOf, expression, fields } from '../../../core/clickhouse/table.ts';
 import { alphaNowSeconds } from '../../../core/now.ts';
 import type { OpenInterestResponse, SeriesQuery } from '../../../schemas/api/alpha-market-data.ts';
+import { ALPHA_OI_DELTAS_1H } from '../../../schemas/tables/alpha-analytics.ts';
 import type { MarketSlugResolver } from '../../markets.ts';
 import {
   at,
@@ -25,6 +27,12 @@ import {
 } from './market-data.ts';
 import { seriesEnd } from './volume.ts';
 
+/** A day's OI change as read: its start (UInt64 of the arithmetic) and Σ delta (Int64): decimal strings. */
+const DAY_DELTA = fields({
+  day: expression<string>(`intDiv(toUnixTimestamp(bucket), ${DAY}) * ${DAY} AS day`),
+  delta: columnOf(ALPHA_OI_DELTAS_1H, 'delta', 'sum(delta)'),
+});
+
 export async function alphaOpenInterest(
   ch: ClickHouse,
   markets: Pick<MarketSlugResolver, 'marketId'>,
@@ -36,16 +44,19 @@ export async function alphaOpenInterest(
   // Nothing after end's hour (the finest OI rows are hourly): the last point holds the OI at end, as `all`.
   const until = clampSeconds(periodStart(end, 'hour') + HOUR);
   // Summed per day in the engine (a busy condition has an hourly row for most hours of its life).
-  const rows = await ch.read<[number, string]>(
+  const raw = await ch.read(
     'api.alpha.open_interest',
-    `SELECT intDiv(toUnixTimestamp(bucket), ${DAY}) * ${DAY} AS day, sum(delta)
+    `SELECT ${DAY_DELTA.sql}
      FROM (SELECT bucket, delta FROM alpha_oi_deltas_1h FINAL
            WHERE condition_id = {id:String} AND bucket < ${at('until')} AND deleted = 0)
      GROUP BY day ORDER BY day`,
     { id: conditionId, until },
   );
-  if (rows.length === 0) await requireSeen(ch, { level: 'condition', id: conditionId });
-  const deltas = rows.map(([t, delta]) => [Number(t), Number(delta)] as const);
+  if (raw.length === 0) await requireSeen(ch, { level: 'condition', id: conditionId });
+  const deltas = raw.map((v) => {
+    const r = DAY_DELTA.zip(v);
+    return [Number(r.day), Number(r.delta)] as const;
+  });
   const points =
     g === 'all' ? total(deltas, end) : cumulative(deltas, { period: g, start: q.start_time, end });
   const open_interest_over_time = points.map(({ timestamp, sums: [oi] }) => ({

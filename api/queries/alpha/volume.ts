@@ -12,6 +12,7 @@
  * listed by their start.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { columnOf, expression, fields, type RowOfSelection } from '../../../core/clickhouse/table.ts';
 import { alphaNowSeconds } from '../../../core/now.ts';
 import type {
   SeriesQuery,
@@ -20,6 +21,7 @@ import type {
   VolumeChartResponse,
   VolumeResponse,
 } from '../../../schemas/api/alpha-market-data.ts';
+import { ALPHA_TOKEN_CANDLES_1D } from '../../../schemas/tables/alpha-analytics.ts';
 import { ApiError } from '../../errors.ts';
 import {
   at,
@@ -50,6 +52,23 @@ const PERIOD_SQL: Record<VolumeChartGranularity, string> = {
   week: `intDiv(t - ${MONDAY_EPOCH}, ${WEEK}) * ${WEEK} + ${MONDAY_EPOCH}`,
 };
 
+/**
+ * A volume-chart period as read: its start (UInt64 or Int64 of the period arithmetic) and the sums of
+ * USD (total, YES, NO) and trades (UInt64): all quoted, decimal strings.
+ */
+const chartPeriod = (g: VolumeChartGranularity) =>
+  fields({
+    period: expression<string>(`${PERIOD_SQL[g]} AS period`),
+    usd: expression<string>('sum(usd)'),
+    yes_usd: expression<string>('sum(yes_usd)'),
+    no_usd: expression<string>('sum(no_usd)'),
+    trades: expression<string>('sum(trades)'),
+  });
+
+const CHART_PERIOD = { hour: chartPeriod('hour'), day: chartPeriod('day'), week: chartPeriod('week') };
+
+type ChartPeriodRow = RowOfSelection<ReturnType<typeof chartPeriod>>;
+
 const CONDITION_CANDLE = (table: string, from: string, until: string) =>
   `SELECT toUnixTimestamp(bucket) AS t, usd, yes_usd, no_usd, trades FROM ${table} FINAL
    WHERE condition_id = {id:String} AND bucket >= ${at(from)} AND bucket < ${at(until)} AND deleted = 0`;
@@ -78,9 +97,20 @@ function volumeChartSql(g: VolumeChartGranularity): string {
                  WHERE condition_id = {id:String} GROUP BY token_id) AS m ON m.token_id = f.token_id
      HAVING count() > 0`;
   const parts = [...candles, CONDITION_CANDLE('alpha_condition_candles_1m', 'hour', 'minute'), fills];
-  return `SELECT ${PERIOD_SQL[g]} AS period, sum(usd), sum(yes_usd), sum(no_usd), sum(trades)
+  return `SELECT ${CHART_PERIOD[g].sql}
     FROM (${parts.join('\n    UNION ALL\n    ')})
     GROUP BY period ORDER BY period`;
+}
+
+/** A period of the volume chart as served. */
+export function toVolumeChartPoint(r: ChartPeriodRow): VolumeChartResponse['data'][number] {
+  return {
+    timestamp: Number(r.period),
+    total_volume: usdOf(r.usd),
+    yes_volume: usdOf(r.yes_usd),
+    no_volume: usdOf(r.no_usd),
+    trades_count: Number(r.trades),
+  };
 }
 
 export async function alphaVolumeChart(
@@ -101,26 +131,17 @@ export async function alphaVolumeChart(
   const period = g === 'hour' ? 'hour' : g === 'day' ? 'day' : 'week';
   // end's day and hour never start before `from` (start's period ≤ end's).
   const from = clampSeconds(periodStart(start, period));
-  const rows = await ch.read<[number, string, string, string, string]>(
-    `api.alpha.volume_chart.${g}`,
-    volumeChartSql(g),
-    {
-      id: conditionId,
-      from,
-      day: clampSeconds(periodStart(end, 'day')),
-      hour: clampSeconds(periodStart(end, 'hour')),
-      minute: clampSeconds(end - (end % MINUTE)),
-      until_ms: (clampSeconds(end) + 1) * 1000,
-    },
-  );
-  if (rows.length === 0) await requireSeen(ch, { level: 'condition', id: conditionId });
-  const data = rows.map(([t, usd, yes, no, trades]) => ({
-    timestamp: Number(t),
-    total_volume: usdOf(usd),
-    yes_volume: usdOf(yes),
-    no_volume: usdOf(no),
-    trades_count: Number(trades),
-  }));
+  const raw = await ch.read(`api.alpha.volume_chart.${g}`, volumeChartSql(g), {
+    id: conditionId,
+    from,
+    day: clampSeconds(periodStart(end, 'day')),
+    hour: clampSeconds(periodStart(end, 'hour')),
+    minute: clampSeconds(end - (end % MINUTE)),
+    until_ms: (clampSeconds(end) + 1) * 1000,
+  });
+  if (raw.length === 0) await requireSeen(ch, { level: 'condition', id: conditionId });
+  const { zip } = CHART_PERIOD[g];
+  const data = raw.map((v) => toVolumeChartPoint(zip(v)));
   return {
     condition_id: conditionId,
     granularity: g,
@@ -139,6 +160,17 @@ export function seriesEnd(q: SeriesQuery, now: number): number {
   return Math.min(q.end_time ?? now, now);
 }
 
+/**
+ * A token's volume as read: a candle's start (UInt32) or the minute of end_time's fills, and its USD,
+ * buy and sell USD (UInt64, as the candle columns; the fills' sums too).
+ */
+const TOKEN_VOLUME = fields({
+  t: expression<number>('t'),
+  usd: columnOf(ALPHA_TOKEN_CANDLES_1D, 'usd'),
+  buy_usd: columnOf(ALPHA_TOKEN_CANDLES_1D, 'buy_usd'),
+  sell_usd: columnOf(ALPHA_TOKEN_CANDLES_1D, 'sell_usd'),
+});
+
 export async function alphaTokenVolume(
   ch: ClickHouse,
   tokenId: string,
@@ -152,9 +184,9 @@ export async function alphaTokenVolume(
   const day = periodStart(end, 'day');
   const hour = periodStart(end, 'hour');
   const minute = end - (end % MINUTE);
-  const rows = await ch.read<[number, string, string, string]>(
+  const raw = await ch.read(
     'api.alpha.token_volume',
-    `SELECT t, usd, buy_usd, sell_usd FROM (
+    `SELECT ${TOKEN_VOLUME.sql} FROM (
        SELECT toUnixTimestamp(bucket) AS t, usd, buy_usd, sell_usd FROM alpha_token_candles_1d FINAL
        WHERE token_id = {id:String} AND bucket < ${at('day')} AND deleted = 0
        UNION ALL
@@ -179,10 +211,11 @@ export async function alphaTokenVolume(
       until_ms: (clampSeconds(end) + 1) * 1000,
     },
   );
-  if (rows.length === 0) await requireSeen(ch, { level: 'token', id: tokenId });
-  const amounts = rows.map(
-    ([t, usd, buy, sell]) => [Number(t), Number(usd), Number(buy), Number(sell)] as const,
-  );
+  if (raw.length === 0) await requireSeen(ch, { level: 'token', id: tokenId });
+  const amounts = raw.map((v) => {
+    const r = TOKEN_VOLUME.zip(v);
+    return [r.t, Number(r.usd), Number(r.buy_usd), Number(r.sell_usd)] as const;
+  });
   const points =
     g === 'all' ? total(amounts, end) : cumulative(amounts, { period: g, start: q.start_time, end });
   const volume_over_time = points.map(({ timestamp, sums: [usd, buy, sell] }) => ({

@@ -4,7 +4,23 @@
  * resource that is not listed here.
  */
 import { alphaActivityResource } from './alpha/activity.ts';
+import {
+  alphaPositionsResource,
+  alphaTopHoldersResource,
+  alphaWalletPositionsResource,
+} from './alpha/positions.ts';
+import { alphaProfilesResource } from './alpha/profiles.ts';
 import { alphaTradesResource } from './alpha/trades.ts';
+import { alphaWalletPnlResource } from './alpha/wallet-pnl.ts';
 import type { Resource } from './define.ts';
 
-export const RESOURCES: Resource[] = [alphaTradesResource, alphaActivityResource];
+export const RESOURCES: Resource[] = [
+  alphaTradesResource,
+  alphaActivityResource,
+  // positions
+  alphaPositionsResource,
+  alphaWalletPositionsResource,
+  alphaTopHoldersResource,
+  alphaWalletPnlResource,
+  alphaProfilesResource,
+];

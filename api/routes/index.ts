@@ -16,13 +16,10 @@ import { alphaMarketPriceRoutes } from './v2/alpha/market-price.ts';
 import { alphaMarketVolumeRoutes } from './v2/alpha/market-volume.ts';
 import { alphaMarketsRoutes } from './v2/alpha/markets.ts';
 import { alphaOpenInterestRoutes } from './v2/alpha/open-interest.ts';
-import { alphaPositionsRoutes } from './v2/alpha/positions.ts';
-import { alphaProfilesRoutes } from './v2/alpha/profiles.ts';
 import { alphaSearchRoutes } from './v2/alpha/search.ts';
 import { alphaSeriesRoutes } from './v2/alpha/series.ts';
 import { alphaTagsRoutes } from './v2/alpha/tags.ts';
 import { alphaVolumeChartRoutes } from './v2/alpha/volume-chart.ts';
-import { alphaWalletPnlRoutes } from './v2/alpha/wallet-pnl.ts';
 import { betaTradesRoutes } from './v2/beta/trades.ts';
 import { marketsSearchRoutes } from './v2/markets-search.ts';
 import { type VenueMarketsQuery, venueMarketsRoutes } from './v2/venue-markets.ts';
@@ -47,9 +44,6 @@ export const DATA_ROUTES: RoutePlugin[] = [
   alphaTagsRoutes,
   alphaCategoriesRoutes,
   alphaSearchRoutes,
-  alphaPositionsRoutes,
-  alphaWalletPnlRoutes,
-  alphaProfilesRoutes,
   ...venueListRoutes,
   betaTradesRoutes,
   marketsSearchRoutes,

@@ -4,18 +4,24 @@
  * resource that is not listed here.
  */
 import { alphaActivityResource } from './alpha/activity.ts';
-import { alphaCandlesticksResource, alphaTokenCandlesticksResource } from './alpha/candlesticks.ts';
+import { alphaPositionsResource, alphaTopHoldersResource, alphaWalletPositionsResource import { alphaCandlesticksResource, alphaTokenCandlesticksResource } from './alpha/candlesticks.ts';
+
 import { alphaCategoriesResource } from './alpha/categories.ts';
 import { alphaEventsKeysetResource, alphaEventsResource } from './alpha/events.ts';
 import { alphaMarketPriceResource } from './alpha/market-price.ts';
 import { alphaMarketVolumeResource } from './alpha/market-volume.ts';
 import { alphaMarketsKeysetResource, alphaMarketsResource } from './alpha/markets.ts';
 import { alphaOpenInterestResource } from './alpha/open-interest.ts';
+import { alphaProfilesResource } from './alpha/profiles.ts';
 import { alphaSearchResource } from './alpha/search.ts';
 import { alphaSeriesDetailResource, alphaSeriesResource } from './alpha/series.ts';
 import { alphaSubtagsResource, alphaTagResource, alphaTagsResource } from './alpha/tags.ts';
 import { alphaTradesResource } from './alpha/trades.ts';
 import { alphaVolumeChartResource } from './alpha/volume-chart.ts';
+import { alphaWalletPnlResource } from './alpha/wallet-pnl.ts';
+
+} from './alpha/positions.ts';
+
 import type { Resource } from './define.ts';
 
 export const RESOURCES: Resource[] = [
@@ -27,7 +33,6 @@ export const RESOURCES: Resource[] = [
   alphaMarketVolumeResource,
   alphaOpenInterestResource,
   alphaMarketPriceResource,
-
   alphaMarketsResource,
   alphaMarketsKeysetResource,
   alphaEventsKeysetResource,
@@ -39,4 +44,9 @@ export const RESOURCES: Resource[] = [
   alphaSubtagsResource,
   alphaCategoriesResource,
   alphaSearchResource,
+  alphaPositionsResource,
+  alphaWalletPositionsResource,
+  alphaTopHoldersResource,
+  alphaWalletPnlResource,
+  alphaProfilesResource,
 ];

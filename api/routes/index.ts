@@ -9,9 +9,6 @@ import { contractListQuery } from '../queries/venue-markets.ts';
 
 export type { RouteContext, RoutePlugin } from '../context.ts';
 
-import { alphaPositionsRoutes } from './v2/alpha/positions.ts';
-import { alphaProfilesRoutes } from './v2/alpha/profiles.ts';
-import { alphaWalletPnlRoutes } from './v2/alpha/wallet-pnl.ts';
 import { betaTradesRoutes } from './v2/beta/trades.ts';
 import { marketsSearchRoutes } from './v2/markets-search.ts';
 import { type VenueMarketsQuery, venueMarketsRoutes } from './v2/venue-markets.ts';
@@ -24,11 +21,4 @@ const venueListRoutes = LIST_CONTRACTS.map((venue) =>
   venueMarketsRoutes(venue, contractListQuery(venue) as VenueMarketsQuery<ListContract>),
 );
 
-export const DATA_ROUTES: RoutePlugin[] = [
-  alphaPositionsRoutes,
-  alphaWalletPnlRoutes,
-  alphaProfilesRoutes,
-  ...venueListRoutes,
-  betaTradesRoutes,
-  marketsSearchRoutes,
-];
+export const DATA_ROUTES: RoutePlugin[] = [...venueListRoutes, betaTradesRoutes, marketsSearchRoutes];

@@ -71,7 +71,14 @@ export const PRIMARY_STYLES = [
 ] as const;
 export type PrimaryStyle = (typeof PRIMARY_STYLES)[number];
 
-function windowColumns(): Record<string, Column> {
+/** `fields` under `prefix`: `d1_realized_pnl` of each prefix and field, typed as the field. */
+type Prefixed<P extends string, F> = { [K in keyof F as `${P}${K & string}`]: F[K] };
+
+/** The windows' columns: every window's fields, then (all time) its own, each under the window's prefix. */
+type WindowColumns = Prefixed<(typeof PROFILE_WINDOWS)[number]['prefix'], typeof WINDOW_FIELDS> &
+  Prefixed<'all_', typeof ALL_TIME_FIELDS>;
+
+function windowColumns(): WindowColumns {
   const out: Record<string, Column> = {};
   for (const w of PROFILE_WINDOWS) {
     for (const [field, kind] of Object.entries(WINDOW_FIELDS)) out[`${w.prefix}${field}`] = kind;
@@ -79,13 +86,13 @@ function windowColumns(): Record<string, Column> {
       for (const [field, kind] of Object.entries(ALL_TIME_FIELDS)) out[`${w.prefix}${field}`] = kind;
     }
   }
-  return out;
+  return out as WindowColumns;
 }
 
 export const ALPHA_WALLET_PROFILES = defineTable('alpha_wallet_profiles', {
   wallet: c.hex(),
   ...windowColumns(),
-  ...Object.fromEntries(STYLE_FLAGS.map((f) => [f, c.bool])),
+  ...(Object.fromEntries(STYLE_FLAGS.map((f) => [f, c.bool])) as Record<StyleFlag, typeof c.bool>),
   primary_style: c.lowText<PrimaryStyle>(),
   entry_edge: c.f64,
   unrealized_pnl: c.f64,

@@ -13,50 +13,43 @@
  *   status: payout price > 0 → resolved_win, payout price 0 → resolved_loss, else open.
  */
 
+import { columnOf, expression, fields, type RowOfSelection } from '../../../core/clickhouse/table.ts';
 import { unrealizedBase, unrealizedPct } from '../../../core/unrealized.ts';
 import type { Position } from '../../../schemas/api/alpha-positions.ts';
+import { ALPHA_MARKET_LIST } from '../../../schemas/tables/alpha-catalog-lists.ts';
+import { ALPHA_POSITIONS, ALPHA_TOKEN_PRICES } from '../../../schemas/tables/alpha-positions.ts';
 import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 
-/** The columns of a position resource, read from `alpha_positions` (FINAL), in this order. */
-export const POSITION_COLUMNS = [
-  'wallet',
-  'token_id',
-  'condition_id',
-  'outcome_index',
-  'shares',
-  'avg_price',
-  'realized_pnl',
-  'total_bought',
-  'total_bought_usd',
-  'net_fees',
-  'fills',
-  'toUnixTimestamp(first_fill_at)',
-  'toUnixTimestamp(last_fill_at)',
-  'toUnixTimestamp64Milli(first_at)',
-  'last_block',
-  'toUnixTimestamp(last_at)',
-] as const;
+/**
+ * The fields of a position resource, read from `alpha_positions` (FINAL), in this order (the SELECT list
+ * of the position reads; wallet-positions.ts reads them through a subquery, `p.*`). Times of the last fill
+ * and update as Unix seconds, of the first change as Unix ms.
+ */
+export const POSITION_FIELDS = {
+  wallet: columnOf(ALPHA_POSITIONS, 'wallet'),
+  token_id: columnOf(ALPHA_POSITIONS, 'token_id'),
+  condition_id: columnOf(ALPHA_POSITIONS, 'condition_id'),
+  outcome_index: columnOf(ALPHA_POSITIONS, 'outcome_index'),
+  shares: columnOf(ALPHA_POSITIONS, 'shares'),
+  avg_price: columnOf(ALPHA_POSITIONS, 'avg_price'),
+  realized_pnl: columnOf(ALPHA_POSITIONS, 'realized_pnl'),
+  total_bought: columnOf(ALPHA_POSITIONS, 'total_bought'),
+  total_bought_usd: columnOf(ALPHA_POSITIONS, 'total_bought_usd'),
+  net_fees: columnOf(ALPHA_POSITIONS, 'net_fees'),
+  fills: columnOf(ALPHA_POSITIONS, 'fills'),
+  first_fill_at: expression<number | null>('toUnixTimestamp(first_fill_at)'),
+  last_fill_at: expression<number | null>('toUnixTimestamp(last_fill_at)'),
+  first_at_ms: expression<string>('toUnixTimestamp64Milli(first_at)'),
+  last_block: columnOf(ALPHA_POSITIONS, 'last_block'),
+  last_at: expression<number>('toUnixTimestamp(last_at)'),
+};
 
-/** A row of POSITION_COLUMNS as read (64-bit integers arrive as decimal strings). */
-export type PositionRow = [
-  wallet: string,
-  tokenId: string,
-  conditionId: string,
-  outcomeIndex: number,
-  shares: string,
-  avgPrice: string,
-  realizedPnl: string,
-  totalBought: string,
-  totalBoughtUsd: string,
-  netFees: string,
-  fills: number,
-  firstFillAt: number | null,
-  lastFillAt: number | null,
-  firstAtMs: string,
-  lastBlock: string,
-  lastAt: number,
-];
+/** The columns of a position resource as one selection. */
+export const POSITION_SELECTION = fields(POSITION_FIELDS);
+
+/** A position as read (64-bit integers arrive as decimal strings). */
+export type PositionRow = RowOfSelection<typeof POSITION_SELECTION>;
 
 /** A token's current price as `alpha_token_prices` holds it. */
 export interface TokenPrice {
@@ -79,10 +72,19 @@ export type TokenInfo = TokenPrice & MarketInfo;
 const NO_MARKET: MarketInfo = { slug: '', title: '', labels: [] };
 const NO_INFO: TokenInfo = { price: null, source: '', ...NO_MARKET };
 
+/** A market's catalog information: slug, title and outcome labels, by lowercase condition id. */
+const CATALOG = fields({
+  cid: expression<string>('lower(condition_id) AS cid'),
+  slug: columnOf(ALPHA_MARKET_LIST, 'slug', 'any(slug) AS slug'),
+  title: columnOf(ALPHA_MARKET_LIST, 'title', 'any(title) AS title'),
+  labels: expression<string[]>(
+    "any(arrayMap(o -> JSONExtractString(o, 'label'), JSONExtractArrayRaw(doc, 'outcomes'))) AS labels",
+  ),
+});
+
 /** The catalog's market information by lowercase condition id (a bound array `info_conditions`). */
 const CATALOG_SQL = `
-  SELECT lower(condition_id) AS cid, any(slug) AS slug, any(title) AS title,
-         any(arrayMap(o -> JSONExtractString(o, 'label'), JSONExtractArrayRaw(doc, 'outcomes'))) AS labels
+  SELECT ${CATALOG.sql}
   FROM alpha_market_list WHERE lower(condition_id) IN {info_conditions:Array(String)}
   GROUP BY cid`;
 
@@ -90,8 +92,21 @@ const CATALOG_SQL = `
 export const pricesOf = (tokens: string) =>
   `SELECT token_id, price, source FROM alpha_token_prices FINAL WHERE token_id IN ${tokens}`;
 
+/**
+ * A token's price (none: price null, source '') and its market's catalog information (none: '' slug and
+ * title, no labels), beside the token.
+ */
+const INFO = fields({
+  token_id: expression<string>('t.token_id'),
+  price: columnOf(ALPHA_TOKEN_PRICES, 'price', 'tp.price'),
+  source: expression<string>('tp.source'),
+  slug: expression<string>('m.slug'),
+  title: expression<string>('m.title'),
+  labels: expression<string[]>('m.labels'),
+});
+
 const INFO_SQL = `
-  SELECT t.token_id, tp.price, tp.source, m.slug, m.title, m.labels
+  SELECT ${INFO.sql}
   FROM (
     SELECT pair.1 AS token_id, pair.2 AS condition_id
     FROM (SELECT arrayJoin(arrayZip({info_tokens:Array(String)}, {info_conditions:Array(String)})) AS pair)
@@ -113,13 +128,14 @@ export async function tokenInfo(
   for (const p of pairs) byToken.set(p.tokenId, p.conditionId);
   const out = new Map<string, TokenInfo>();
   if (byToken.size === 0) return out;
-  const rows = await ctx.deps.clickhouse.read<[string, number | null, string, string, string, string[]]>(
-    label,
-    INFO_SQL,
-    { info_tokens: [...byToken.keys()], info_conditions: [...byToken.values()] },
-  );
-  for (const [token, price, source, slug, title, labels] of rows) {
-    out.set(token, { price, source, slug, title, labels });
+  const rows = (
+    await ctx.deps.clickhouse.read(label, INFO_SQL, {
+      info_tokens: [...byToken.keys()],
+      info_conditions: [...byToken.values()],
+    })
+  ).map(INFO.zip);
+  for (const r of rows) {
+    out.set(r.token_id, { price: r.price, source: r.source, slug: r.slug, title: r.title, labels: r.labels });
   }
   return out;
 }
@@ -136,10 +152,10 @@ export async function catalogInfo(
   const ids = [...new Set(conditionIds)];
   const out = new Map<string, MarketInfo>();
   if (ids.length === 0) return out;
-  const rows = await ctx.deps.clickhouse.read<[string, string, string, string[]]>(label, CATALOG_SQL, {
-    info_conditions: ids,
-  });
-  for (const [cid, slug, title, labels] of rows) out.set(cid, { slug, title, labels });
+  const rows = (await ctx.deps.clickhouse.read(label, CATALOG_SQL, { info_conditions: ids })).map(
+    CATALOG.zip,
+  );
+  for (const r of rows) out.set(r.cid, { slug: r.slug, title: r.title, labels: r.labels });
   return out;
 }
 
@@ -229,26 +245,28 @@ export function outcomeLabel(info: MarketInfo, outcomeIndex: number): string {
 
 /** The figures of one position row at `price`. */
 export function figuresOf(r: PositionRow, price: TokenPrice): PositionFigures {
-  return positionFigures({ shares: r[4], avgPrice: r[5], realized: r[6], netFees: r[9] }, price);
+  return positionFigures(
+    { shares: r.shares, avgPrice: r.avg_price, realized: r.realized_pnl, netFees: r.net_fees },
+    price,
+  );
 }
 
 /** One position row and its figures → the §13 Position resource. */
 export function positionItem(r: PositionRow, f: PositionFigures, market: MarketInfo): Position {
-  const [, tokenId, conditionId, outcomeIndex, , , , bought, boughtUsd] = r;
   return {
     market: {
-      condition_id: conditionId,
+      condition_id: r.condition_id,
       market_slug: market.slug,
       title: market.title,
-      side: outcomeIndex === 1 ? 'NO' : 'YES',
-      side_label: outcomeLabel(market, outcomeIndex),
-      token_id: tokenId,
+      side: r.outcome_index === 1 ? 'NO' : 'YES',
+      side_label: outcomeLabel(market, r.outcome_index),
+      token_id: r.token_id,
       status: f.status,
     },
     position: {
       shares: units(f.shares),
-      total_shares_bought: units(bought),
-      total_bought_usd: units(boughtUsd),
+      total_shares_bought: units(r.total_bought),
+      total_bought_usd: units(r.total_bought_usd),
       avg_entry_price: units(f.avgPrice),
       total_cost_usd: units(f.cost),
       net_fees_usd: units(f.netFees),
@@ -264,7 +282,7 @@ export function positionItem(r: PositionRow, f: PositionFigures, market: MarketI
 
 /** The (token, condition) pairs of position rows, for tokenInfo. */
 export const pairsOf = (rows: readonly PositionRow[]) =>
-  rows.map((r) => ({ tokenId: r[1], conditionId: r[2] }));
+  rows.map((r) => ({ tokenId: r.token_id, conditionId: r.condition_id }));
 
 // ---- parameters ------------------------------------------------------------------------------------
 

@@ -8,26 +8,26 @@
  * (position-rows.ts).
  */
 
-import type { SortColumn } from '../../../core/clickhouse/sort-keys.ts';
 import type {
   AllUsersPosition,
   PositionsQuery,
   PositionsResponse,
 } from '../../../schemas/api/alpha-positions.ts';
 import type { RouteContext } from '../../context.ts';
-import { filtersDigest, paginate, rejectOffset } from '../../pagination.ts';
+import { filtersDigest, rejectOffset } from '../../pagination.ts';
+import { type SortColumn, tablePage } from '../../read/keyset.ts';
+import { createWhere } from '../../read/where.ts';
 import { parseHash } from '../filters.ts';
-import { createWhere } from '../list.ts';
-import { afterSortKey } from '../sorted-page.ts';
 import {
   checkBounds,
   figuresOf,
   infoOf,
-  POSITION_COLUMNS,
+  POSITION_SELECTION,
   type PositionRow,
   pairsOf,
   parseWallet,
   positionItem,
+  type TokenInfo,
   tokenInfo,
 } from './position-rows.ts';
 
@@ -41,7 +41,7 @@ const CHAIN_ORDER = [
   { expr: 'wallet', type: 'String' },
   { expr: 'token_id', type: 'String' },
 ] as const;
-const KEYS: Record<'block' | 'timestamp', readonly { expr: string; type: SortColumn['type'] }[]> = {
+const KEYS: Record<'block' | 'timestamp', readonly Omit<SortColumn, 'dir'>[]> = {
   block: CHAIN_ORDER,
   timestamp: [{ expr: 'toUnixTimestamp64Milli(last_at)', type: 'Int64' }, ...CHAIN_ORDER],
 };
@@ -95,34 +95,26 @@ export async function listPositions(ctx: RouteContext, q: PositionsQuery): Promi
       params: { max_ms: (q.max_timestamp + 1) * 1000 },
     });
   }
-  if (q.pagination_key !== undefined) {
-    where.add(afterSortKey(keys, ctx.cursors.decode(q.pagination_key, digest)));
-  }
-  const n = POSITION_COLUMNS.length;
-  const sql = `SELECT ${[...POSITION_COLUMNS, ...keys.map((k) => k.expr)].join(', ')}
-    FROM alpha_positions FINAL ${where.sql()}
-    ORDER BY ${keys.map((k) => `${k.expr} ${order === 'asc' ? 'ASC' : 'DESC'}`).join(', ')}
-    LIMIT {page_rows:UInt32}`;
-  const read = await ctx.deps.clickhouse.read<unknown[]>(`api.${NAME}`, sql, {
-    ...where.params,
-    page_rows: limit + 1,
+  const { rows, pagination } = await tablePage(ctx, {
+    label: `api.${NAME}`,
+    table: 'alpha_positions FINAL',
+    select: POSITION_SELECTION,
+    keys,
+    where,
+    digest,
+    token: q.pagination_key,
+    limit,
   });
-  const cut = paginate(read, limit, (last) =>
-    ctx.cursors.encode(
-      digest,
-      keys.map((_, i) => String(last[n + i])),
-    ),
-  );
-  const rows = cut.items.map((r) => r.slice(0, n) as PositionRow);
   const info = await tokenInfo(ctx, `api.${NAME}.info`, pairsOf(rows));
-  const positions = rows.map((r): AllUsersPosition => {
-    const i = infoOf(info, r[1]);
-    return {
-      user: r[0],
-      ...positionItem(r, figuresOf(r, i), i),
-      last_updated_at: Number(r[15]),
-      last_updated_block: Number(r[14]),
-    };
-  });
-  return { positions, pagination: cut.pagination };
+  return { positions: rows.map((r) => toPosition(r, infoOf(info, r.token_id))), pagination };
+}
+
+/** A position and its token's price and market → the item of `GET /v2/alpha/positions`. */
+export function toPosition(r: PositionRow, i: TokenInfo): AllUsersPosition {
+  return {
+    user: r.wallet,
+    ...positionItem(r, figuresOf(r, i), i),
+    last_updated_at: Number(r.last_at),
+    last_updated_block: Number(r.last_block),
+  };
 }

@@ -8,18 +8,20 @@
  * and market information (position-rows.ts).
  */
 
-import type { SortColumn } from '../../../core/clickhouse/sort-keys.ts';
+import { columnOf, expression, fields, type RowOfSelection, select } from '../../../core/clickhouse/table.ts';
 import type {
   TopHolderEntry,
   TopHoldersQuery,
   TopHoldersResponse,
 } from '../../../schemas/api/alpha-positions.ts';
+import { ALPHA_TOKENS } from '../../../schemas/tables/alpha-chain.ts';
+import { ALPHA_POSITIONS } from '../../../schemas/tables/alpha-positions.ts';
 import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { filtersDigest, paginate, rejectOffset } from '../../pagination.ts';
-import { createWhere } from '../list.ts';
-import { afterSortKey } from '../sorted-page.ts';
-import { infoOf, outcomeLabel, positionFigures, tokenInfo, units } from './position-rows.ts';
+import { afterKey, orderBy, type SortColumn } from '../../read/keyset.ts';
+import { createWhere } from '../../read/where.ts';
+import { infoOf, outcomeLabel, positionFigures, type TokenInfo, tokenInfo, units } from './position-rows.ts';
 
 const NAME = 'alpha.top_holders';
 
@@ -28,16 +30,33 @@ const KEYS: SortColumn[] = [
   { expr: 'wallet', type: 'String', dir: 'asc' },
 ];
 
-type HolderRow = [
-  wallet: string,
-  shares: string,
-  avgPrice: string,
-  realized: string,
-  netFees: string,
-  fills: number,
-  firstFillAt: number | null,
-  lastFillAt: number | null,
-];
+/** A holder's position; times of its first and last fill as Unix seconds. */
+const HOLDER_SELECTION = select(ALPHA_POSITIONS, [
+  'wallet',
+  'shares',
+  'avg_price',
+  'realized_pnl',
+  'net_fees',
+  'fills',
+  expression<number | null>('toUnixTimestamp(first_fill_at)').as('first_fill_at'),
+  expression<number | null>('toUnixTimestamp(last_fill_at)').as('last_fill_at'),
+]);
+
+type HolderRow = RowOfSelection<typeof HOLDER_SELECTION>;
+
+/** The token's market and outcome (no row: not a token seen on chain). */
+const TOKEN_FIELDS = {
+  condition_id: columnOf(ALPHA_TOKENS, 'condition_id', 'max(condition_id)'),
+  outcome_index: columnOf(ALPHA_TOKENS, 'outcome_index', 'max(outcome_index)'),
+};
+const TOKEN = fields(TOKEN_FIELDS);
+/** With include_count: the number of holders too. */
+const TOKEN_COUNTED = fields({
+  ...TOKEN_FIELDS,
+  total: expression<string>(
+    '(SELECT count() FROM alpha_positions FINAL WHERE token_id = {token:String} AND shares > 0)',
+  ),
+});
 
 const invalidKey = () =>
   new ApiError(400, 'Invalid pagination_key: pass back the pagination_key of the previous page unchanged.');
@@ -62,66 +81,85 @@ export async function topHolders(
       throw invalidKey();
     }
     rankBefore = rank;
-    where.add(afterSortKey(KEYS, cursor.slice(0, 2)));
+    where.add(afterKey(KEYS, cursor.slice(0, 2)));
   }
 
-  const count = includeCount
-    ? ', (SELECT count() FROM alpha_positions FINAL WHERE token_id = {token:String} AND shares > 0)'
-    : '';
-  const tokens = await ctx.deps.clickhouse.read<[string, number, string?]>(
-    `api.${NAME}.token`,
-    `SELECT max(condition_id), max(outcome_index)${count} FROM alpha_tokens
+  const tokenRead = includeCount ? TOKEN_COUNTED : TOKEN;
+  const tokens = (
+    await ctx.deps.clickhouse.read(
+      `api.${NAME}.token`,
+      `SELECT ${tokenRead.sql} FROM alpha_tokens
      WHERE token_id = {token:String} HAVING count() > 0`,
-    { token: tokenId },
-  );
+      { token: tokenId },
+    )
+  ).map(tokenRead.zip);
   if (tokens.length === 0) throw new ApiError(404, `Unknown token_id ${tokenId}: not seen on chain`);
-  const [conditionId, outcomeIndex, total] = tokens[0]!;
+  const token = tokens[0]!;
 
   const [info, rows] = await Promise.all([
-    tokenInfo(ctx, `api.${NAME}.info`, [{ tokenId, conditionId }]),
-    ctx.deps.clickhouse.read<HolderRow>(
-      `api.${NAME}`,
-      `SELECT wallet, shares, avg_price, realized_pnl, net_fees, fills, toUnixTimestamp(first_fill_at),
-              toUnixTimestamp(last_fill_at)
+    tokenInfo(ctx, `api.${NAME}.info`, [{ tokenId, conditionId: token.condition_id }]),
+    ctx.deps.clickhouse
+      .read(
+        `api.${NAME}`,
+        `SELECT ${HOLDER_SELECTION.sql}
        FROM alpha_positions FINAL ${where.sql()}
-       ORDER BY shares DESC, wallet ASC LIMIT {page_rows:UInt32}`,
-      { ...where.params, page_rows: limit + 1 },
-    ),
+       ORDER BY ${orderBy(KEYS)} LIMIT {page_rows:UInt32}`,
+        { ...where.params, page_rows: limit + 1 },
+      )
+      .then((raw) => raw.map(HOLDER_SELECTION.zip)),
   ]);
   const i = infoOf(info, tokenId);
-  const side = outcomeLabel(i, outcomeIndex);
+  const held: HeldToken = {
+    tokenId,
+    outcomeIndex: token.outcome_index,
+    side: outcomeLabel(i, token.outcome_index),
+    info: i,
+  };
   // The next cursor is made only for a full page: its last row's rank is rankBefore + limit.
   const cut = paginate(rows, limit, (last) =>
-    ctx.cursors.encode(digest, [last[1], last[0], rankBefore + limit]),
-  );
-  const entries = cut.items.map(
-    ([wallet, shares, avgPrice, realized, netFees, fills, first, last], n): TopHolderEntry => {
-      const f = positionFigures({ shares, avgPrice, realized, netFees }, i);
-      return {
-        rank: rankBefore + n + 1,
-        user: wallet,
-        token_id: tokenId,
-        position_shares: units(f.shares),
-        position_value_usd: units(f.value),
-        side,
-        outcome_index: outcomeIndex,
-        avg_price: units(f.avgPrice),
-        realized_pnl: units(f.realized),
-        unrealized_pnl: units(f.unrealized),
-        total_pnl: units(f.realized + f.unrealized),
-        trade_count: Number(fills),
-        first_trade_at: first === null ? null : Number(first),
-        last_trade_at: last === null ? null : Number(last),
-      };
-    },
+    ctx.cursors.encode(digest, [last.shares, last.wallet, rankBefore + limit]),
   );
   return {
-    condition_id: conditionId,
+    condition_id: token.condition_id,
     title: i.title,
     market_slug: i.slug,
     side: null,
-    total_count: includeCount ? Number(total) : null,
-    entries,
+    total_count: 'total' in token ? Number(token.total) : null,
+    entries: cut.items.map((r, n) => toHolderEntry(r, rankBefore + n + 1, held)),
     pagination: cut.pagination,
+  };
+}
+
+/** The token whose holders a page lists: what each of its entries shares. */
+interface HeldToken {
+  tokenId: string;
+  outcomeIndex: number;
+  /** The outcome's label. */
+  side: string;
+  /** The token's price and market. */
+  info: TokenInfo;
+}
+
+/** A holder's position and its rank → an entry of `GET /v2/alpha/position/{token_id}/top-holders`. */
+export function toHolderEntry(r: HolderRow, rank: number, t: HeldToken): TopHolderEntry {
+  const f = positionFigures(
+    { shares: r.shares, avgPrice: r.avg_price, realized: r.realized_pnl, netFees: r.net_fees },
+    t.info,
+  );
+  return {
+    rank,
+    user: r.wallet,
+    token_id: t.tokenId,
+    position_shares: units(f.shares),
+    position_value_usd: units(f.value),
+    side: t.side,
+    outcome_index: t.outcomeIndex,
+    avg_price: units(f.avgPrice),
+    realized_pnl: units(f.realized),
+    unrealized_pnl: units(f.unrealized),
+    total_pnl: units(f.realized + f.unrealized),
+    trade_count: Number(r.fills),
+    first_trade_at: r.first_fill_at === null ? null : Number(r.first_fill_at),
+    last_trade_at: r.last_fill_at === null ? null : Number(r.last_fill_at),
   };
 }

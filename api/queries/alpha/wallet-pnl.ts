@@ -8,9 +8,15 @@
  * start_time included (pnl_to_date is the realized P&L to that date, not since start_time).
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
+import { columnOf, expression, fields } from '../../../core/clickhouse/table.ts';
 import { alphaNowSeconds } from '../../../core/now.ts';
 import { unrealizedBase } from '../../../core/unrealized.ts';
 import type { PnlQuery, PnlResponse } from '../../../schemas/api/alpha-pnl.ts';
+import {
+  ALPHA_POSITION_CHANGES,
+  ALPHA_POSITIONS,
+  ALPHA_TOKEN_PRICES,
+} from '../../../schemas/tables/alpha-positions.ts';
 import { ApiError } from '../../errors.ts';
 import { checkTimeRange, parseHash } from '../filters.ts';
 import { cumulative, total } from './market-data.ts';
@@ -29,17 +35,18 @@ export function walletOf(raw: string, param = 'wallet'): string {
   return v.toLowerCase();
 }
 
-type PositionRow = [
-  token: string,
-  shares: string,
-  avg: string,
-  realized: string,
-  fees: string,
-  price: number | null,
-];
+/** A position of the wallet and its token's current price (null: none known). */
+const POSITION = fields({
+  token_id: columnOf(ALPHA_POSITIONS, 'token_id', 'p.token_id'),
+  shares: columnOf(ALPHA_POSITIONS, 'shares', 'p.shares'),
+  avg_price: columnOf(ALPHA_POSITIONS, 'avg_price', 'p.avg_price'),
+  realized_pnl: columnOf(ALPHA_POSITIONS, 'realized_pnl', 'p.realized_pnl'),
+  net_fees: columnOf(ALPHA_POSITIONS, 'net_fees', 'p.net_fees'),
+  price: columnOf(ALPHA_TOKEN_PRICES, 'price', 't.price'),
+});
 
 const SUMMARY_SQL = (byCondition: boolean) => `
-  SELECT p.token_id, p.shares, p.avg_price, p.realized_pnl, p.net_fees, t.price
+  SELECT ${POSITION.sql}
   FROM (
     SELECT token_id, shares, avg_price, realized_pnl, net_fees FROM alpha_positions FINAL
     WHERE wallet = {wallet:String}${byCondition ? ' AND condition_id = {condition_id:String}' : ''}
@@ -50,15 +57,20 @@ const SUMMARY_SQL = (byCondition: boolean) => `
                        WHERE wallet = {wallet:String} AND shares > 0)
   ) AS t ON t.token_id = p.token_id`;
 
-type DayRow = [day: number, realized: string, first: string, last: string];
+/** A UTC day (Unix s): its realized P&L (base units) and its first and last change (Unix ms). */
+const DAY = fields({
+  day: expression<number>('toUnixTimestamp(toStartOfDay(block_time)) AS day'),
+  realized: columnOf(ALPHA_POSITION_CHANGES, 'delta_realized_pnl', 'sum(delta_realized_pnl)'),
+  first_ms: expression<string>('toUnixTimestamp64Milli(min(block_time))'),
+  last_ms: expression<string>('toUnixTimestamp64Milli(max(block_time))'),
+});
 
 /**
  * Realized P&L per UTC day (and the day's first and last change, Unix ms) up to end (ms, inclusive). FINAL
  * within each month's partition: a change row's duplicate has the same block, so the same partition.
  */
 const DAYS_SQL = (byCondition: boolean, bounded: boolean) => `
-  SELECT toUnixTimestamp(toStartOfDay(block_time)) AS day, sum(delta_realized_pnl),
-    toUnixTimestamp64Milli(min(block_time)), toUnixTimestamp64Milli(max(block_time))
+  SELECT ${DAY.sql}
   FROM alpha_position_changes FINAL
   WHERE wallet = {wallet:String}${byCondition ? ' AND condition_id = {condition_id:String}' : ''}${
     bounded ? " AND block_time <= fromUnixTimestamp64Milli({end_ms:Int64}, 'UTC')" : ''
@@ -76,24 +88,30 @@ export async function alphaWalletPnl(ch: ClickHouse, rawWallet: string, q: PnlQu
   // end_time is whole seconds: every change within its second counts.
   if (q.end_time !== undefined) params.end_ms = (q.end_time + 1) * 1000 - 1;
   const [positions, days] = await Promise.all([
-    ch.read<PositionRow>('api.alpha.wallet_pnl.positions', SUMMARY_SQL(byCondition), params),
-    ch.read<DayRow>('api.alpha.wallet_pnl.days', DAYS_SQL(byCondition, q.end_time !== undefined), params),
+    ch
+      .read('api.alpha.wallet_pnl.positions', SUMMARY_SQL(byCondition), params)
+      .then((raw) => raw.map(POSITION.zip)),
+    ch
+      .read('api.alpha.wallet_pnl.days', DAYS_SQL(byCondition, q.end_time !== undefined), params)
+      .then((raw) => raw.map(DAY.zip)),
   ]);
 
   let realized = 0;
   let fees = 0;
   let unrealized = 0;
-  for (const [, shares, avg, r, f, price] of positions) {
-    realized += Number(r);
-    fees += Number(f);
-    if (BigInt(shares) > 0n) unrealized += unrealizedBase(shares, avg, price === null ? null : Number(price));
+  for (const p of positions) {
+    realized += Number(p.realized_pnl);
+    fees += Number(p.net_fees);
+    if (BigInt(p.shares) > 0n) {
+      unrealized += unrealizedBase(p.shares, p.avg_price, p.price === null ? null : Number(p.price));
+    }
   }
 
-  const lastChange = days.length > 0 ? Math.floor(Number(days[days.length - 1]![3]) / 1000) : 0;
+  const lastChange = days.length > 0 ? Math.floor(Number(days[days.length - 1]!.last_ms) / 1000) : 0;
   const end = q.end_time ?? Math.max(await alphaNowSeconds(ch), lastChange);
-  const firstChange = days.length > 0 ? Math.floor(Number(days[0]![2]) / 1000) : null;
+  const firstChange = days.length > 0 ? Math.floor(Number(days[0]!.first_ms) / 1000) : null;
   const start = q.start_time ?? firstChange ?? end;
-  const rows = days.map(([day, r]) => [Number(day), Number(r)] as const);
+  const rows = days.map((d) => [Number(d.day), Number(d.realized)] as const);
   const points =
     q.granularity === 'all'
       ? total(rows, end)

@@ -10,6 +10,7 @@
  * page's markets only (position-rows.ts). The cursor carries the last row's (sort value, token id) and
  * is bound, like every cursor, to the digest of the wallet, filters and sort.
  */
+import { expression, fields } from '../../../core/clickhouse/table.ts';
 import type {
   PositionsSummary,
   WalletPositionSort,
@@ -19,13 +20,14 @@ import type {
 import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { filtersDigest, paginate, rejectOffset, type SortKey } from '../../pagination.ts';
+import { createWhere } from '../../read/where.ts';
 import { parseHash } from '../filters.ts';
-import { createWhere } from '../list.ts';
 import {
   catalogInfo,
   figuresOf,
   marketOf,
-  POSITION_COLUMNS,
+  POSITION_FIELDS,
+  POSITION_SELECTION,
   type PositionFigures,
   type PositionRow,
   parseWallet,
@@ -35,6 +37,16 @@ import {
 } from './position-rows.ts';
 
 const NAME = 'alpha.wallet_positions';
+
+/**
+ * A position beside its token's current price: the statement's `p.*` is the subquery's columns
+ * (POSITION_SELECTION, in order), then `tp.price, tp.source` (no price row: null and '').
+ */
+const PRICED_POSITION = fields({
+  ...POSITION_FIELDS,
+  price: expression<number | null>('tp.price'),
+  source: expression<string>('tp.source'),
+});
 
 interface Matched {
   row: PositionRow;
@@ -115,20 +127,24 @@ export async function walletPositions(
       params: { market_slug: q.market_slug },
     });
   }
-  const rows = await ctx.deps.clickhouse.read<[...PositionRow, number | null, string]>(
-    `api.${NAME}`,
-    `SELECT p.*, tp.price, tp.source
-     FROM (SELECT ${POSITION_COLUMNS.join(', ')} FROM alpha_positions FINAL ${where.sql()}) AS p
+  const rows = (
+    await ctx.deps.clickhouse.read(
+      `api.${NAME}`,
+      `SELECT p.*, tp.price, tp.source
+     FROM (SELECT ${POSITION_SELECTION.sql} FROM alpha_positions FINAL ${where.sql()}) AS p
      LEFT JOIN (${pricesOf('(SELECT token_id FROM alpha_positions WHERE wallet = {wallet:String})')}) AS tp
        ON tp.token_id = p.token_id`,
-    where.params,
+      where.params,
+    )
+  ).map(PRICED_POSITION.zip);
+  const matched = rows.map(
+    (row): Matched => ({
+      row,
+      f: figuresOf(row, { price: row.price, source: row.source }),
+      tokenId: row.token_id,
+      firstAtMs: BigInt(row.first_at_ms),
+    }),
   );
-  const n = POSITION_COLUMNS.length;
-  const matched = rows.map((r): Matched => {
-    const row = r.slice(0, n) as PositionRow;
-    const f = figuresOf(row, { price: r[n] as number | null, source: r[n + 1] as string });
-    return { row, f, tokenId: row[1], firstAtMs: BigInt(row[13]) };
-  });
 
   const value = SORT_VALUE[sortBy];
   const dir = order === 'asc' ? 1 : -1;
@@ -150,11 +166,11 @@ export async function walletPositions(
   const markets = await catalogInfo(
     ctx,
     `api.${NAME}.catalog`,
-    cut.items.map((m) => m.row[2]),
+    cut.items.map((m) => m.row.condition_id),
   );
   return {
     wallet_address: wallet,
-    positions: cut.items.map((m) => positionItem(m.row, m.f, marketOf(markets, m.row[2]))),
+    positions: cut.items.map((m) => positionItem(m.row, m.f, marketOf(markets, m.row.condition_id))),
     summary: summarize(matched.map((m) => m.f)),
     pagination: cut.pagination,
   };

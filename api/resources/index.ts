@@ -4,14 +4,18 @@
  * resource that is not listed here.
  */
 import { alphaActivityResource } from './alpha/activity.ts';
-import { alphaPositionsResource, alphaTopHoldersResource, alphaWalletPositionsResource import { alphaCandlesticksResource, alphaTokenCandlesticksResource } from './alpha/candlesticks.ts';
-
+import { alphaCandlesticksResource, alphaTokenCandlesticksResource } from './alpha/candlesticks.ts';
 import { alphaCategoriesResource } from './alpha/categories.ts';
 import { alphaEventsKeysetResource, alphaEventsResource } from './alpha/events.ts';
 import { alphaMarketPriceResource } from './alpha/market-price.ts';
 import { alphaMarketVolumeResource } from './alpha/market-volume.ts';
 import { alphaMarketsKeysetResource, alphaMarketsResource } from './alpha/markets.ts';
 import { alphaOpenInterestResource } from './alpha/open-interest.ts';
+import {
+  alphaPositionsResource,
+  alphaTopHoldersResource,
+  alphaWalletPositionsResource,
+} from './alpha/positions.ts';
 import { alphaProfilesResource } from './alpha/profiles.ts';
 import { alphaSearchResource } from './alpha/search.ts';
 import { alphaSeriesDetailResource, alphaSeriesResource } from './alpha/series.ts';
@@ -19,9 +23,6 @@ import { alphaSubtagsResource, alphaTagResource, alphaTagsResource } from './alp
 import { alphaTradesResource } from './alpha/trades.ts';
 import { alphaVolumeChartResource } from './alpha/volume-chart.ts';
 import { alphaWalletPnlResource } from './alpha/wallet-pnl.ts';
-
-} from './alpha/positions.ts';
-
 import type { Resource } from './define.ts';
 
 export const RESOURCES: Resource[] = [

@@ -117,10 +117,23 @@ export async function keysetPage<Row>(
     ...r.where.params,
     page_rows: r.limit + 1,
   });
-  const cut = paginate(r.rows(raw), r.limit, (last) =>
-    ctx.cursors.encode(r.digest, cursorKey(r.keys, last.key)),
-  );
+  const cut = cutPage(ctx, r, r.rows(raw), (last) => cursorKey(r.keys, last.key));
   return { rows: cut.items.map((x) => x.row), pagination: cut.pagination };
+}
+
+/**
+ * Cuts `limit + 1` rows in key order into one page (exact `has_more`) and encodes the next cursor from
+ * the last row kept: `keysetPage` does it for every read it makes; a list whose order is computed in
+ * process (a wallet's positions sorted on derived values) or whose cursor carries more than its key (the
+ * top holders' rank) calls it with its own rows and key.
+ */
+export function cutPage<T>(
+  ctx: RouteContext,
+  r: { digest: string; limit: number },
+  rows: T[],
+  key: (last: T) => SortKey,
+): { items: T[]; pagination: PageInfo } {
+  return paginate(rows, r.limit, (last) => ctx.cursors.encode(r.digest, key(last)));
 }
 
 export interface TablePage<Row> extends Omit<KeysetRead<Row>, 'sql' | 'rows'> {

@@ -18,8 +18,8 @@ import { ALPHA_TOKENS } from '../../../schemas/tables/alpha-chain.ts';
 import { ALPHA_POSITIONS } from '../../../schemas/tables/alpha-positions.ts';
 import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { filtersDigest, paginate, rejectOffset } from '../../pagination.ts';
-import { afterKey, orderBy, type SortColumn } from '../../read/keyset.ts';
+import { filtersDigest, rejectOffset } from '../../pagination.ts';
+import { afterKey, cutPage, orderBy, type SortColumn } from '../../read/keyset.ts';
 import { createWhere } from '../../read/where.ts';
 import { infoOf, outcomeLabel, positionFigures, type TokenInfo, tokenInfo, units } from './position-rows.ts';
 
@@ -116,9 +116,7 @@ export async function topHolders(
     info: i,
   };
   // The next cursor is made only for a full page: its last row's rank is rankBefore + limit.
-  const cut = paginate(rows, limit, (last) =>
-    ctx.cursors.encode(digest, [last.shares, last.wallet, rankBefore + limit]),
-  );
+  const cut = cutPage(ctx, { digest, limit }, rows, (last) => [last.shares, last.wallet, rankBefore + limit]);
   return {
     condition_id: token.condition_id,
     title: i.title,

@@ -19,7 +19,8 @@ import type {
 } from '../../../schemas/api/alpha-positions.ts';
 import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { filtersDigest, paginate, rejectOffset, type SortKey } from '../../pagination.ts';
+import { filtersDigest, rejectOffset, type SortKey } from '../../pagination.ts';
+import { cutPage } from '../../read/keyset.ts';
 import { createWhere } from '../../read/where.ts';
 import { parseHash } from '../filters.ts';
 import {
@@ -157,10 +158,9 @@ export async function walletPositions(
     const isAfter = (m: Matched) => dir * (cmpValue(value(m), afterValue) || cmpText(m.tokenId, token)) > 0;
     while (start < matched.length && !isAfter(matched[start]!)) start++;
   }
-  const cut = paginate(matched.slice(start, start + limit + 1), limit, (last): string => {
+  const cut = cutPage(ctx, { digest, limit }, matched.slice(start, start + limit + 1), (last): SortKey => {
     const v = value(last);
-    const key: SortKey = [typeof v === 'bigint' ? v.toString() : v, last.tokenId];
-    return ctx.cursors.encode(digest, key);
+    return [typeof v === 'bigint' ? v.toString() : v, last.tokenId];
   });
 
   const markets = await catalogInfo(

@@ -5,6 +5,17 @@
  */
 import { alphaActivityResource } from './alpha/activity.ts';
 import { alphaTradesResource } from './alpha/trades.ts';
+import { betaTradesResource } from './beta/trades.ts';
 import type { Resource } from './define.ts';
+import { marketsSearchResource } from './markets-search.ts';
+import { VENUE_MARKET_RESOURCES } from './venue-markets.ts';
 
-export const RESOURCES: Resource[] = [alphaTradesResource, alphaActivityResource];
+export const RESOURCES: Resource[] = [
+  alphaTradesResource,
+  alphaActivityResource,
+  // venues helper (issue 50): after the alpha catalog resources, in the old DATA_ROUTES order: the venue
+  // lists (`/v2/<code>/markets`, venue order), beta's trades, the cross-venue search.
+  ...VENUE_MARKET_RESOURCES,
+  betaTradesResource,
+  marketsSearchResource,
+];

@@ -3,9 +3,7 @@
  * here to serve a new one (its access rule comes from api/access.ts, its OpenAPI from its schemas).
  * How a list endpoint is built: docs/api.md, "How a list endpoint is built".
  */
-import { LIST_CONTRACTS, type ListContract } from '../../schemas/venues/index.ts';
 import type { RoutePlugin } from '../context.ts';
-import { contractListQuery } from '../queries/venue-markets.ts';
 
 export type { RouteContext, RoutePlugin } from '../context.ts';
 
@@ -23,17 +21,6 @@ import { alphaSeriesRoutes } from './v2/alpha/series.ts';
 import { alphaTagsRoutes } from './v2/alpha/tags.ts';
 import { alphaVolumeChartRoutes } from './v2/alpha/volume-chart.ts';
 import { alphaWalletPnlRoutes } from './v2/alpha/wallet-pnl.ts';
-import { betaTradesRoutes } from './v2/beta/trades.ts';
-import { marketsSearchRoutes } from './v2/markets-search.ts';
-import { type VenueMarketsQuery, venueMarketsRoutes } from './v2/venue-markets.ts';
-
-/**
- * `GET /v2/<code>/markets` of each venue with a list, in venue order: the page of its contract's list,
- * rows mapped by the contract (schemas/venues/<code>.ts `list.resource`).
- */
-const venueListRoutes = LIST_CONTRACTS.map((venue) =>
-  venueMarketsRoutes(venue, contractListQuery(venue) as VenueMarketsQuery<ListContract>),
-);
 
 export const DATA_ROUTES: RoutePlugin[] = [
   alphaCandlesticksRoutes,
@@ -50,7 +37,4 @@ export const DATA_ROUTES: RoutePlugin[] = [
   alphaPositionsRoutes,
   alphaWalletPnlRoutes,
   alphaProfilesRoutes,
-  ...venueListRoutes,
-  betaTradesRoutes,
-  marketsSearchRoutes,
 ];

@@ -29,7 +29,7 @@ import { createAlphaMarketSlugs } from './queries/alpha/market-slugs.ts';
 import type { Resource } from './resources/define.ts';
 import { RESOURCES } from './resources/index.ts';
 import { healthRoutes } from './routes/health.ts';
-import { DATA_ROUTES } from './routes/index.ts';
+
 import { retiredRoutes } from './routes/retired.ts';
 import { resolveApiSecret } from './secret.ts';
 import { AJV_OPTIONS, MAX_PATH_PARAM_LENGTH } from './validation.ts';
@@ -126,7 +126,7 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
     for (const resource of [...RESOURCES, ...(opts.extraResources ?? [])]) {
       await app.register(async (scope) => resource.register(scope, ctx));
     }
-    for (const routes of [...DATA_ROUTES, ...(opts.extraRoutes ?? [])]) {
+    for (const routes of opts.extraRoutes ?? []) {
       await app.register(async (scope) => routes(scope, ctx));
     }
     await registerAdmin(app, { deps, service: 'api', queuePrefix: opts.queuePrefix });

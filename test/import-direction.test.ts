@@ -21,12 +21,12 @@ import {
 } from './support/import-direction.ts';
 
 /**
- * The exceptions (docs/decisions.md): files that name venue codes, with why. A venue's list route comes
- * from its contract, but a route of a venue's own beyond it (beta's trades) is registered by name; and core
+ * The exceptions (docs/decisions.md): files that name venue codes, with why. A venue's list resource comes
+ * from its contract, but a resource of a venue's own beyond it (beta's trades) is listed by name; and core
  * imports nothing, so `REMOVED_VENUES` (core/config.ts) checks its own list of codes, zeta and eta included.
  */
 const VENUE_RULE_PENDING: Record<string, string> = {
-  'api/routes/index.ts': "beta's trades routes (an API route of beta's own, registered by name)",
+  'api/resources/index.ts': "beta's trades resource (a resource of beta's own, listed by name)",
   'core/config.ts': 'REMOVED_VENUES parses its own list of codes (core may import no schemas/)',
 };
 

@@ -3,7 +3,7 @@
  * toy product declared with `defineProduct`, put in TEMPORARY lists, get everything from the same
  * derivations the real lists go through — the venue's jobs and schedules (jobs/venues.ts `restVenue`,
  * `deriveVenues`), its stream run by the runner (rows written, a watermark committed), its
- * `/v2/toy/markets` from the route factory (api/routes/v2/venue-markets.ts); the product's job, schedule
+ * `/v2/toy/markets` from the resource factory (api/resources/venue-markets.ts); the product's job, schedule
  * and lease (jobs/products.ts `productRegistry`), its run enqueued by the venue's committed watermark, and
  * its place in `pmdata recompute` (after its inputs). Nothing of the real lists is edited. Real chDB and
  * Redis; the toy's tables are created here (a real venue's come from a migration).
@@ -14,7 +14,7 @@ import { commitRun } from '../analytics/shared/chain.ts';
 import { defineProduct, dependencyOrder, type ProductPayload } from '../analytics/shared/product.ts';
 import { type App, buildApp } from '../api/app.ts';
 import { createKeyStore } from '../api/keys/store.ts';
-import { venueMarketsRoutes } from '../api/routes/v2/venue-markets.ts';
+import { venueMarketsResource } from '../api/resources/venue-markets.ts';
 import { c, defineTable } from '../core/clickhouse/table.ts';
 import { defineConfigSection } from '../core/config.ts';
 import { createDataVersions } from '../core/data-version.ts';
@@ -23,7 +23,7 @@ import { defineStream, defineVenue, runStream } from '../ingest/rest/runner.ts';
 import type { JobContext } from '../jobs/define.ts';
 import { productRegistry, recomputeProduct } from '../jobs/products.ts';
 import { deriveVenues, restVenue, VENUE_JOBS } from '../jobs/venues.ts';
-import { marketList, venueContract } from '../schemas/venues/contract.ts';
+import { listColumns, marketList, venueContract } from '../schemas/venues/contract.ts';
 import { TEST_SECRET } from './api-helpers.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
 
@@ -105,8 +105,8 @@ const TOY_CONTRACT = venueContract({
     response: Type.Object({
       markets: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), price: Type.Number() })),
     }),
-    columns: ['id', 'title', 'price'],
-    resource: ([id, title, price]) => ({ id: String(id), title: String(title), price: Number(price) }),
+    columns: listColumns(TOY_MARKETS, ['id', 'title', 'price']),
+    resource: (r) => ({ id: r.id, title: r.title, price: r.price }),
     filters: [],
     sorts: { price: [{ column: 'price', dir: 'DESC' }] } as never,
     defaultSort: 'price' as never,
@@ -186,16 +186,17 @@ beforeAll(async () => {
   );
   // The toy's page is a plain read (a real venue's is api/queries/venue-markets.ts over its search words
   // and canonical ids, which a toy table does not have); rows are mapped by the contract.
-  const list = venueMarketsRoutes(TOY_CONTRACT, async (ctx, q) => ({
+  const { columns } = TOY_CONTRACT.list;
+  const list = venueMarketsResource(TOY_CONTRACT, async (ctx, q) => ({
     markets: (
-      await ctx.deps.clickhouse.query<{ id: string; title: string; price: number }>(
+      await ctx.deps.clickhouse.read<unknown[]>(
         'toy.list',
-        'SELECT id, title, price FROM toy_markets FINAL ORDER BY price DESC LIMIT {limit:UInt32}',
+        `SELECT ${columns.sql} FROM toy_markets FINAL ORDER BY price DESC LIMIT {limit:UInt32}`,
         { limit: q.limit ?? 20 },
       )
-    ).map((r) => TOY_CONTRACT.list.resource([r.id, r.title, r.price], [])),
+    ).map((v) => TOY_CONTRACT.list.resource(columns.zip(v), [])),
   }));
-  app = await buildApp({ ...deps, secret: TEST_SECRET, extraRoutes: [list] });
+  app = await buildApp({ ...deps, secret: TEST_SECRET, extraResources: [list] });
   key = (await createKeyStore(deps.redis).create({ tier: 'free', name: 'toy', rate: 1000 })).key;
 });
 afterAll(async () => {
@@ -244,7 +245,7 @@ describe('a toy venue and a toy product in temporary lists', () => {
     expect((await versions.read(['venue:toy']))[0]).not.toBe(before);
   });
 
-  it('serves /v2/toy/markets from the route factory', async () => {
+  it('serves /v2/toy/markets from the resource factory', async () => {
     const res = await app.inject({
       method: 'GET',
       url: '/v2/toy/markets?limit=2',

@@ -11,29 +11,48 @@
  * arrives once per outcome id (none: once, id ''), ordered by the sort then outcome index, and is folded
  * back into one row here.
  *
- * Cursors are sortedPage's (api/queries/sorted-page.ts): the last row's sort key, bound to the digest of
- * the normalized filters and sort. `contractListQuery` is a venue's whole list: the page, its contract's
+ * The page is the keyset engine's (api/read/keyset.ts `keysetPage`, this statement and fold its own):
+ * cursors carry the last row's sort key, bound to the digest of the normalized filters and sort. A row's
+ * document is zipped into the list's named row (the contract's `listColumns`, from which the `doc`
+ * expression is generated too). `contractListQuery` is a venue's whole list: the page, its contract's
  * own 400 rule (`list.check`) and row mapping (`list.resource`).
  */
+import type { TSchema } from '@sinclair/typebox';
 import type { SortColumn } from '../../core/clickhouse/sort-keys.ts';
+import {
+  columnOf,
+  type Expression,
+  expression,
+  fields,
+  type Selection,
+} from '../../core/clickhouse/table.ts';
 import { CANONICAL_OUTCOMES } from '../../schemas/tables/venues.ts';
-import type { VenueFilter } from '../../schemas/venues/contract.ts';
-import type { ListContract } from '../../schemas/venues/index.ts';
+import type { MarketContract, MarketList, VenueFilter, VenueSearch } from '../../schemas/venues/contract.ts';
 import type { RouteContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { filtersDigest, paginate, rejectOffset } from '../pagination.ts';
+import { filtersDigest, type PageInfo, rejectOffset } from '../pagination.ts';
+import { keysetPage } from '../read/keyset.ts';
+import { type Condition, createWhere, type Where } from '../read/where.ts';
 import { parseSearch } from './alpha/catalog-search.ts';
-import type { Condition } from './filters.ts';
-import { createWhere, type PageInfo, type Where } from './list.ts';
 import { candidatesSql } from './search/markets.ts';
-import { afterSortKey } from './sorted-page.ts';
 
 /** The table a venue's canonical ids are read from. */
 export const CANONICAL_TABLE = CANONICAL_OUTCOMES.name;
 
-/** A page row: its columns (in `columns` order) and the canonical id of each outcome index ('' unknown). */
-export interface VenueRow {
-  values: unknown[];
+/**
+ * A venue with a market list, its list's row type kept (schemas/venues/index.ts `ListContract` is every
+ * such contract).
+ */
+export interface ListVenue<Row = unknown> {
+  code: string;
+  market: MarketContract;
+  search: VenueSearch;
+  list: MarketList<TSchema, TSchema, Row>;
+}
+
+/** A page row: the list's named row and the canonical id of each outcome index ('' unknown). */
+export interface VenueRow<Row> {
+  row: Row;
   canonicalIds: string[];
 }
 
@@ -44,7 +63,7 @@ type Query = Readonly<Record<string, unknown>>;
 
 /** The normalized filters of a request (lists deduplicated and sorted, search as its words). */
 export function normalizeFilters(
-  venue: ListContract,
+  venue: ListVenue,
   q: Query,
 ): Record<string, string | number | (string | number)[] | undefined> {
   const out: Record<string, string | number | (string | number)[] | undefined> = {
@@ -61,7 +80,7 @@ export function normalizeFilters(
 }
 
 /** The conditions of normalized filters on the venue's markets table. */
-export function venueWhere(venue: ListContract, f: ReturnType<typeof normalizeFilters>): Where {
+export function venueWhere(venue: ListVenue, f: ReturnType<typeof normalizeFilters>): Where {
   const where = createWhere();
   if (f.status === 'closed') where.add({ sql: "status IN ('closed', 'resolved')", params: {} });
   else if (f.status === 'open') where.add({ sql: "status = 'open'", params: {} });
@@ -119,7 +138,7 @@ function condition(d: VenueFilter, v: unknown): Condition {
  * rows; the id's bloom filter), compared with the table's key column (its primary key). An id never
  * changes once assigned, so unmerged duplicates of a row carry the same id: no FINAL needed.
  */
-function canonicalWhere(venue: ListContract, ids: string[]): Condition {
+function canonicalWhere(venue: ListVenue, ids: string[]): Condition {
   const { key } = venue.market;
   const market = key.type === 'UInt64' ? 'toUInt64OrZero(market)' : 'market';
   return {
@@ -129,16 +148,60 @@ function canonicalWhere(venue: ListContract, ids: string[]): Condition {
   };
 }
 
-/** The cursor form of a key value read back (64-bit integers arrive as strings). */
-const keyValue = (type: SortColumn['type'], v: unknown): string | number =>
-  type === 'Float64' ? Number(v) : String(v);
+/** One row of the page statement: the document, the sort key values (`k0`, `k1`, …), the market key, an outcome. */
+interface PageRow {
+  /** The list's columns as one JSON array (migration 040). */
+  doc: string;
+  [sortKey: `k${number}`]: string | number;
+  market_key: string;
+  /** An outcome of the market and its canonical id; no outcome: the join's defaults. */
+  outcome_index: number;
+  id: string | null;
+}
 
-/** The SQL of one page with its outcomes' canonical ids (see the header). */
-export function pageSql(venue: ListContract, keys: readonly SortColumn[], where: Where): string {
+const PAGE_SELECTIONS = new WeakMap<readonly SortColumn[], Selection<PageRow>>();
+
+/**
+ * What the page statement reads, in its SELECT order: `p.doc, p.k0, …, p.market_key, o.outcome_index,
+ * o.id` (see the header). One per sort (its keys), made on first use.
+ */
+function pageSelection(keys: readonly SortColumn[]): Selection<PageRow> {
+  let made = PAGE_SELECTIONS.get(keys);
+  if (made === undefined) {
+    made = makePageSelection(keys);
+    PAGE_SELECTIONS.set(keys, made);
+  }
+  return made;
+}
+
+function makePageSelection(keys: readonly SortColumn[]): Selection<PageRow> {
+  const sortKeys: Record<`k${number}`, Expression<string | number>> = {};
+  keys.forEach((_, i) => {
+    sortKeys[`k${i}`] = expression(`p.k${i}`);
+  });
+  return fields({
+    doc: expression<string>('p.doc'),
+    ...sortKeys,
+    market_key: expression<string>('p.market_key'),
+    outcome_index: columnOf(CANONICAL_OUTCOMES, 'outcome_index', 'o.outcome_index'),
+    id: expression<string | null>('o.id'),
+  });
+}
+
+/**
+ * The SQL of one page with its outcomes' canonical ids (see the header); `order` is the keys' ORDER BY
+ * list (the keyset engine's).
+ */
+export function pageSql(
+  venue: ListVenue,
+  keys: readonly SortColumn[],
+  select: Selection<PageRow>,
+  where: Where,
+  order: string,
+): string {
   const { table, key } = venue.market;
   const sortCols = keys.map((k, i) => `${k.expr} AS k${i}`);
   const keyText = key.type === 'String' ? key.column : `toString(${key.column})`;
-  const order = keys.map((k) => `(${k.expr}) ${k.dir === 'desc' ? 'DESC' : 'ASC'}`).join(', ');
   // The page's keys first (the filters, sort and key columns only), then their documents.
   const inner = `SELECT doc, ${[...sortCols, `${keyText} AS market_key`].join(', ')}
       FROM ${table} FINAL
@@ -147,8 +210,7 @@ export function pageSql(venue: ListContract, keys: readonly SortColumn[], where:
       )
       ORDER BY ${order}
       LIMIT {page_rows:UInt32}`;
-  const outer = ['p.doc', ...keys.map((_, i) => `p.k${i}`), 'p.market_key', 'o.outcome_index', 'o.id'];
-  return `SELECT ${outer.join(', ')}
+  return `SELECT ${select.sql}
     FROM (SELECT market, outcome_index, id FROM ${CANONICAL_TABLE} WHERE venue = {canonical_venue:String}) AS o
     RIGHT JOIN (${inner}) AS p ON o.market = p.market_key
     ORDER BY ${keys.map((k, i) => `p.k${i} ${k.dir === 'desc' ? 'DESC' : 'ASC'}`).join(', ')}, o.outcome_index
@@ -156,17 +218,47 @@ export function pageSql(venue: ListContract, keys: readonly SortColumn[], where:
 }
 
 /**
- * One page of a venue list: `offset` ≠ 0 → 400; the venue's own rules (`check`); `search` without a
- * letter or digit → 400; the digest;
- * the cursor (400 when forged or for other filters or sort); the one read; the rows folded by market.
+ * The page statement's rows, one per (market, outcome) in page order, folded into one row per market:
+ * its document zipped into the list's named row (`columns`), its canonical ids by outcome index ('' where
+ * none), and its sort key values as read.
  */
-export async function venueMarketsPage(
+function foldOutcomes<Row>(
+  rows: readonly PageRow[],
+  keys: readonly SortColumn[],
+  columns: Selection<Row>,
+): { row: VenueRow<Row>; key: (string | number)[] }[] {
+  const folded: { row: VenueRow<Row>; key: (string | number)[] }[] = [];
+  let market: { row: VenueRow<Row>; key: (string | number)[] } | undefined;
+  let marketKey: string | undefined;
+  for (const r of rows) {
+    if (market === undefined || r.market_key !== marketKey) {
+      market = {
+        row: { row: columns.zip(JSON.parse(r.doc)), canonicalIds: [] },
+        key: keys.map((_, i) => r[`k${i}`] as string | number),
+      };
+      folded.push(market);
+      marketKey = r.market_key;
+    }
+    const id = r.id ?? '';
+    const ids = market.row.canonicalIds;
+    if (id !== '' && !ids[r.outcome_index]) ids[r.outcome_index] = id;
+  }
+  for (const m of folded) m.row.canonicalIds = Array.from(m.row.canonicalIds, (x) => x ?? '');
+  return folded;
+}
+
+/**
+ * One page of a venue list: `offset` ≠ 0 → 400; the venue's own rules (`check`); `search` without a
+ * letter or digit → 400; the digest; the cursor (400 when forged or for other filters or sort) and the
+ * one read (the keyset engine, api/read/keyset.ts); the rows folded by market.
+ */
+export function venueMarketsPage<Row>(
   ctx: RouteContext,
-  venue: ListContract,
+  venue: ListVenue<Row>,
   q: Query,
   /** The venue's own 400 rules, checked after `offset` and before `search` and the cursor. */
   check?: () => void,
-): Promise<{ rows: VenueRow[]; pagination: PageInfo }> {
+): Promise<{ rows: VenueRow<Row>[]; pagination: PageInfo }> {
   rejectOffset(q.offset as number | undefined);
   check?.();
   const filters = normalizeFilters(venue, q);
@@ -174,61 +266,33 @@ export async function venueMarketsPage(
   const sort = (q.sort as string | undefined) ?? venue.list.defaultSort;
   const keys = sorts[sort];
   if (keys === undefined) throw new ApiError(400, `Unknown sort: ${String(sort)}`);
-  const digest = filtersDigest(`${venue.code}.markets`, { ...filters, sort });
-  const where = venueWhere(venue, filters);
-  const token = q.pagination_key as string | undefined;
-  if (token !== undefined) where.add(afterSortKey(keys, ctx.cursors.decode(token, digest)));
-  const limit = (q.limit as number | undefined) ?? 20;
-  const raw = await ctx.deps.clickhouse.read<unknown[]>(
-    `api.${venue.code}.markets`,
-    pageSql(venue, keys, where),
-    { ...where.params, canonical_venue: venue.code, page_rows: limit + 1 },
-  );
-  // Each row: its document (the list's `columns` as one JSON array), the sort keys, the market key, an
-  // outcome index and its canonical id.
-  const n = 1;
-  const folded: { values: unknown[]; sortKey: unknown[]; canonicalIds: string[] }[] = [];
-  let lastKey: unknown;
-  for (const r of raw) {
-    const market = r[n + keys.length];
-    let row = folded[folded.length - 1];
-    if (row === undefined || market !== lastKey) {
-      row = { values: JSON.parse(String(r[0])), sortKey: r.slice(n, n + keys.length), canonicalIds: [] };
-      folded.push(row);
-      lastKey = market;
-    }
-    const index = Number(r[n + keys.length + 1]);
-    const id = String(r[n + keys.length + 2] ?? '');
-    if (id !== '' && !row.canonicalIds[index]) row.canonicalIds[index] = id;
-  }
-  const cut = paginate(folded, limit, (last) =>
-    ctx.cursors.encode(
-      digest,
-      keys.map((k, i) => keyValue(k.type, last.sortKey[i])),
-    ),
-  );
-  return {
-    rows: cut.items.map((r) => ({
-      values: r.values,
-      canonicalIds: Array.from(r.canonicalIds, (x) => x ?? ''),
-    })),
-    pagination: cut.pagination,
-  };
+  const select = pageSelection(keys);
+  return keysetPage(ctx, {
+    label: `api.${venue.code}.markets`,
+    keys,
+    where: venueWhere(venue, filters),
+    digest: filtersDigest(`${venue.code}.markets`, { ...filters, sort }),
+    token: q.pagination_key as string | undefined,
+    limit: (q.limit as number | undefined) ?? 20,
+    params: { canonical_venue: venue.code },
+    sql: (where, order) => pageSql(venue, keys, select, where, order),
+    rows: (raw) => foldOutcomes(raw.map(select.zip), keys, venue.list.columns),
+  });
 }
 
 /**
  * The list query of a venue's contract: its page (`venueMarketsPage`, the contract's own 400 rule first),
  * each row mapped by the contract's `resource`.
  */
-export function contractListQuery<C extends ListContract>(
-  venue: C,
+export function contractListQuery<Row>(
+  venue: ListVenue<Row>,
 ): (ctx: RouteContext, q: Query) => Promise<{ markets: unknown[]; pagination: PageInfo }> {
-  const list = venue.list as ListContract['list'] & { check?(q: Query): string | null };
+  const { list } = venue;
   return async (ctx, q) => {
     const { rows, pagination } = await venueMarketsPage(ctx, venue, q, () => {
       const why = list.check?.(q) ?? null;
       if (why !== null) throw new ApiError(400, why);
     });
-    return { markets: rows.map((r) => list.resource(r.values, r.canonicalIds)), pagination };
+    return { markets: rows.map((r) => list.resource(r.row, r.canonicalIds)), pagination };
   };
 }

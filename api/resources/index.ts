@@ -23,7 +23,10 @@ import { alphaSubtagsResource, alphaTagResource, alphaTagsResource } from './alp
 import { alphaTradesResource } from './alpha/trades.ts';
 import { alphaVolumeChartResource } from './alpha/volume-chart.ts';
 import { alphaWalletPnlResource } from './alpha/wallet-pnl.ts';
+import { betaTradesResource } from './beta/trades.ts';
 import type { Resource } from './define.ts';
+import { marketsSearchResource } from './markets-search.ts';
+import { VENUE_MARKET_RESOURCES } from './venue-markets.ts';
 
 export const RESOURCES: Resource[] = [
   alphaTradesResource,
@@ -50,4 +53,7 @@ export const RESOURCES: Resource[] = [
   alphaTopHoldersResource,
   alphaWalletPnlResource,
   alphaProfilesResource,
+  ...VENUE_MARKET_RESOURCES,
+  betaTradesResource,
+  marketsSearchResource,
 ];

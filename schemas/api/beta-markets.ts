@@ -4,6 +4,7 @@
  * `max_price` are integer cents 0–100 on the last price. Multivariate (parlay) markets are not ingested.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import type { BetaListRow } from '../venues/beta.ts';
 import { cursorQuery, Pagination, StringEnum } from './common.ts';
 import { isoFromMs, num, numOrNull } from './values.ts';
 import {
@@ -107,70 +108,54 @@ export type BetaMarket = Static<typeof BetaMarket>;
 
 export const BetaMarketsResponse = Type.Object({ markets: Type.Array(BetaMarket), pagination: Pagination });
 
-// ---- the row → BetaMarket mapping (the list's `columns`, in order: schemas/venues/beta.ts) ----
+// ---- the row → BetaMarket mapping (the list's named columns: schemas/venues/beta.ts) ----
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v));
 const whole = (v: unknown) => Math.floor(num(v));
 
-export function toBetaMarket(v: unknown[], canonicalIds: readonly string[]): BetaMarket {
-  const [
-    ticker,
-    eventTicker,
-    title,
-    yesSub,
-    noSub,
-    status,
-    result,
-    open,
-    close,
-    expected,
-    settled,
-    determined,
-  ] = v;
-  const [canCloseEarly, strikeType, customStrike, outcomes, yesBid, yesAsk, noBid, noAsk, last] = v.slice(12);
-  const [volume, oi, dollarVolume, dollarOi, series, eventTitle, eventSubtitle, created, updated] =
-    v.slice(21);
-  const labels = (outcomes as string[] | null)?.length ? (outcomes as string[]) : ['Yes', 'No'];
+/** One row of the list (its named columns) and its outcomes' canonical ids → the resource. */
+export function toBetaMarket(r: BetaListRow, canonicalIds: readonly string[]): BetaMarket {
+  const labels = r.outcomes?.length ? r.outcomes : ['Yes', 'No'];
   const quotes = [
-    [yesBid, yesAsk],
-    [noBid, noAsk],
+    [r.yes_bid, r.yes_ask],
+    [r.no_bid, r.no_ask],
   ];
   return {
-    ticker: String(ticker),
-    event_ticker: text(eventTicker),
+    ticker: String(r.ticker),
+    event_ticker: text(r.event_key),
     market_id: null,
-    title: text(title),
-    yes_subtitle: text(yesSub),
-    no_subtitle: text(noSub),
-    status: String(status) as BetaMarket['status'],
-    result: textOrNull(result) || null,
-    open_time: isoFromMs(open),
-    close_time: isoFromMs(close),
-    expected_expiration_time: isoFromMs(expected),
-    settlement_time: isoFromMs(settled),
-    determination_time: isoFromMs(determined),
-    can_close_early: Boolean(canCloseEarly),
-    strike_type: textOrNull(strikeType) || null,
-    custom_strike: textOrNull(customStrike) || null,
+    title: text(r.title),
+    yes_subtitle: text(r.yes_subtitle),
+    no_subtitle: text(r.no_subtitle),
+    status: String(r.status) as BetaMarket['status'],
+    result: textOrNull(r.result) || null,
+    open_time: isoFromMs(r.open_time_ms),
+    close_time: isoFromMs(r.close_time_ms),
+    expected_expiration_time: isoFromMs(r.expected_expiration_time_ms),
+    settlement_time: isoFromMs(r.settlement_time_ms),
+    determination_time: isoFromMs(r.determination_time_ms),
+    can_close_early: Boolean(r.can_close_early),
+    strike_type: textOrNull(r.strike_type) || null,
+    custom_strike: textOrNull(r.custom_strike) || null,
     outcomes: labels.map((label, i) => ({
       label,
       canonical_id: canonicalIds[i] || null,
       bid: numOrNull(quotes[i]?.[0]),
       ask: numOrNull(quotes[i]?.[1]),
     })),
-    last_price: numOrNull(last),
-    volume: whole(volume),
-    open_interest: whole(oi),
-    dollar_volume: whole(dollarVolume),
-    dollar_open_interest: whole(dollarOi),
+    last_price: numOrNull(r.last_price),
+    volume: whole(r.volume),
+    open_interest: whole(r.open_interest),
+    dollar_volume: whole(r.dollar_volume),
+    dollar_open_interest: whole(r.dollar_open_interest),
     event: {
-      event_ticker: text(eventTicker),
-      series_ticker: textOrNull(series) || null,
-      title: text(eventTitle),
-      subtitle: text(eventSubtitle),
+      event_ticker: text(r.event_key),
+      series_ticker: textOrNull(r.series_ticker) || null,
+      title: text(r.event_title),
+      subtitle: text(r.event_subtitle),
     },
-    created_at: isoFromMs(created),
-    updated_at: isoFromMs(updated),
+    created_at: isoFromMs(r.created_time_ms),
+    updated_at: isoFromMs(r.updated_time_ms),
   };
 }

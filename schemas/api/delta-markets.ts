@@ -4,6 +4,7 @@
  * `token_id` and `canonical_id` default to `""` (§0.5).
  */
 import { type Static, Type } from '@sinclair/typebox';
+import type { DeltaListRow } from '../venues/delta.ts';
 import { cursorQuery, Pagination, StringEnum } from './common.ts';
 import { isoFromMs, num, numOrNull } from './values.ts';
 import {
@@ -106,52 +107,55 @@ export type DeltaMarket = Static<typeof DeltaMarket>;
 
 export const DeltaMarketsResponse = Type.Object({ markets: Type.Array(DeltaMarket), pagination: Pagination });
 
-// ---- the row → DeltaMarket mapping (the list's `columns`, in order: schemas/venues/delta.ts) ----
+// ---- the row → DeltaMarket mapping (the list's named columns: schemas/venues/delta.ts) ----
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const textOrNull = (v: unknown) => (v === null || v === undefined || v === '' ? null : String(v));
 const strings = (v: unknown) => ((v as unknown[] | null) ?? []).map(String);
 
-export function toDeltaMarket(v: unknown[], canonicalIds: readonly string[]): DeltaMarket {
-  const [marketId, title, slug, description, status, marketType, outcomes, tokenIds, prices, volume] = v;
-  const [vol24, vol7, conditionId, questionId, resultToken, eventId, eventSlug, eventTitle, labels] =
-    v.slice(10);
-  const [thumb, chainId, quote, colTitle, colSymbol, colFrequency, created, cutoff, resolved] = v.slice(19);
-  const tokens = strings(tokenIds);
-  const priceList = (prices as unknown[] | null) ?? [];
-  const event = numOrNull(eventId);
+/** One row of the list (its named columns) and its outcomes' canonical ids → the resource. */
+export function toDeltaMarket(r: DeltaListRow, canonicalIds: readonly string[]): DeltaMarket {
+  const tokens = strings(r.token_ids);
+  const priceList = r.prices ?? [];
+  const event = numOrNull(r.event_id);
   return {
-    market_id: Number(marketId),
-    title: text(title),
-    slug: text(slug),
-    description: text(description),
-    status: String(status) as DeltaMarket['status'],
-    market_type: String(marketType) as DeltaMarket['market_type'],
-    outcomes: strings(outcomes).map((label, i) => ({
+    market_id: Number(r.market_id),
+    title: text(r.title),
+    slug: text(r.slug),
+    description: text(r.description),
+    status: String(r.status) as DeltaMarket['status'],
+    market_type: String(r.market_type) as DeltaMarket['market_type'],
+    outcomes: strings(r.outcomes).map((label, i) => ({
       label,
       token_id: tokens[i] ?? '',
       canonical_id: canonicalIds[i] ?? '',
       price: numOrNull(priceList[i]),
     })),
-    total_volume_usd: num(volume),
-    volume_24h_usd: num(vol24),
-    volume_7d_usd: num(vol7),
-    condition_id: text(conditionId),
-    question_id: text(questionId),
-    result_token_id: textOrNull(resultToken),
+    total_volume_usd: num(r.volume_usd),
+    volume_24h_usd: num(r.volume_24h_usd),
+    volume_7d_usd: num(r.volume_7d_usd),
+    condition_id: text(r.condition_id),
+    question_id: text(r.question_id),
+    result_token_id: textOrNull(r.result_token_id),
     event_id: event === null || event === 0 ? null : event,
-    event_slug: textOrNull(eventSlug),
-    event_title: textOrNull(eventTitle),
-    labels: strings(labels),
-    thumbnail_url: text(thumb),
-    chain_id: text(chainId),
-    quote_token: text(quote),
+    event_slug: textOrNull(r.event_slug),
+    event_title: textOrNull(r.event_title),
+    labels: strings(r.labels),
+    thumbnail_url: text(r.thumbnail_url),
+    chain_id: text(r.chain_id),
+    quote_token: text(r.quote_token),
     collection:
-      text(colTitle) === '' && text(colSymbol) === '' && text(colFrequency) === ''
+      text(r.collection_title) === '' &&
+      text(r.collection_symbol) === '' &&
+      text(r.collection_frequency) === ''
         ? null
-        : { title: text(colTitle), symbol: text(colSymbol), frequency: text(colFrequency) },
-    created_time: isoFromMs(created),
-    cutoff_time: isoFromMs(cutoff),
-    resolved_time: isoFromMs(resolved),
+        : {
+            title: text(r.collection_title),
+            symbol: text(r.collection_symbol),
+            frequency: text(r.collection_frequency),
+          },
+    created_time: isoFromMs(r.created_time_ms),
+    cutoff_time: isoFromMs(r.cutoff_time_ms),
+    resolved_time: isoFromMs(r.resolved_time_ms),
   };
 }

@@ -3,6 +3,7 @@
  * ask, no price; `token_id` and `canonical_id` default to `""` (§0.5). The venue has no end time.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import type { EpsilonListRow } from '../venues/epsilon.ts';
 import { cursorQuery, Pagination, StringEnum } from './common.ts';
 import { isoFromMs, num, numOrNull } from './values.ts';
 import {
@@ -106,7 +107,7 @@ export const EpsilonMarketsResponse = Type.Object({
   pagination: Pagination,
 });
 
-// ---- the row → EpsilonMarket mapping (the list's `columns`, in order: schemas/venues/epsilon.ts) ----
+// ---- the row → EpsilonMarket mapping (the list's named columns: schemas/venues/epsilon.ts) ----
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const textOrNull = (v: unknown) => (v === null || v === undefined || v === '' ? null : String(v));
@@ -116,40 +117,38 @@ const intOrNull = (v: unknown) => {
 };
 const strings = (v: unknown) => ((v as unknown[] | null) ?? []).map(String);
 
-export function toEpsilonMarket(v: unknown[], canonicalIds: readonly string[]): EpsilonMarket {
-  const [marketId, conditionId, title, description, status, variant, outcomes, tokenIds, bids, asks] = v;
-  const [bestBid, bestAsk, bidDepth, askDepth, yieldBearing, negRisk, eventSlug, image] = v.slice(10);
-  const [winning, payouts, resBlock, resTx, created, updated] = v.slice(18);
-  const tokens = strings(tokenIds);
-  const bidList = (bids as unknown[] | null) ?? [];
-  const askList = (asks as unknown[] | null) ?? [];
+/** One row of the list (its named columns) and its outcomes' canonical ids → the resource. */
+export function toEpsilonMarket(r: EpsilonListRow, canonicalIds: readonly string[]): EpsilonMarket {
+  const tokens = strings(r.token_ids);
+  const bidList = r.outcome_best_bids ?? [];
+  const askList = r.outcome_best_asks ?? [];
   return {
-    market_id: Number(marketId),
-    condition_id: text(conditionId),
-    title: text(title),
-    description: text(description),
-    status: String(status) as EpsilonMarket['status'],
-    market_variant: text(variant),
-    outcomes: strings(outcomes).map((label, i) => ({
+    market_id: Number(r.market_id),
+    condition_id: text(r.condition_id),
+    title: text(r.title),
+    description: text(r.description),
+    status: String(r.status) as EpsilonMarket['status'],
+    market_variant: text(r.market_variant),
+    outcomes: strings(r.outcomes).map((label, i) => ({
       label,
       token_id: tokens[i] ?? '',
       canonical_id: canonicalIds[i] ?? '',
       best_bid: numOrNull(bidList[i]),
       best_ask: numOrNull(askList[i]),
     })),
-    best_bid: numOrNull(bestBid),
-    best_ask: numOrNull(bestAsk),
-    bid_depth: num(bidDepth),
-    ask_depth: num(askDepth),
-    is_yield_bearing: Boolean(yieldBearing),
-    is_neg_risk: Boolean(negRisk),
-    event_slug: textOrNull(eventSlug),
-    image_url: text(image),
-    winning_outcome: intOrNull(winning),
-    payout_numerators: ((payouts as unknown[] | null) ?? []).map(Number),
-    resolution_block: intOrNull(resBlock),
-    resolution_tx: textOrNull(resTx),
-    created_time: isoFromMs(created),
-    updated_time: isoFromMs(updated),
+    best_bid: numOrNull(r.best_bid),
+    best_ask: numOrNull(r.best_ask),
+    bid_depth: num(r.bid_depth),
+    ask_depth: num(r.ask_depth),
+    is_yield_bearing: Boolean(r.is_yield_bearing),
+    is_neg_risk: Boolean(r.is_neg_risk),
+    event_slug: textOrNull(r.event_slug),
+    image_url: text(r.image_url),
+    winning_outcome: intOrNull(r.winning_outcome),
+    payout_numerators: (r.payout_numerators ?? []).map(Number),
+    resolution_block: intOrNull(r.resolution_block),
+    resolution_tx: textOrNull(r.resolution_tx),
+    created_time: isoFromMs(r.created_time_ms),
+    updated_time: isoFromMs(r.updated_time_ms),
   };
 }

@@ -4,6 +4,7 @@
  * matches an order-book market. Outcome `token_id` and `canonical_id` default to `""` (§0.5).
  */
 import { type Static, Type } from '@sinclair/typebox';
+import type { GammaListRow } from '../venues/gamma.ts';
 import { cursorQuery, Pagination, StringEnum } from './common.ts';
 import { isoFromMs, num, numOrNull } from './values.ts';
 import {
@@ -111,7 +112,7 @@ export type GammaMarket = Static<typeof GammaMarket>;
 
 export const GammaMarketsResponse = Type.Object({ markets: Type.Array(GammaMarket), pagination: Pagination });
 
-// ---- the row → GammaMarket mapping (the list's `columns`, in order: schemas/venues/gamma.ts) ----
+// ---- the row → GammaMarket mapping (the list's named columns: schemas/venues/gamma.ts) ----
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v));
@@ -121,47 +122,47 @@ const intOrNull = (v: unknown) => {
 };
 const strings = (v: unknown) => ((v as unknown[] | null) ?? []).map(String);
 
-export function toGammaMarket(v: unknown[], canonicalIds: readonly string[]): GammaMarket {
-  const [conditionId, marketId, slug, title, description, status, tradeType, outcomes, tokenIds, prices] = v;
-  const [volume, oi, liquidity, image, categories, tags, colAddress, colSymbol, colDecimals] = v.slice(10);
-  const [marketAddress, exchange, expired, winning, payouts, resBlock, resTx, expiration, created, updated] =
-    v.slice(19);
-  const tokens = strings(tokenIds);
-  const priceList = (prices as unknown[] | null) ?? [];
+/** One row of the list (its named columns) and its outcomes' canonical ids → the resource. */
+export function toGammaMarket(r: GammaListRow, canonicalIds: readonly string[]): GammaMarket {
+  const tokens = strings(r.token_ids);
+  const priceList = r.prices ?? [];
   return {
-    condition_id: text(conditionId),
-    market_id: intOrNull(marketId),
-    market_slug: String(slug),
-    title: text(title),
-    description: text(description),
-    status: String(status) as GammaMarket['status'],
-    trade_type: String(tradeType) as GammaMarket['trade_type'],
-    outcomes: strings(outcomes).map((label, i) => ({
+    condition_id: text(r.condition_id),
+    market_id: intOrNull(r.market_id),
+    market_slug: String(r.slug),
+    title: text(r.title),
+    description: text(r.description),
+    status: String(r.status) as GammaMarket['status'],
+    trade_type: String(r.trade_type) as GammaMarket['trade_type'],
+    outcomes: strings(r.outcomes).map((label, i) => ({
       label,
       token_id: tokens[i] ?? '',
       canonical_id: canonicalIds[i] ?? '',
       price: numOrNull(priceList[i]),
     })),
-    total_volume_usd: num(volume),
-    open_interest_usd: tradeType === 'clob' ? null : numOrNull(oi),
-    liquidity_usd: num(liquidity),
-    image_url: text(image),
-    categories: strings(categories),
-    tags: strings(tags),
+    total_volume_usd: num(r.volume_usd),
+    open_interest_usd: r.trade_type === 'clob' ? null : numOrNull(r.open_interest_usd),
+    liquidity_usd: num(r.liquidity_usd),
+    image_url: text(r.image_url),
+    categories: strings(r.categories),
+    tags: strings(r.tags),
     collateral: {
-      address: text(colAddress),
-      symbol: text(colSymbol),
-      decimals: colDecimals === null || colDecimals === undefined ? 6 : Number(colDecimals),
+      address: text(r.collateral_address),
+      symbol: text(r.collateral_symbol),
+      decimals:
+        r.collateral_decimals === null || r.collateral_decimals === undefined
+          ? 6
+          : Number(r.collateral_decimals),
     },
-    market_address: textOrNull(marketAddress) || null,
-    exchange_address: textOrNull(exchange) || null,
-    expired: Boolean(expired),
-    winning_outcome: intOrNull(winning),
-    payout_numerators: ((payouts as unknown[] | null) ?? []).map(Number),
-    resolution_block: intOrNull(resBlock),
-    resolution_tx: textOrNull(resTx) || null,
-    expiration_time: isoFromMs(expiration),
-    created_time: isoFromMs(created),
-    updated_time: isoFromMs(updated),
+    market_address: textOrNull(r.market_address) || null,
+    exchange_address: textOrNull(r.exchange_address) || null,
+    expired: Boolean(r.expired),
+    winning_outcome: intOrNull(r.winning_outcome),
+    payout_numerators: (r.payout_numerators ?? []).map(Number),
+    resolution_block: intOrNull(r.resolution_block),
+    resolution_tx: textOrNull(r.resolution_tx) || null,
+    expiration_time: isoFromMs(r.expiration_time_ms),
+    created_time: isoFromMs(r.created_time_ms),
+    updated_time: isoFromMs(r.updated_time_ms),
   };
 }

@@ -10,13 +10,52 @@ import {
   nullsLastKeys,
   type SortColumn,
 } from '../../core/clickhouse/sort-keys.ts';
+import type { RowOfSelection } from '../../core/clickhouse/table.ts';
 import { BetaMarketsQuery, BetaMarketsResponse, toBetaMarket } from '../api/beta-markets.ts';
 import { BETA_MARKETS, BETA_TABLES } from '../tables/beta.ts';
-import { marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
+import { listColumns, marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
 
 const market = restMarket(BETA_MARKETS, { column: 'ticker', type: 'String' });
 
 const byTicker: SortColumn = { expr: 'ticker', type: 'String', dir: 'asc' };
+
+/**
+ * The list's columns, stated once: the named row `toBetaMarket` (schemas/api/beta-markets.ts) maps, and
+ * beta_markets' `doc` expression (migration 040, checked equal by test/venue-markets-doc.test.ts).
+ */
+export const BETA_LIST_COLUMNS = listColumns(BETA_MARKETS, [
+  'ticker',
+  'event_key',
+  'title',
+  'yes_subtitle',
+  'no_subtitle',
+  'status',
+  'result',
+  msOf('open_time'),
+  msOf('close_time'),
+  msOf('expected_expiration_time'),
+  msOf('settlement_time'),
+  msOf('determination_time'),
+  'can_close_early',
+  'strike_type',
+  'custom_strike',
+  'outcomes',
+  'yes_bid',
+  'yes_ask',
+  'no_bid',
+  'no_ask',
+  'last_price',
+  'volume',
+  'open_interest',
+  'dollar_volume',
+  'dollar_open_interest',
+  'series_ticker',
+  'event_title',
+  'event_subtitle',
+  msOf('created_time'),
+  msOf('updated_time'),
+]);
+export type BetaListRow = RowOfSelection<typeof BETA_LIST_COLUMNS>;
 
 const list = marketList({
   resource: toBetaMarket,
@@ -30,39 +69,7 @@ const list = marketList({
     'the canonical id of each outcome. min_price and max_price are integer cents (0–100) on the last price.',
   query: BetaMarketsQuery,
   response: BetaMarketsResponse,
-  // In the order `toBetaMarket` (schemas/api/beta-markets.ts) reads them.
-  columns: [
-    'ticker',
-    'event_key',
-    'title',
-    'yes_subtitle',
-    'no_subtitle',
-    'status',
-    'result',
-    msOf('open_time'),
-    msOf('close_time'),
-    msOf('expected_expiration_time'),
-    msOf('settlement_time'),
-    msOf('determination_time'),
-    'can_close_early',
-    'strike_type',
-    'custom_strike',
-    'outcomes',
-    'yes_bid',
-    'yes_ask',
-    'no_bid',
-    'no_ask',
-    'last_price',
-    'volume',
-    'open_interest',
-    'dollar_volume',
-    'dollar_open_interest',
-    'series_ticker',
-    'event_title',
-    'event_subtitle',
-    msOf('created_time'),
-    msOf('updated_time'),
-  ],
+  columns: BETA_LIST_COLUMNS,
   filters: [
     // Cents against the 0–1 last price, rounded so that 0.29 and 29 cents compare equal.
     { param: 'min_price', kind: 'min', column: 'round(last_price * 100, 6)' },

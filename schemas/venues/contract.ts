@@ -4,15 +4,23 @@
  * - `tables`: its table descriptions (schemas/tables/<code>.ts, one object);
  * - `market`: its markets table, the market key (`canonical_outcomes.market`, as text) and the served
  *   fields canonical ids are derived from (ingest/canonical/served.ts reads them for every venue);
- * - `list`: its market list `GET /v2/<code>/markets` (the route's text and schemas, the page's columns,
- *   filters and sorts, the row → resource mapping and the venue's own 400 rule; the page is read by
- *   api/queries/venue-markets.ts);
+ * - `list`: its market list `GET /v2/<code>/markets` (the route's text and schemas, the page's columns
+ *   (`listColumns`: the named row and the table's `doc` expression, both from one list), filters and
+ *   sorts, the row → resource mapping and the venue's own 400 rule; the page is read by
+ *   api/queries/venue-markets.ts, the resource is api/resources/venue-markets.ts);
  * - `search`: how `/v2/markets/search` reads it (api/queries/search/markets.ts).
  * A part a venue does not have is left out, and the registries (schemas/venues/index.ts) skip it.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { SortColumn } from '../../core/clickhouse/sort-keys.ts';
-import type { TableDescription } from '../../core/clickhouse/table.ts';
+import {
+  type Named,
+  type ReadRow,
+  type Selected,
+  type Selection,
+  select,
+  type TableDescription,
+} from '../../core/clickhouse/table.ts';
 
 /** A market key: its column (the markets table's ORDER BY) and type. */
 export interface MarketKey {
@@ -72,27 +80,61 @@ export type SortOf<Query extends TSchema> = TSchema extends Query
     : never;
 
 /**
+ * A venue list's columns, stated once: the row a page maps (`zip` of the document's array → a named row,
+ * each field typed from the table's description) and the `doc` expression of the venue's markets table
+ * (migration 040: the columns as one JSON array written at insert), both from the same list. A test
+ * (test/venue-markets-doc.test.ts) checks the migration's expression equals `doc`; a change of the list
+ * needs a migration of its own.
+ */
+export interface ListColumns<Row> extends Selection<Row> {
+  /** `toJSONString(tuple(...))` of the columns, 64-bit integers as their decimal strings (as a read returns them). */
+  readonly doc: string;
+}
+
+/** A list column that is not one of the table's: a named expression, `int64` when it is a 64-bit integer. */
+type ListExpression = Named<string, unknown> & { readonly int64?: boolean };
+
+/** ClickHouse types a read returns as decimal strings (JSONCompactEachRow quotes 64-bit integers). */
+const INT64 = /^(Nullable\()?U?Int64\)?$/;
+
+/** The columns of a venue list over table `t`: its columns by name, or named expressions (`msOf`). */
+export function listColumns<T extends TableDescription, const S extends readonly Selected<T>[]>(
+  t: T,
+  items: S,
+): ListColumns<ReadRow<T, S>> {
+  const selection = select(t, items);
+  const elements = items.map((item, i) => {
+    const sql = selection.columns[i]!;
+    const int64 =
+      typeof item === 'string' ? INT64.test(t.columns[item]!.ch) : (item as ListExpression).int64 === true;
+    return int64 ? `toString(${sql})` : sql;
+  });
+  return { ...selection, doc: `toJSONString(tuple(\n  ${elements.join(',\n  ')}\n))` };
+}
+
+/**
  * A venue's market list, `GET /v2/<code>/markets` over the `market` table (its key the ties of every
  * sort and `canonical_outcomes.market`).
  */
-export interface MarketList<Query extends TSchema = TSchema, Response extends TSchema = TSchema> {
-  /** The route's description up to the rules every venue list shares (api/routes/v2/venue-markets.ts). */
+export interface MarketList<
+  Query extends TSchema = TSchema,
+  Response extends TSchema = TSchema,
+  Row = Record<string, unknown>,
+> {
+  /** The route's description up to the rules every venue list shares (api/resources/venue-markets.ts). */
   about: string;
   query: Query;
   response: Response;
-  /**
-   * SELECT expressions of a row, in the order the api's mapper reads them: the elements of the table's
-   * `doc` column (migration 040, which must change with them: test/venue-markets-doc.test.ts).
-   */
-  columns: readonly string[];
+  /** The row's columns (`listColumns`): the elements of the table's `doc` column, named. */
+  columns: ListColumns<Row>;
   filters: readonly VenueFilter[];
   /** The sort keys of each value of the query's `sort` (the key column last, so the order is total). */
   sorts: Record<SortOf<Query>, SortColumn[]>;
   defaultSort: SortOf<Query>;
   /** The query string of the list's example request (the demo's, `pmdata demo`). */
   example?: string;
-  /** A row (its `columns`' values, in order) and its outcomes' canonical ids → one resource of the page. */
-  resource(values: unknown[], canonicalIds: readonly string[]): ItemOf<Response>;
+  /** A row (named by `columns`) and its outcomes' canonical ids → one resource of the page. */
+  resource(row: Row, canonicalIds: readonly string[]): ItemOf<Response>;
   /** The venue's own 400 rule on a query (checked after `offset`, before `search` and the cursor): why, or null. */
   check?(q: Static<Query>): string | null;
 }
@@ -102,9 +144,9 @@ type ItemOf<Response extends TSchema> =
   Static<Response> extends { markets: readonly (infer I)[] } ? I : unknown;
 
 /** A list's declaration, its query and response schemas kept as their own types (for the handler's). */
-export const marketList = <Query extends TSchema, Response extends TSchema>(
-  list: MarketList<Query, Response>,
-): MarketList<Query, Response> => list;
+export const marketList = <Query extends TSchema, Response extends TSchema, Row>(
+  list: MarketList<Query, Response, Row>,
+): MarketList<Query, Response, Row> => list;
 
 /**
  * How the cross-venue search reads a venue: the SQL expression of each field of a found row
@@ -186,5 +228,14 @@ export const restSearch = (
   };
 };
 
-/** A time column read as its Unix ms (null stays null). */
-export const msOf = (column: string) => `toUnixTimestamp64Milli(${column})`;
+/**
+ * A list column: a time column read as its Unix ms, field `<column>_ms` (Int64: a decimal string; null
+ * stays null).
+ */
+export const msOf = <const C extends string>(
+  column: C,
+): Named<`${C}_ms`, string | null> & { int64: true } => ({
+  name: `${column}_ms`,
+  sql: `toUnixTimestamp64Milli(${column})`,
+  int64: true,
+});

@@ -5,13 +5,50 @@
  * event (`event_id` = the parent's id).
  */
 import { descKey, nullableTimeKeys, type SortColumn } from '../../core/clickhouse/sort-keys.ts';
+import type { RowOfSelection } from '../../core/clickhouse/table.ts';
 import { DeltaMarketsQuery, DeltaMarketsResponse, toDeltaMarket } from '../api/delta-markets.ts';
 import { DELTA_MARKETS, DELTA_TABLES } from '../tables/delta.ts';
-import { marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
+import { listColumns, marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
 
 const market = restMarket(DELTA_MARKETS, { column: 'market_id', type: 'UInt64' });
 
 const byId: SortColumn = { expr: 'market_id', type: 'UInt64', dir: 'asc' };
+
+/**
+ * The list's columns, stated once: the named row `toDeltaMarket` (schemas/api/delta-markets.ts) maps, and
+ * delta_markets' `doc` expression (migration 040, checked equal by test/venue-markets-doc.test.ts).
+ */
+export const DELTA_LIST_COLUMNS = listColumns(DELTA_MARKETS, [
+  'market_id',
+  'title',
+  'slug',
+  'description',
+  'status',
+  'market_type',
+  'outcomes',
+  'token_ids',
+  'prices',
+  'volume_usd',
+  'volume_24h_usd',
+  'volume_7d_usd',
+  'condition_id',
+  'question_id',
+  'result_token_id',
+  'event_id',
+  'event_slug',
+  'event_title',
+  'labels',
+  'thumbnail_url',
+  'chain_id',
+  'quote_token',
+  'collection_title',
+  'collection_symbol',
+  'collection_frequency',
+  msOf('created_time'),
+  msOf('cutoff_time'),
+  msOf('resolved_time'),
+]);
+export type DeltaListRow = RowOfSelection<typeof DELTA_LIST_COLUMNS>;
 
 const list = marketList({
   resource: toDeltaMarket,
@@ -21,37 +58,7 @@ const list = marketList({
     '0–1 and canonical ids.',
   query: DeltaMarketsQuery,
   response: DeltaMarketsResponse,
-  // In the order `toDeltaMarket` (schemas/api/delta-markets.ts) reads them.
-  columns: [
-    'market_id',
-    'title',
-    'slug',
-    'description',
-    'status',
-    'market_type',
-    'outcomes',
-    'token_ids',
-    'prices',
-    'volume_usd',
-    'volume_24h_usd',
-    'volume_7d_usd',
-    'condition_id',
-    'question_id',
-    'result_token_id',
-    'event_id',
-    'event_slug',
-    'event_title',
-    'labels',
-    'thumbnail_url',
-    'chain_id',
-    'quote_token',
-    'collection_title',
-    'collection_symbol',
-    'collection_frequency',
-    msOf('created_time'),
-    msOf('cutoff_time'),
-    msOf('resolved_time'),
-  ],
+  columns: DELTA_LIST_COLUMNS,
   filters: [
     { param: 'market_type', kind: 'eq', column: 'market_type' },
     { param: 'labels', kind: 'has', column: 'labels' },

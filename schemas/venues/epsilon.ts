@@ -10,13 +10,46 @@ import {
   nullsLastKeys,
   type SortColumn,
 } from '../../core/clickhouse/sort-keys.ts';
+import type { RowOfSelection } from '../../core/clickhouse/table.ts';
 import { EpsilonMarketsQuery, EpsilonMarketsResponse, toEpsilonMarket } from '../api/epsilon-markets.ts';
 import { EPSILON_MARKETS, EPSILON_TABLES } from '../tables/epsilon.ts';
-import { marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
+import { listColumns, marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
 
 const market = restMarket(EPSILON_MARKETS, { column: 'market_id', type: 'UInt64' });
 
 const byId: SortColumn = { expr: 'market_id', type: 'UInt64', dir: 'asc' };
+
+/**
+ * The list's columns, stated once: the named row `toEpsilonMarket` (schemas/api/epsilon-markets.ts) maps, and
+ * epsilon_markets' `doc` expression (migration 040, checked equal by test/venue-markets-doc.test.ts).
+ */
+export const EPSILON_LIST_COLUMNS = listColumns(EPSILON_MARKETS, [
+  'market_id',
+  'condition_id',
+  'title',
+  'description',
+  'status',
+  'market_variant',
+  'outcomes',
+  'token_ids',
+  'outcome_best_bids',
+  'outcome_best_asks',
+  'best_bid',
+  'best_ask',
+  'bid_depth',
+  'ask_depth',
+  'is_yield_bearing',
+  'is_neg_risk',
+  'event_slug',
+  'image_url',
+  'winning_outcome',
+  'payout_numerators',
+  'resolution_block',
+  'resolution_tx',
+  msOf('created_time'),
+  msOf('updated_time'),
+]);
+export type EpsilonListRow = RowOfSelection<typeof EPSILON_LIST_COLUMNS>;
 
 const list = marketList({
   resource: toEpsilonMarket,
@@ -26,33 +59,7 @@ const list = marketList({
     'end time).',
   query: EpsilonMarketsQuery,
   response: EpsilonMarketsResponse,
-  // In the order `toEpsilonMarket` (schemas/api/epsilon-markets.ts) reads them.
-  columns: [
-    'market_id',
-    'condition_id',
-    'title',
-    'description',
-    'status',
-    'market_variant',
-    'outcomes',
-    'token_ids',
-    'outcome_best_bids',
-    'outcome_best_asks',
-    'best_bid',
-    'best_ask',
-    'bid_depth',
-    'ask_depth',
-    'is_yield_bearing',
-    'is_neg_risk',
-    'event_slug',
-    'image_url',
-    'winning_outcome',
-    'payout_numerators',
-    'resolution_block',
-    'resolution_tx',
-    msOf('created_time'),
-    msOf('updated_time'),
-  ],
+  columns: EPSILON_LIST_COLUMNS,
   filters: [
     { param: 'market_variant', kind: 'eq', column: 'market_variant' },
     { param: 'min_bid_depth', kind: 'min', column: 'bid_depth' },

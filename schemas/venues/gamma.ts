@@ -10,13 +10,51 @@ import {
   nullsLastKeys,
   type SortColumn,
 } from '../../core/clickhouse/sort-keys.ts';
+import type { RowOfSelection } from '../../core/clickhouse/table.ts';
 import { GammaMarketsQuery, GammaMarketsResponse, toGammaMarket } from '../api/gamma-markets.ts';
 import { GAMMA_MARKETS, GAMMA_TABLES } from '../tables/gamma.ts';
-import { marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
+import { listColumns, marketList, msOf, restMarket, restSearch, venueContract } from './contract.ts';
 
 const market = restMarket(GAMMA_MARKETS, { column: 'slug', type: 'String' });
 
 const bySlug: SortColumn = { expr: 'slug', type: 'String', dir: 'asc' };
+
+/**
+ * The list's columns, stated once: the named row `toGammaMarket` (schemas/api/gamma-markets.ts) maps, and
+ * gamma_markets' `doc` expression (migration 040, checked equal by test/venue-markets-doc.test.ts).
+ */
+export const GAMMA_LIST_COLUMNS = listColumns(GAMMA_MARKETS, [
+  'condition_id',
+  'market_id',
+  'slug',
+  'title',
+  'description',
+  'status',
+  'trade_type',
+  'outcomes',
+  'token_ids',
+  'prices',
+  'volume_usd',
+  'open_interest_usd',
+  'liquidity_usd',
+  'image_url',
+  'categories',
+  'tags',
+  'collateral_address',
+  'collateral_symbol',
+  'collateral_decimals',
+  'market_address',
+  'exchange_address',
+  'expired',
+  'winning_outcome',
+  'payout_numerators',
+  'resolution_block',
+  'resolution_tx',
+  msOf('expiration_time'),
+  msOf('created_time'),
+  msOf('updated_time'),
+]);
+export type GammaListRow = RowOfSelection<typeof GAMMA_LIST_COLUMNS>;
 
 const list = marketList({
   resource: toGammaMarket,
@@ -26,38 +64,7 @@ const list = marketList({
     'open_interest_usd is null for order-book (clob) markets, a number for AMM markets.',
   query: GammaMarketsQuery,
   response: GammaMarketsResponse,
-  // In the order `toGammaMarket` (schemas/api/gamma-markets.ts) reads them.
-  columns: [
-    'condition_id',
-    'market_id',
-    'slug',
-    'title',
-    'description',
-    'status',
-    'trade_type',
-    'outcomes',
-    'token_ids',
-    'prices',
-    'volume_usd',
-    'open_interest_usd',
-    'liquidity_usd',
-    'image_url',
-    'categories',
-    'tags',
-    'collateral_address',
-    'collateral_symbol',
-    'collateral_decimals',
-    'market_address',
-    'exchange_address',
-    'expired',
-    'winning_outcome',
-    'payout_numerators',
-    'resolution_block',
-    'resolution_tx',
-    msOf('expiration_time'),
-    msOf('created_time'),
-    msOf('updated_time'),
-  ],
+  columns: GAMMA_LIST_COLUMNS,
   filters: [
     { param: 'trade_type', kind: 'eq', column: 'trade_type' },
     { param: 'categories', kind: 'has', column: 'categories' },

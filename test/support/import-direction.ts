@@ -183,6 +183,7 @@ export function ownVenueOf(rel: string, codes: readonly string[]): string | unde
       rel.startsWith(`ingest/venues/${c}/`) ||
       rel.startsWith(`api/queries/${c}/`) ||
       rel.startsWith(`api/routes/v2/${c}/`) ||
+      rel.startsWith(`api/resources/${c}/`) ||
       rel === `schemas/venues/${c}.ts` ||
       rel === `schemas/tables/${c}.ts` ||
       rel.startsWith(`schemas/api/${c}-`) ||

@@ -6,38 +6,44 @@
  * Access paths: the table is ordered by (ticker, created_time, trade_id), so `ticker` (exact) reads one
  * key range in time order, and `event_ticker` (a prefix of the tickers, `startsWith`) reads the key range
  * of the tickers it begins; the other filters narrow that range. At least one of the two is required.
- * The list helper (api/queries/list.ts) carries integer keys only; this key holds the trade id (a
- * string), so the page is read here with the same pieces (filters digest, signed cursor, `limit + 1`).
+ * The page is the keyset engine's (api/read/keyset.ts `keysetPage`); the cursor keeps its form (the last
+ * row's Unix ms as a JSON number, then its trade id) and is compared on created_time itself (`afterTrade`),
+ * so a `ticker` still reads its key range in order.
  */
+import { expression, type RowOfSelection, select } from '../../../core/clickhouse/table.ts';
 import type { BetaTrade, BetaTradesQuery, BetaTradesResponse } from '../../../schemas/api/beta-trades.ts';
+import { BETA_TRADES } from '../../../schemas/tables/beta.ts';
 import type { RouteContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
-import { filtersDigest, paginate, rejectOffset } from '../../pagination.ts';
+import { filtersDigest, rejectOffset, type SortKey } from '../../pagination.ts';
+import { keysetPage, type SortColumn } from '../../read/keyset.ts';
+import { type Condition, createWhere } from '../../read/where.ts';
 import { checkTimeRange } from '../filters.ts';
-import { createWhere } from '../list.ts';
 
-export const BETA_TRADES_TABLE = 'beta_trades';
+export const BETA_TRADES_TABLE = BETA_TRADES.name;
 const DIGEST_NAME = 'beta.trades';
 
-type TradeRow = [
-  tradeId: string,
-  ticker: string,
-  count: number,
-  yesPrice: number,
-  noPrice: number,
-  takerSide: string,
-  createdMs: string,
-];
-
-const COLUMNS = [
+/** What a trade reads: named, typed from the beta_trades description; its time as Unix ms. */
+const TRADE_SELECTION = select(BETA_TRADES, [
   'trade_id',
   'ticker',
   'count',
   'yes_price',
   'no_price',
   'taker_side',
-  'toUnixTimestamp64Milli(created_time)',
-] as const;
+  expression<string>('toUnixTimestamp64Milli(created_time)').as('created_ms'),
+]);
+type TradeRow = RowOfSelection<typeof TRADE_SELECTION>;
+
+/**
+ * The order, both keys in the request's direction. The cursor carries (Unix ms, trade id): the ms as a
+ * JSON number, which is what a Float64 key's cursor value is (the type fixes the cursor's form only: the
+ * condition after the cursor is `afterTrade`'s, on created_time itself).
+ */
+const tradeKeys = (dir: SortColumn['dir']): SortColumn[] => [
+  { expr: 'created_time', type: 'Float64', dir },
+  { expr: 'trade_id', type: 'String', dir },
+];
 
 const time = (param: string) => `fromUnixTimestamp64Milli({${param}:Int64}, 'UTC')`;
 
@@ -45,22 +51,35 @@ const invalidKey = () =>
   new ApiError(400, 'Invalid pagination_key: pass back the pagination_key of the previous page unchanged.');
 
 /** The cursor's key: the last row's created_time (Unix ms) and trade id. */
-function cursorKey(key: unknown[]): { ms: number; id: string } {
+function tradeCursor(key: SortKey): { ms: number; id: string } {
   const [ms, id] = key;
   if (key.length !== 2 || !Number.isSafeInteger(ms) || (ms as number) < 0) throw invalidKey();
   if (typeof id !== 'string' || id.length > 200) throw invalidKey();
   return { ms: ms as number, id };
 }
 
-function toTrade(r: TradeRow): BetaTrade {
+/**
+ * Trades strictly after the cursor's in `order`: compared on created_time itself (the table's key) with
+ * the cursor's ms turned into a time, then on the trade id.
+ */
+function afterTrade(cursor: { ms: number; id: string }, order: 'asc' | 'desc'): Condition {
+  const op = order === 'desc' ? '<' : '>';
   return {
-    trade_id: r[0],
-    ticker: r[1],
-    count: Number(r[2]),
-    yes_price: Number(r[3]),
-    no_price: Number(r[4]),
-    taker_side: r[5] === 'no' ? 'no' : 'yes',
-    created_time: Math.floor(Number(r[6]) / 1000),
+    sql: `created_time ${op} ${time('cursor_ms')} OR (created_time = ${time('cursor_ms')} AND trade_id ${op} {cursor_id:String})`,
+    params: { cursor_ms: cursor.ms, cursor_id: cursor.id },
+  };
+}
+
+/** One row → its resource. */
+export function toBetaTrade(r: TradeRow): BetaTrade {
+  return {
+    trade_id: r.trade_id,
+    ticker: r.ticker,
+    count: Number(r.count),
+    yes_price: Number(r.yes_price),
+    no_price: Number(r.no_price),
+    taker_side: r.taker_side === 'no' ? 'no' : 'yes',
+    created_time: Math.floor(Number(r.created_ms) / 1000),
   };
 }
 
@@ -82,7 +101,7 @@ export async function betaTrades(ctx: RouteContext, q: BetaTradesQuery): Promise
     order,
   };
   const digest = filtersDigest(DIGEST_NAME, filters);
-  const cursor = q.pagination_key ? cursorKey(ctx.cursors.decode(q.pagination_key, digest)) : undefined;
+  const cursor = q.pagination_key ? tradeCursor(ctx.cursors.decode(q.pagination_key, digest)) : undefined;
 
   const where = createWhere();
   if (q.ticker !== undefined) where.add({ sql: 'ticker = {ticker:String}', params: { ticker: q.ticker } });
@@ -102,21 +121,24 @@ export async function betaTrades(ctx: RouteContext, q: BetaTradesQuery): Promise
   if (q.min_count !== undefined) {
     where.add({ sql: 'count >= {min_count:Float64}', params: { min_count: q.min_count } });
   }
-  if (cursor) {
-    const op = order === 'desc' ? '<' : '>';
-    where.add({
-      sql: `created_time ${op} ${time('cursor_ms')} OR (created_time = ${time('cursor_ms')} AND trade_id ${op} {cursor_id:String})`,
-      params: { cursor_ms: cursor.ms, cursor_id: cursor.id },
-    });
-  }
-  const dir = order === 'asc' ? 'ASC' : 'DESC';
-  const rows = await ctx.deps.clickhouse.read<TradeRow>(
-    `api.${DIGEST_NAME}`,
-    `SELECT ${COLUMNS.join(', ')} FROM ${BETA_TRADES_TABLE} ${where.sql()}
-     ORDER BY created_time ${dir}, trade_id ${dir}
+  // The cursor was decoded above (a 400 before anything else is built) and is compared here: the engine
+  // gets no token, it reads the page and encodes the next cursor.
+  if (cursor) where.add(afterTrade(cursor, order));
+  const { rows, pagination } = await keysetPage(ctx, {
+    label: `api.${DIGEST_NAME}`,
+    keys: tradeKeys(order),
+    where,
+    digest,
+    token: undefined,
+    limit,
+    sql: (w, orderBy) => `SELECT ${TRADE_SELECTION.sql} FROM ${BETA_TRADES_TABLE} ${w.sql()}
+     ORDER BY ${orderBy}
      LIMIT {page_rows:UInt32}`,
-    { ...where.params, page_rows: limit + 1 },
-  );
-  const cut = paginate(rows, limit, (last) => ctx.cursors.encode(digest, [Number(last[6]), last[0]]));
-  return { trades: cut.items.map(toTrade), pagination: cut.pagination };
+    rows: (raw) =>
+      raw.map((v) => {
+        const row = TRADE_SELECTION.zip(v);
+        return { row, key: [row.created_ms, row.trade_id] };
+      }),
+  });
+  return { trades: rows.map(toBetaTrade), pagination };
 }

@@ -12,20 +12,32 @@
  * logged, left out of `markets` and named in `venues_failed`: the others answer. When every venue
  * searched failed there is no answer to give: the failure itself is thrown (the error handler's 500, or
  * 503 when every failure is temporary), never an empty list.
+ *
+ * Not paged: no cursor, at most `limit` rows per venue, so it builds no keyset page (api/read/keyset.ts).
+ * Its candidate step (`candidatesSql`) is also the venue lists' `search` condition
+ * (api/queries/venue-markets.ts). Rows are read named (`fields` of the contract's expressions).
  */
 import type { FastifyBaseLogger } from 'fastify';
+import {
+  expression,
+  fields,
+  type RowOfSelection,
+  type Selection,
+  select,
+} from '../../../core/clickhouse/table.ts';
 import { isRetryable } from '../../../core/errors.ts';
 import type {
   MarketsSearchQuery,
   MarketsSearchResponse,
   SearchMarket,
 } from '../../../schemas/api/markets-search.ts';
+import { CANONICAL_OUTCOMES } from '../../../schemas/tables/venues.ts';
 import type { VenueSearch } from '../../../schemas/venues/contract.ts';
 import { SEARCH_CONTRACTS, type SearchVenue, searchContract } from '../../../schemas/venues/index.ts';
 import type { RouteContext } from '../../context.ts';
 import { ValidationFailure } from '../../errors.ts';
+import type { Condition } from '../../read/where.ts';
 import { parseSearch, relevanceExpr, searchParams } from '../alpha/catalog-search.ts';
-import type { Condition } from '../filters.ts';
 
 /** The venues searched, in alphabetical order (their contracts' `search`: schemas/venues/). */
 const SEARCH_VENUES: readonly SearchVenue[] = SEARCH_CONTRACTS.map((c) => c.code);
@@ -56,20 +68,33 @@ export function parseVenues(raw: string | undefined): SearchVenue[] {
 
 const STATUSES = { open: ['open'], closed: ['closed', 'resolved'] } as const;
 
-type FoundRow = [
-  key: string,
-  title: string,
-  status: string,
-  price: number | null,
-  volume: number,
-  marketSlug: string | null,
-  marketId: string | null,
-  conditionId: string | null,
-  canonicalId: string | null,
-  endMs: string | null,
-];
-
 const orNull = (expr: string | null) => expr ?? 'NULL';
+
+/**
+ * What a venue's read returns of a found market, named: the SQL of each field is the venue contract's
+ * (`search`: schemas/venues/), a field the venue has not read as NULL.
+ */
+function foundSelection(v: VenueSearch) {
+  return fields({
+    market_key: expression<string>(`${v.key} AS market_key`),
+    title: expression<string>('title'),
+    status: expression<string>('status'),
+    price: expression<number | null>(v.price),
+    volume: expression<number | null>(v.volume),
+    market_slug: expression<string | null>(orNull(v.marketSlug)),
+    market_id: expression<string | null>(orNull(v.marketId?.expr ?? null)),
+    condition_id: expression<string | null>(orNull(v.conditionId)),
+    canonical_id: expression<string | null>(orNull(v.canonicalId)),
+    end_ms: expression<string | null>(v.endTime === null ? 'NULL' : `toUnixTimestamp64Milli(${v.endTime})`),
+  });
+}
+type FoundRow = RowOfSelection<ReturnType<typeof foundSelection>>;
+
+/** Each searched venue's selection, made once. */
+const FOUND_SELECTIONS = new Map(SEARCH_CONTRACTS.map((c) => [c.code, foundSelection(c.search)]));
+
+/** The canonical id of a market's first outcome, as read from canonical_outcomes. */
+const CANONICAL_SELECTION = select(CANONICAL_OUTCOMES, ['market', 'id']);
 
 /**
  * Every query word begins a word of `words`: the catalog search's condition (searchWhere) written as one
@@ -102,20 +127,13 @@ export function candidatesSql(v: VenueSearch, wordCount: number): string | null 
 }
 
 /** The first `limit` matches of one venue in its order. */
-function venueSql(v: VenueSearch, match: string, candidates: string | null): string {
-  const columns = [
-    `${v.key} AS market_key`,
-    'title',
-    'status',
-    v.price,
-    v.volume,
-    orNull(v.marketSlug),
-    orNull(v.marketId?.expr ?? null),
-    orNull(v.conditionId),
-    orNull(v.canonicalId),
-    v.endTime === null ? 'NULL' : `toUnixTimestamp64Milli(${v.endTime})`,
-  ];
-  return `SELECT ${columns.join(', ')} FROM ${v.from}
+function venueSql(
+  v: VenueSearch,
+  found: Selection<FoundRow>,
+  match: string,
+  candidates: string | null,
+): string {
+  return `SELECT ${found.sql} FROM ${v.from}
     WHERE ${candidates === null ? '' : `${candidates} AND `}(${match}) AND status IN {statuses:Array(String)}
     ORDER BY ${relevanceExpr('words')} DESC, ${v.volume} DESC, market_key ASC
     LIMIT {limit:UInt32}`;
@@ -131,26 +149,26 @@ async function canonicalIds(
   keys: string[],
 ): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
-  const rows = await ctx.deps.clickhouse.read<[string, string]>(
+  const rows = await ctx.deps.clickhouse.read(
     `api.markets.search.${venue}.canonical`,
-    `SELECT market, id FROM canonical_outcomes
+    `SELECT ${CANONICAL_SELECTION.sql} FROM ${CANONICAL_OUTCOMES.name}
      WHERE venue = {venue:String} AND market IN {markets:Array(String)} AND outcome_index = 0`,
     { venue, markets: keys },
   );
-  return new Map(rows);
+  return new Map(rows.map(CANONICAL_SELECTION.zip).map((r) => [r.market, r.id]));
 }
 
+/** A found market → its resource (`canonical`: its first outcome's id, when the venue's read has none). */
 function toSearchMarket(venue: SearchVenue, r: FoundRow, canonical: string | undefined): SearchMarket {
-  const [, title, status, price, volume, marketSlug, marketId, conditionId, listCanonical, endMs] = r;
-  const row: SearchMarket = { venue, title, status: status === 'open' ? 'open' : 'closed' };
-  if (price !== null) row.price = Number(price);
-  if (volume !== null) row.volume = Number(volume);
-  if (marketSlug) row.market_slug = marketSlug;
-  if (marketId) row.market_id = marketId;
-  if (conditionId) row.condition_id = conditionId;
-  const canonicalId = listCanonical || canonical;
+  const row: SearchMarket = { venue, title: r.title, status: r.status === 'open' ? 'open' : 'closed' };
+  if (r.price !== null) row.price = Number(r.price);
+  if (r.volume !== null) row.volume = Number(r.volume);
+  if (r.market_slug) row.market_slug = r.market_slug;
+  if (r.market_id) row.market_id = r.market_id;
+  if (r.condition_id) row.condition_id = r.condition_id;
+  const canonicalId = r.canonical_id || canonical;
   if (canonicalId) row.canonical_id = canonicalId;
-  if (endMs !== null) row.end_time = new Date(Number(endMs)).toISOString();
+  if (r.end_ms !== null) row.end_time = new Date(Number(r.end_ms)).toISOString();
   return row;
 }
 
@@ -162,10 +180,11 @@ async function searchVenue(
   limit: number,
 ): Promise<SearchMarket[]> {
   const v = searchContract(venue).search;
+  const found = FOUND_SELECTIONS.get(venue)!;
   const match = wordsMatch(words);
-  const rows = await ctx.deps.clickhouse.read<FoundRow>(
+  const raw = await ctx.deps.clickhouse.read(
     `api.markets.search.${venue}`,
-    venueSql(v, match.sql, candidatesSql(v, words.length)),
+    venueSql(v, found, match.sql, candidatesSql(v, words.length)),
     {
       ...match.params,
       search_venue: venue,
@@ -174,15 +193,16 @@ async function searchVenue(
       limit,
     },
   );
+  const rows = raw.map(found.zip);
   const canonical =
     v.canonicalId === null
       ? await canonicalIds(
           ctx,
           venue,
-          rows.map((r) => String(r[0])),
+          rows.map((r) => r.market_key),
         )
-      : new Map();
-  return rows.map((r) => toSearchMarket(venue, r, canonical.get(String(r[0]))));
+      : new Map<string, string>();
+  return rows.map((r) => toSearchMarket(venue, r, canonical.get(r.market_key)));
 }
 
 /** Round-robin: the first of each list in turn, then the second of each, ..., up to `limit`. */

@@ -5,7 +5,7 @@
  * holds the last row's sort key and a digest of the normalized filters and sort of the request that
  * produced it. A key whose signature fails, or whose digest differs from the current request's, is a
  * 400. Because the digest is taken over normalized filters (sorted, deduplicated lists), equal queries
- * written differently get identical keys. `has_more` is exact: the list helper (api/queries/list.ts)
+ * written differently get identical keys. `has_more` is exact: the keyset engine (api/read/keyset.ts)
  * fetches `limit + 1` rows.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';

@@ -6,15 +6,10 @@
 
 import type { RouteContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import type { Condition } from '../read/where.ts';
 
 /** The validated query string of a request (after schema validation, coercion and defaults). */
 export type Query = Readonly<Record<string, unknown>>;
-
-/** A fixed SQL fragment with `{name:Type}` placeholders and the values bound to them. */
-export interface Condition {
-  sql: string;
-  params: Record<string, unknown>;
-}
 
 /** What `resolve` answers when no row can match (e.g. an unknown market slug): an empty page. */
 export const NO_ROWS = Symbol('no rows');

@@ -95,6 +95,12 @@ export interface KeysetRead<Row> {
   /** Parameters the statement binds besides the filters' (e.g. a search rank's words). */
   params?: Record<string, unknown>;
   /**
+   * The condition after a decoded cursor key, when the keys' own comparison (`afterKey`) is not the one to
+   * use: beta's trades compare the key's Unix ms on the table's DateTime64 column itself. It checks the
+   * key's shape (a 400 otherwise).
+   */
+  after?(key: SortKey): Condition;
+  /**
    * The statement: at most `{page_rows:UInt32}` rows matching `where` (filters and cursor), in `order`
    * (the keys' ORDER BY list).
    */
@@ -111,7 +117,10 @@ export async function keysetPage<Row>(
   ctx: RouteContext,
   r: KeysetRead<Row>,
 ): Promise<{ rows: Row[]; pagination: PageInfo }> {
-  if (r.token !== undefined) r.where.add(afterKey(r.keys, ctx.cursors.decode(r.token, r.digest)));
+  if (r.token !== undefined) {
+    const key = ctx.cursors.decode(r.token, r.digest);
+    r.where.add(r.after ? r.after(key) : afterKey(r.keys, key));
+  }
   const raw = await ctx.deps.clickhouse.read<unknown[]>(r.label, r.sql(r.where, orderBy(r.keys)), {
     ...r.params,
     ...r.where.params,

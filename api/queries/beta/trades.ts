@@ -7,8 +7,8 @@
  * key range in time order, and `event_ticker` (a prefix of the tickers, `startsWith`) reads the key range
  * of the tickers it begins; the other filters narrow that range. At least one of the two is required.
  * The page is the keyset engine's (api/read/keyset.ts `keysetPage`); the cursor keeps its form (the last
- * row's Unix ms as a JSON number, then its trade id) and is compared on created_time itself (`afterTrade`),
- * so a `ticker` still reads its key range in order.
+ * row's Unix ms as a JSON number, then its trade id) and is compared on created_time itself (`afterTrade`,
+ * the engine's `after`), so a `ticker` still reads its key range in order.
  */
 import { expression, type RowOfSelection, select } from '../../../core/clickhouse/table.ts';
 import type { BetaTrade, BetaTradesQuery, BetaTradesResponse } from '../../../schemas/api/beta-trades.ts';
@@ -101,7 +101,6 @@ export async function betaTrades(ctx: RouteContext, q: BetaTradesQuery): Promise
     order,
   };
   const digest = filtersDigest(DIGEST_NAME, filters);
-  const cursor = q.pagination_key ? tradeCursor(ctx.cursors.decode(q.pagination_key, digest)) : undefined;
 
   const where = createWhere();
   if (q.ticker !== undefined) where.add({ sql: 'ticker = {ticker:String}', params: { ticker: q.ticker } });
@@ -121,15 +120,13 @@ export async function betaTrades(ctx: RouteContext, q: BetaTradesQuery): Promise
   if (q.min_count !== undefined) {
     where.add({ sql: 'count >= {min_count:Float64}', params: { min_count: q.min_count } });
   }
-  // The cursor was decoded above (a 400 before anything else is built) and is compared here: the engine
-  // gets no token, it reads the page and encodes the next cursor.
-  if (cursor) where.add(afterTrade(cursor, order));
   const { rows, pagination } = await keysetPage(ctx, {
     label: `api.${DIGEST_NAME}`,
     keys: tradeKeys(order),
     where,
     digest,
-    token: undefined,
+    token: q.pagination_key,
+    after: (key) => afterTrade(tradeCursor(key), order),
     limit,
     sql: (w, orderBy) => `SELECT ${TRADE_SELECTION.sql} FROM ${BETA_TRADES_TABLE} ${w.sql()}
      ORDER BY ${orderBy}

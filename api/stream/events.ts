@@ -98,17 +98,20 @@ export function messageRow<R>(
   selection: Selection<R>,
   expressions: Record<string, (r: Row) => unknown> = {},
 ): (r: Row) => R {
-  const fields = selection.names.map((name): [string, (r: Row) => unknown] => {
+  // Compiled once into one object literal (as Selection.zip): one shape for every row, and each field's
+  // read at a site of its own.
+  const fns: ((v: unknown) => unknown)[] = [];
+  const fields = selection.names.map((name, i) => {
+    const key = JSON.stringify(name);
     const computed = expressions[name];
-    if (computed) return [name, computed];
+    if (computed) {
+      fns.push(computed as (v: unknown) => unknown);
+      return `${key}: f[${i}](r)`;
+    }
     const kind = table.columns[name];
     if (!kind) throw new Error(`${table.name}: ${name} is neither a column nor a given expression`);
-    const read = readerOf(kind);
-    return [name, (r) => read(r[name])];
+    fns.push(readerOf(kind));
+    return `${key}: f[${i}](r[${key}])`;
   });
-  return (r) => {
-    const out: Record<string, unknown> = {};
-    for (const [name, read] of fields) out[name] = read(r);
-    return out as R;
-  };
+  return new Function('f', `return (r) => ({ ${fields.join(', ')} });`)(fns) as (r: Row) => R;
 }

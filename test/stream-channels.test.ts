@@ -59,7 +59,7 @@ describe('a toy channel added as one entry of the channel list', () => {
 
   beforeAll(async () => {
     env = await createStreamTestEnv('stream_channels');
-    withToy = await startTestStream(env, {}, undefined, { channels: [TOY] });
+    withToy = await startTestStream(env, {}, undefined, { extraChannels: [TOY] });
     without = await startTestStream(env);
   });
   afterAll(async () => {

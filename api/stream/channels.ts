@@ -8,7 +8,7 @@
  * - `event`: one message → the event's data (with its status and chain position), or null when the
  *   channel does not carry that message.
  * The protocol (protocol.ts), the service's subscription and fan-out (service.ts) and `pmdata tail` read
- * this one list; the service takes extra channels beside it (`StreamServiceOptions.channels`).
+ * this one list; the service takes extra channels beside it (`StreamServiceOptions.extraChannels`).
  *
  * trades and activity are their REST resources' items: the row read from the message (`messageRow`: the
  * shape GET /v2/alpha/trades and /v2/alpha/activity read), the same lookups and the same `toTrade` /

@@ -46,7 +46,7 @@ export interface StreamServiceOptions {
   /** Channel prefix of the publications (default `pmdata:`). */
   prefix?: string;
   /** Channels served beside the stream's own (channels.ts CHANNELS): subscribed, accepted, delivered. */
-  channels?: readonly StreamChannel[];
+  extraChannels?: readonly StreamChannel[];
 }
 
 export interface StreamStats {
@@ -150,7 +150,7 @@ export function createStreamService(o: StreamServiceOptions): StreamService {
   let handshakes = 0;
   const stats = { messages: 0, deliveries: 0 };
 
-  const channels = channelSet(o.channels);
+  const channels = channelSet(o.extraChannels);
   const env: ChannelEnv = { tokens: o.tokens ?? { get: () => undefined }, markets: cachedSlugs(o.markets) };
 
   // One Redis subscription per process, to every channel's publication.

@@ -66,7 +66,7 @@ export async function startTestStream(
   env: StreamTestEnv,
   over: Partial<StreamSettings> = {},
   markets: MarketSlugResolver = noMarketMetadata,
-  o: { channels?: readonly StreamChannel[]; tokens?: Pick<TokenConditions, 'get'> } = {},
+  o: { extraChannels?: readonly StreamChannel[]; tokens?: Pick<TokenConditions, 'get'> } = {},
 ): Promise<TestStream> {
   const service = createStreamService({
     redis: env.redis,
@@ -75,7 +75,7 @@ export async function startTestStream(
     settings: streamSettings(env.config, over),
     markets,
     prefix: env.channelPrefix,
-    channels: o.channels,
+    extraChannels: o.extraChannels,
     tokens: o.tokens,
   });
   const server = createServer((_req, res) => res.writeHead(404).end());

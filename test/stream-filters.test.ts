@@ -112,7 +112,7 @@ describe('stream filters', () => {
 
   const logIndexes = (events: Message[]) => events.map((e) => (e.data as { log_index: number }).log_index);
 
-  it('each trades filter key delivers exactly the matching fills, with the REST row plus event_type', async () => {
+  it('each trades filter key delivers exactly the matching fills, with the REST item plus event_type, status and version', async () => {
     const pro = await env.key('pro');
     const c = await connect(stream.url, pro.key);
     const byUser = await subscribe(c, 'trades', { users: [addr(1)] });
@@ -160,6 +160,9 @@ describe('stream filters', () => {
         exchange: addr(0xe1),
         exchange_version: 1,
         neg_risk: false,
+        // As REST: builder and metadata on every fill ('' on version 1).
+        builder: '',
+        metadata: '',
         version: 1,
       },
     });

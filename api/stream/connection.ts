@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { DisconnectReason } from '../../core/metrics.ts';
 import { STREAM_PENDING_MIN_TIER, type StreamLimits, TIER_RANK, type Tier } from '../access.ts';
+import type { ChannelSet } from './channels.ts';
 import type { StreamSettings } from './config.ts';
 import type { Position, StreamEvent } from './events.ts';
 import type { IndexedSubscription } from './index-by-value.ts';
@@ -53,6 +54,8 @@ export interface Subscription extends IndexedSubscription {
 
 export interface ConnectionHooks {
   settings: StreamSettings;
+  /** The channels subscriptions may name (channels.ts, plus the service's extra ones). */
+  channels: ChannelSet;
   index: { add(s: Subscription): void; remove(s: Subscription): void };
   onClosed(conn: Connection): void;
 }
@@ -156,8 +159,9 @@ export function createConnection(ws: WebSocket, who: ConnectionIdentity, hooks: 
       const m = parsed.message;
       switch (m.action) {
         case 'subscribe': {
-          const channel = checkChannel(m.channel);
-          const filter = parseFilter(channel, m);
+          const ch = checkChannel(m.channel, hooks.channels);
+          const channel = ch.name;
+          const filter = parseFilter(ch, m);
           checkLimits(who.limits, pendingAllowed, channel, filter, holding(), true);
           const s: Subscription = {
             id: `sub_${randomBytes(8).toString('hex')}`,
@@ -188,7 +192,7 @@ export function createConnection(ws: WebSocket, who: ConnectionIdentity, hooks: 
         }
         case 'update': {
           const s = subscriptionOf(m);
-          const filter: Filter = parseFilter(s.channel, m);
+          const filter: Filter = parseFilter(hooks.channels.get(s.channel)!, m);
           checkLimits(who.limits, pendingAllowed, s.channel, filter, holding(s), false);
           hooks.index.remove(s);
           items += itemsOf(filter) - itemsOf(s.filter);

@@ -11,9 +11,9 @@ export interface IndexedSubscription {
   filter: Filter;
 }
 
-/** crypto_prices values are indexed under `<platform>|<feed>`. */
-const valueKey = (channel: string, platform: string | undefined, v: string) =>
-  channel === 'crypto_prices' ? `${platform}|${v}` : v;
+/** Values of channels with a platform (crypto_prices) are indexed under `<platform>|<value>`. */
+const valueKey = (platform: string | undefined, v: string) =>
+  platform === undefined ? v : `${platform}|${v}`;
 
 export function createSubscriptionIndex<S extends IndexedSubscription>() {
   const byValue = new Map<string, Map<string, Map<string, Set<S>>>>();
@@ -40,7 +40,7 @@ export function createSubscriptionIndex<S extends IndexedSubscription>() {
     const keys = at(byValue, channel, () => new Map<string, Map<string, Set<S>>>());
     const values = at(keys, filter.key, () => new Map<string, Set<S>>());
     for (const v of filter.values) {
-      const k = valueKey(channel, filter.platform, v);
+      const k = valueKey(filter.platform, v);
       at(values, k, () => new Set<S>()).add(s);
     }
   }
@@ -55,17 +55,19 @@ export function createSubscriptionIndex<S extends IndexedSubscription>() {
     const values = byValue.get(channel)?.get(filter.key);
     if (!values) return;
     for (const v of filter.values) {
-      const k = valueKey(channel, filter.platform, v);
+      const k = valueKey(filter.platform, v);
       const set = values.get(k);
       set?.delete(s);
       if (set?.size === 0) values.delete(k);
     }
   }
 
-  /** Whether an event of this status reaches a subscription (trades' `status`; other channels: confirmed). */
+  /**
+   * Whether an event reaches a subscription: its platform's (channels with a platform), else by status
+   * (a pending channel's `status`; other channels' filters are `confirmed`).
+   */
   function wants(s: S, e: StreamEvent): boolean {
-    if (s.channel === 'crypto_prices') return s.filter.platform === e.platform;
-    if (s.channel !== 'trades') return e.status === 'confirmed';
+    if (s.filter.platform !== undefined) return s.filter.platform === e.platform;
     switch (s.filter.status) {
       case 'confirmed':
         return e.status === 'confirmed';
@@ -94,7 +96,7 @@ export function createSubscriptionIndex<S extends IndexedSubscription>() {
       for (const [key, values] of Object.entries(e.keys)) {
         const index = keys.get(key);
         if (!index) continue;
-        for (const v of values) if (v !== null) take(index.get(valueKey(e.channel, e.platform, v)));
+        for (const v of values) if (v !== null) take(index.get(valueKey(e.platform, v)));
       }
     }
     return out;

@@ -1,9 +1,11 @@
 /**
  * The client messages (docs/streaming.md, DESIGN §6): subscribe, unsubscribe, update. Validation of
- * channels and filters, and the plan limits of api/access.ts. Every rule answers with an error code
- * (products.md §4, plus UNKNOWN_CHANNEL and CHANNEL_CONCLUDED); none closes the connection.
+ * channels (the service's channel list, channels.ts) and filters, and the plan limits of api/access.ts.
+ * Every rule answers with an error code (products.md §4, plus UNKNOWN_CHANNEL and CHANNEL_CONCLUDED);
+ * none closes the connection.
  */
 import type { StreamLimits } from '../access.ts';
+import type { ChannelSet, StreamChannel } from './channels.ts';
 
 export type ErrorCode =
   | 'PARSE_ERROR'
@@ -36,24 +38,20 @@ const tokenId: Validator = (v) => (/^[0-9]{1,78}$/.test(v) ? v.replace(/^0+(?=\d
 const slug: Validator = (v) => (v.length >= 1 && v.length <= 300 ? v : undefined);
 const feed: Validator = (v) => (/^[A-Za-z0-9._/-]{1,40}$/.test(v) ? v.toUpperCase() : undefined);
 
-const FILTER_FORMS: Record<string, [Validator, string]> = {
+/** The filter keys a channel may accept (channels.ts), each with its values' form. */
+export const FILTER_FORMS = {
   users: [address, '0x + 40 hex'],
   condition_ids: [bytes32, '0x + 64 hex'],
   question_ids: [bytes32, '0x + 64 hex'],
   market_slugs: [slug, 'a market slug'],
   token_ids: [tokenId, 'a decimal token id'],
   feeds: [feed, 'a feed name such as BTC/USD'],
-};
+} as const satisfies Record<string, readonly [Validator, string]>;
 
-/** Channels and the filter keys each accepts (one per subscription). */
-export const CHANNELS: Record<string, readonly string[]> = {
-  trades: ['users', 'condition_ids', 'market_slugs', 'token_ids'],
-  activity: ['users', 'condition_ids', 'market_slugs'],
-  lifecycle: ['condition_ids'],
-  collateral: ['users'],
-  oracle: ['condition_ids', 'question_ids'],
-  crypto_prices: ['feeds'],
-};
+export type FilterKey = keyof typeof FILTER_FORMS;
+
+/** A channel's filter keys, in its order. */
+export const filterKeysOf = (c: StreamChannel) => Object.keys(c.filters) as FilterKey[];
 
 /** SPEC: the sports channels concluded and emit nothing. */
 export const isConcludedChannel = (c: string) => c === 'sports_live' || c.startsWith('sports_');
@@ -66,9 +64,9 @@ export interface Filter {
   /** Normalized values; empty for a wildcard. */
   values: string[];
   wildcard: boolean;
-  /** trades only. */
+  /** Channels with `pending` (trades); 'confirmed' on the others. */
   status: TradeStatus;
-  /** crypto_prices only: the price-feed provider (lowercase). */
+  /** Channels with `platform` (crypto_prices) only: the price-feed provider (lowercase). */
   platform?: string;
 }
 
@@ -100,10 +98,11 @@ export function parseMessage(text: string): { id: unknown; message: Record<strin
   return { id: idOf(m), message: m };
 }
 
-/** The channel a subscribe names, checked: UNKNOWN_CHANNEL, CHANNEL_CONCLUDED. */
-export function checkChannel(channel: unknown): string {
+/** The channel a subscribe names, checked against `channels`: UNKNOWN_CHANNEL, CHANNEL_CONCLUDED. */
+export function checkChannel(channel: unknown, channels: ChannelSet): StreamChannel {
+  const names = () => [...channels.keys()].join(', ');
   if (typeof channel !== 'string' || channel === '') {
-    throw new ProtocolError('UNKNOWN_CHANNEL', `channel must be one of ${Object.keys(CHANNELS).join(', ')}`);
+    throw new ProtocolError('UNKNOWN_CHANNEL', `channel must be one of ${names()}`);
   }
   if (isConcludedChannel(channel)) {
     throw new ProtocolError(
@@ -111,28 +110,31 @@ export function checkChannel(channel: unknown): string {
       `The ${channel} channel has concluded and no longer emits events`,
     );
   }
-  if (!CHANNELS[channel]) {
+  const known = channels.get(channel);
+  if (!known) {
     throw new ProtocolError(
       'UNKNOWN_CHANNEL',
-      `Unknown channel "${channel.slice(0, 60)}": one of ${Object.keys(CHANNELS).join(', ')}`,
+      `Unknown channel "${channel.slice(0, 60)}": one of ${names()}`,
     );
   }
-  return channel;
+  return known;
 }
 
 const invalid = (message: string) => new ProtocolError('INVALID_FILTERS', message);
 
 /**
- * `filters` (and, for crypto_prices, the message's `platform` and `type`) → a Filter. One filter key per
- * subscription besides trades' `status`; values validated and normalized; `["*"]` is the wildcard.
+ * `filters` (and, for a channel with `platform` such as crypto_prices, the message's `platform` and
+ * `type`) → a Filter. One filter key per subscription besides a pending channel's (trades') `status`;
+ * values validated and normalized; `["*"]` is the wildcard.
  */
-export function parseFilter(channel: string, m: Record<string, unknown>): Filter {
+export function parseFilter(ch: StreamChannel, m: Record<string, unknown>): Filter {
+  const channel = ch.name;
   const filters = m.filters;
   if (!isObject(filters)) throw invalid('filters must be an object with one key');
-  const allowed = CHANNELS[channel]!;
+  const allowed: readonly string[] = filterKeysOf(ch);
   let status: TradeStatus = 'confirmed';
-  const keys = Object.keys(filters).filter((k) => !(channel === 'trades' && k === 'status'));
-  if (channel === 'trades' && 'status' in filters) {
+  const keys = Object.keys(filters).filter((k) => !(ch.pending && k === 'status'));
+  if (ch.pending && 'status' in filters) {
     const s = filters.status;
     if (s !== 'all' && s !== 'pending' && s !== 'confirmed') {
       throw invalid('filters.status must be all, pending or confirmed');
@@ -148,15 +150,16 @@ export function parseFilter(channel: string, m: Record<string, unknown>): Filter
   const raw = filters[key];
   if (!Array.isArray(raw) || raw.length === 0) throw invalid(`filters.${key} must be a non-empty array`);
   let platform: string | undefined;
-  if (channel === 'crypto_prices') {
-    if (m.type !== 'crypto') throw invalid('crypto_prices subscriptions need type "crypto"');
+  if (ch.platform) {
+    if (m.type !== ch.platform.type)
+      throw invalid(`${channel} subscriptions need type "${ch.platform.type}"`);
     if (typeof m.platform !== 'string' || !/^[A-Za-z0-9_-]{1,40}$/.test(m.platform)) {
-      throw invalid('crypto_prices subscriptions need a platform (the price-feed provider)');
+      throw invalid(`${channel} subscriptions need a platform (the price-feed provider)`);
     }
     platform = m.platform.toLowerCase();
   }
   if (raw.length === 1 && raw[0] === '*') return { key, values: [], wildcard: true, status, platform };
-  const [validate, form] = FILTER_FORMS[key]!;
+  const [validate, form] = FILTER_FORMS[key as FilterKey];
   const values = new Set<string>();
   for (const v of raw) {
     const ok = typeof v === 'string' ? validate(v) : undefined;
@@ -197,7 +200,8 @@ export function checkLimits(
       `Your plan allows ${limits.subscriptionsPerConnection} subscriptions per connection`,
     );
   }
-  if (channel === 'trades' && f.status !== 'confirmed' && !pendingAllowed) {
+  // Only a pending channel's (trades') filter asks for other than confirmed rows.
+  if (f.status !== 'confirmed' && !pendingAllowed) {
     throw new ProtocolError(
       'PLAN_REQUIRED',
       'Pending trades (filters.status all or pending) need the Dev plan or higher',

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Deps } from '../../core/deps.ts';
 import { adminAuthOf, metricsEndpoint } from '../../core/metrics-server.ts';
 import { createAlphaMarketSlugs } from '../queries/alpha/market-slugs.ts';
+import { createTokenConditions } from '../queries/alpha/tokens.ts';
 import { type StreamSettings, streamSettings } from './config.ts';
 import { createStreamService, MISSING_STREAM_KEY, type StreamService, streamPathKey } from './service.ts';
 
@@ -32,12 +33,17 @@ export async function startStream(
   const { config, log } = deps;
   const settings = opts.settings ?? streamSettings(config);
   const markets = createAlphaMarketSlugs(deps);
+  // The trades channel's token map (as GET /v2/alpha/trades has its own): loaded now, refreshed in the
+  // background (a look at alpha_tokens' parts every second, a read only when they changed).
+  const tokens = createTokenConditions({ clickhouse: deps.clickhouse, log });
+  await tokens.start();
   const service = createStreamService({
     redis: deps.redis,
     redisUrl: config.redisUrl,
     log,
     settings,
     markets,
+    tokens,
   });
   let own: Server | undefined;
   let server = opts.server;
@@ -83,6 +89,7 @@ export async function startStream(
     url,
     async close() {
       await service.close();
+      await tokens.stop();
       markets.close();
       if (own) await new Promise<void>((resolve) => own!.close(() => resolve()));
       log.info('Stopped stream');

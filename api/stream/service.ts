@@ -4,8 +4,9 @@
  * upgrading: 401 missing, unknown or revoked key, 403 Free, 429 the key's connection limit (counted in Redis
  * across processes), 503 this process's STREAM_MAX_CONNECTIONS or shutting down.
  *
- * Scale-out: the process subscribes once to the follower's Redis channels and `pmdata:crypto:prices`,
- * and fans each message out through the in-memory index (index-by-value.ts) to its own connections.
+ * Scale-out: the process subscribes once to the publication of every channel of its list (channels.ts:
+ * the follower's `pmdata:alpha:*` and `pmdata:crypto:prices`, plus the extra channels it is given), and
+ * fans each message out through the in-memory index (index-by-value.ts) to its own connections.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -16,17 +17,17 @@ import { createRedis, type Redis } from '../../core/redis.ts';
 import { STREAM_LIMIT_OPTIONS, STREAM_LIMITS, type StreamLimits, type Tier } from '../access.ts';
 import { hashKey, KEY_PREFIX } from '../keys/store.ts';
 import type { MarketSlugResolver } from '../markets.ts';
+import type { TokenConditions } from '../queries/alpha/tokens.ts';
+import { type ChannelEnv, channelSet, type StreamChannel, streamEvent } from './channels.ts';
 import type { StreamSettings } from './config.ts';
 import { CLOSE, type Connection, createConnection, type Subscription } from './connection.ts';
 import { type ConnectionCounts, createConnectionCounts } from './counts.ts';
-import { chainEvent, type FollowerMessage, priceEvent, type StreamEvent } from './events.ts';
+import type { StreamEvent } from './events.ts';
 import { createSubscriptionIndex } from './index-by-value.ts';
 import { streamMetrics } from './metrics.ts';
 
 /** The largest client frame; a bigger one closes the connection with 1009. */
 export const MAX_FRAME_BYTES = 64 * 1024;
-
-export const CHAIN_CHANNELS = ['trades', 'activity', 'lifecycle', 'collateral', 'oracle'] as const;
 
 export interface StreamServiceOptions {
   /** Key store and connection counts (may carry a key prefix). */
@@ -37,8 +38,15 @@ export interface StreamServiceOptions {
   settings: StreamSettings;
   /** Market slugs for the `market_slug` field and filter. */
   markets: MarketSlugResolver;
+  /**
+   * token → condition of fills ingested before their token's market was known (the REST trades' map,
+   * api/queries/alpha/tokens.ts); without it such fills have no condition, as a map that knows nothing.
+   */
+  tokens?: Pick<TokenConditions, 'get'>;
   /** Channel prefix of the publications (default `pmdata:`). */
   prefix?: string;
+  /** Channels served beside the stream's own (channels.ts CHANNELS): subscribed, accepted, delivered. */
+  extraChannels?: readonly StreamChannel[];
 }
 
 export interface StreamStats {
@@ -91,6 +99,33 @@ function refuse(socket: Duplex, status: number, message: string): void {
   );
 }
 
+/**
+ * `markets` with the slugs it knew kept in process (a condition without one is asked again: the catalog
+ * may learn it).
+ */
+function cachedSlugs(markets: MarketSlugResolver): MarketSlugResolver {
+  const known = new Map<string, string>();
+  return {
+    conditionIds: (slug) => markets.conditionIds(slug),
+    async slugs(ids) {
+      const out = new Map<string, string>();
+      const missing: string[] = [];
+      for (const id of ids) {
+        const slug = known.get(id);
+        if (slug !== undefined) out.set(id, slug);
+        else missing.push(id);
+      }
+      if (missing.length === 0) return out;
+      for (const [id, slug] of await markets.slugs(missing)) {
+        if (known.size >= 100_000) known.clear();
+        known.set(id, slug);
+        out.set(id, slug);
+      }
+      return out;
+    },
+  };
+}
+
 /** Enterprise limits: the key's own `stream_*` fields, else the defaults of api/access.ts. */
 function limitsOf(tier: Tier, h: Record<string, string>): StreamLimits | null {
   const base = STREAM_LIMITS[tier];
@@ -115,11 +150,16 @@ export function createStreamService(o: StreamServiceOptions): StreamService {
   let handshakes = 0;
   const stats = { messages: 0, deliveries: 0 };
 
-  // One Redis subscription per process.
+  const channels = channelSet(o.extraChannels);
+  const env: ChannelEnv = { tokens: o.tokens ?? { get: () => undefined }, markets: cachedSlugs(o.markets) };
+
+  // One Redis subscription per process, to every channel's publication.
   const sub = createRedis(o.redisUrl, { maxRetriesPerRequest: null });
-  const channelOf = new Map<string, string>();
-  for (const c of CHAIN_CHANNELS) channelOf.set(`${prefix}alpha:${c}`, c);
-  channelOf.set(`${prefix}crypto:prices`, 'crypto_prices');
+  const channelsOf = new Map<string, StreamChannel[]>();
+  for (const c of channels.values()) {
+    const redisChannel = `${prefix}${c.publication.redis}`;
+    channelsOf.set(redisChannel, [...(channelsOf.get(redisChannel) ?? []), c]);
+  }
   let lost = false;
   // Its connection's errors are reported with the process's others (createRedis: one line when lost).
   sub.on('close', () => {
@@ -131,45 +171,28 @@ export function createStreamService(o: StreamServiceOptions): StreamService {
     log.warn('Restored the stream Redis subscription: sending gap messages');
     for (const c of connections) c.resubscribed();
   });
-  const subscribed = sub.subscribe(...channelOf.keys());
+  const subscribed = sub.subscribe(...channelsOf.keys());
 
-  /** Known slugs by condition; a condition without one is asked again (the catalog may learn it). */
-  const slugCache = new Map<string, string>();
   /** Messages are handled in arrival order; a slug lookup (in-process maps) is the only wait. */
   let queue: Promise<void> = Promise.resolve();
   sub.on('message', (redisChannel: string, text: string) => {
-    const channel = channelOf.get(redisChannel);
-    if (!channel) return;
+    const list = channelsOf.get(redisChannel);
+    if (!list) return;
     queue = queue
-      .then(() => handle(channel, text))
+      .then(() => handle(list, text))
       .catch((err) => log.error({ err }, 'Failed to fan out a stream message'));
   });
 
-  async function slugOf(m: FollowerMessage): Promise<string | null> {
-    if (m.channel !== 'trades' && m.channel !== 'activity') return null;
-    const c = m.data?.condition_id;
-    if (typeof c !== 'string' || c === '') return null;
-    const known = slugCache.get(c);
-    if (known !== undefined) return known;
-    const slug = (await o.markets.slugs([c])).get(c) ?? null;
-    if (slug !== null) {
-      if (slugCache.size >= 100_000) slugCache.clear();
-      slugCache.set(c, slug);
+  async function handle(list: readonly StreamChannel[], text: string): Promise<void> {
+    const m: unknown = JSON.parse(text);
+    stats.messages++;
+    for (const channel of list) {
+      const event = await streamEvent(channel, m, env);
+      if (event) dispatch(event);
     }
-    return slug;
   }
 
-  async function handle(channel: string, text: string): Promise<void> {
-    const m = JSON.parse(text) as Record<string, unknown>;
-    let event: StreamEvent | null;
-    if (channel === 'crypto_prices') event = priceEvent(m);
-    else {
-      const fm = m as unknown as FollowerMessage;
-      const slug = await slugOf(fm);
-      event = chainEvent(fm, () => slug);
-    }
-    stats.messages++;
-    if (!event) return;
+  function dispatch(event: StreamEvent): void {
     const matched = index.match(event);
     let sent = 0;
     let dropped = 0;
@@ -268,6 +291,7 @@ export function createStreamService(o: StreamServiceOptions): StreamService {
         { keyId: h.id!, keyHash, tier, limits },
         {
           settings,
+          channels,
           index,
           onClosed(c) {
             if (!connections.delete(c)) return;

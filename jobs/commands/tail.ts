@@ -4,12 +4,13 @@
  * first filter key with the wildcard (`["*"]`, Pro or higher).
  */
 import WebSocket from 'ws';
-import { CHANNELS } from '../../api/stream/protocol.ts';
+import { STREAM_CHANNELS } from '../../api/stream/channels.ts';
+import { filterKeysOf } from '../../api/stream/protocol.ts';
 import { PermanentError } from '../../core/errors.ts';
 
 export const TAIL_USAGE = `Usage: pmdata tail <channel> --key <API key> [--filters JSON] [--url ws://host:port]
                    [--platform P] [--count N]
-Channels: ${Object.keys(CHANNELS).join(', ')}
+Channels: ${[...STREAM_CHANNELS.keys()].join(', ')}
 Examples:
   pmdata tail trades --key pmd_… --filters '{"users":["0xabc…"],"status":"all"}'
   pmdata tail crypto_prices --key pmd_… --platform chainlink --filters '{"feeds":["BTC/USD"]}'`;
@@ -29,9 +30,12 @@ export interface TailOptions {
 export function runTail(o: TailOptions): Promise<number> {
   const out = o.out ?? ((l: string) => process.stdout.write(`${l}\n`));
   const err = o.err ?? ((l: string) => process.stderr.write(`${l}\n`));
-  const keys = CHANNELS[o.channel];
-  if (!keys)
-    throw new PermanentError(`Unknown channel "${o.channel}": one of ${Object.keys(CHANNELS).join(', ')}`);
+  const channel = STREAM_CHANNELS.get(o.channel);
+  if (!channel)
+    throw new PermanentError(
+      `Unknown channel "${o.channel}": one of ${[...STREAM_CHANNELS.keys()].join(', ')}`,
+    );
+  const keys = filterKeysOf(channel);
   let filters: unknown;
   try {
     filters = o.filters ? JSON.parse(o.filters) : { [keys[0]!]: ['*'] };
@@ -39,8 +43,8 @@ export function runTail(o: TailOptions): Promise<number> {
     throw new PermanentError(`--filters: not valid JSON: ${o.filters}`);
   }
   const subscribe: Record<string, unknown> = { action: 'subscribe', channel: o.channel, filters, id: 'tail' };
-  if (o.channel === 'crypto_prices')
-    Object.assign(subscribe, { type: 'crypto', platform: o.platform ?? 'chainlink' });
+  if (channel.platform)
+    Object.assign(subscribe, { type: channel.platform.type, platform: o.platform ?? 'chainlink' });
   return new Promise((resolve) => {
     const ws = new WebSocket(`${o.url.replace(/\/+$/, '')}/v1/${encodeURIComponent(o.key)}`);
     let events = 0;

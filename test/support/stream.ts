@@ -9,6 +9,8 @@ import WebSocket from 'ws';
 import type { Tier } from '../../api/access.ts';
 import { createKeyStore, type KeyStore } from '../../api/keys/store.ts';
 import { type MarketSlugResolver, noMarketMetadata } from '../../api/markets.ts';
+import type { TokenConditions } from '../../api/queries/alpha/tokens.ts';
+import type { StreamChannel } from '../../api/stream/channels.ts';
 import { type StreamSettings, streamSettings } from '../../api/stream/config.ts';
 import { createStreamService, type StreamService } from '../../api/stream/service.ts';
 import type { Config } from '../../core/config.ts';
@@ -64,6 +66,7 @@ export async function startTestStream(
   env: StreamTestEnv,
   over: Partial<StreamSettings> = {},
   markets: MarketSlugResolver = noMarketMetadata,
+  o: { extraChannels?: readonly StreamChannel[]; tokens?: Pick<TokenConditions, 'get'> } = {},
 ): Promise<TestStream> {
   const service = createStreamService({
     redis: env.redis,
@@ -72,6 +75,8 @@ export async function startTestStream(
     settings: streamSettings(env.config, over),
     markets,
     prefix: env.channelPrefix,
+    extraChannels: o.extraChannels,
+    tokens: o.tokens,
   });
   const server = createServer((_req, res) => res.writeHead(404).end());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,24 +1,27 @@
 /**
- * Publication of alpha rows on Redis pub/sub for the streaming service. One channel per stream
- * channel of the spec: `<prefix>alpha:trades` (fills), `alpha:activity`, `alpha:lifecycle`,
- * `alpha:collateral`, `alpha:oracle`. Each message is one row:
+ * Publication of alpha rows on Redis pub/sub for the streaming service. The Redis channel of each table
+ * and the message are declared in schemas/stream.ts (PUBLICATIONS, StreamMessage): `<prefix>alpha:trades`
+ * (fills), `alpha:activity`, `alpha:lifecycle`, `alpha:collateral`, `alpha:oracle`. Each message is one row:
  *   { "channel": "trades", "event": "order_filled", "status": "pending"|"confirmed"|"removed",
  *     "chain_id": 137, "published_at": <Unix ms>, "data": { ...the row as stored, block_time in Unix ms } }
  * `removed` is sent for rows a reorg orphaned; a row that becomes confirmed is sent again with
  * `confirmed`. Documented in docs/chain-ingestion.md.
  */
 import type { Redis } from 'ioredis';
-import type { EventTable, RowSet } from './rows.ts';
+import {
+  type PublishStatus,
+  type StreamMessage,
+  TABLE_PUBLICATIONS,
+  type TablePublication,
+} from '../../../../schemas/stream.ts';
+import { EVENT_TABLES, type EventTable, type RowSet } from './rows.ts';
 
-export type PublishStatus = 'pending' | 'confirmed' | 'removed';
+export type { PublishStatus };
 
-export const CHANNEL_OF: Partial<Record<EventTable, string>> = {
-  alpha_fills: 'trades',
-  alpha_activity: 'activity',
-  alpha_lifecycle: 'lifecycle',
-  alpha_collateral: 'collateral',
-  alpha_oracle: 'oracle',
-};
+/** The publications of alpha's event tables (schemas/stream.ts), in publishing order. */
+const PUBLISHED = TABLE_PUBLICATIONS.filter((p): p is TablePublication & { table: EventTable } =>
+  (EVENT_TABLES as readonly string[]).includes(p.table),
+);
 
 const ACTIVITY_EVENTS: Record<string, string> = {
   SPLIT: 'split',
@@ -39,7 +42,7 @@ function eventName(table: EventTable, row: Record<string, unknown>): string {
 }
 
 export interface Publisher {
-  /** The tables whose rows are published (CHANNEL_OF's). */
+  /** The tables whose rows are published (their publications in schemas/stream.ts). */
   readonly tables: readonly EventTable[];
   /** Publishes rows of published tables; `status` overrides each row's own status (confirmed/removed). */
   publish(rows: Partial<RowSet>, status?: PublishStatus): Promise<number>;
@@ -50,17 +53,17 @@ export function createPublisher(redis: Redis, opts: { prefix?: string; chainId: 
   const prefix = opts.prefix ?? 'pmdata:';
   return {
     prefix,
-    tables: Object.keys(CHANNEL_OF) as EventTable[],
+    tables: PUBLISHED.map((p) => p.table),
     async publish(rows, status) {
       let n = 0;
       let pipeline = redis.pipeline();
       let queued = 0;
       const publishedAt = Date.now();
-      for (const [table, channel] of Object.entries(CHANNEL_OF) as [EventTable, string][]) {
+      for (const { channel, table, redis: suffix } of PUBLISHED) {
         const list = rows[table] as Record<string, unknown>[] | undefined;
         if (!list) continue;
         for (const row of list) {
-          const message = {
+          const message: StreamMessage = {
             channel,
             event: eventName(table, row),
             status: status ?? (row.status as PublishStatus),
@@ -68,7 +71,7 @@ export function createPublisher(redis: Redis, opts: { prefix?: string; chainId: 
             published_at: publishedAt,
             data: row,
           };
-          pipeline.publish(`${prefix}alpha:${channel}`, JSON.stringify(message));
+          pipeline.publish(`${prefix}${suffix}`, JSON.stringify(message));
           n++;
           if (++queued >= 1000) {
             await pipeline.exec();

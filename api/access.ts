@@ -1,7 +1,8 @@
 /**
- * SPEC's Limits in one place: the plans (rate limit, monthly quota, overage price) and, for every
- * route, whether it needs a key, which tier it needs, and whether it counts toward the monthly quota.
- * Routes do not declare their own access: `accessFor(url)` reads this table when a route is added.
+ * SPEC's Limits in one place: the plans (rate limit, monthly quota, overage price), the streaming limits,
+ * and the access of every path that is not a resource (public, admin, retired, not yet served). A resource
+ * declares its own access (api/resources/define.ts: FREE, GATED, METERED); `accessFor(url)` reads this
+ * table for the other routes when they are added.
  */
 
 export const TIERS = ['free', 'dev', 'pro', 'enterprise'] as const;
@@ -98,15 +99,18 @@ export type Access =
 const PUBLIC: Access = { kind: 'public' };
 const ADMIN: Access = { kind: 'admin' };
 /** SPEC "Free and unlimited endpoints": any tier, not counted toward the monthly quota. */
-const FREE: Access = { kind: 'keyed', minTier: 'free', metered: false };
+export const FREE: Access = { kind: 'keyed', minTier: 'free', metered: false };
 /** SPEC "Gated (Dev or higher, Free gets 403)". */
-const GATED: Access = { kind: 'keyed', minTier: 'dev', metered: true };
-/** Every other data route: any tier, counted. */
-const METERED: Access = { kind: 'keyed', minTier: 'free', metered: true };
+export const GATED: Access = { kind: 'keyed', minTier: 'dev', metered: true };
+/** Any tier, counted: every `/v2` path this table does not name. */
+export const METERED: Access = { kind: 'keyed', minTier: 'free', metered: true };
 
 /**
- * Route patterns in Fastify's syntax, matched segment by segment: `*` is one segment (a venue code or
- * a `:param`), `**` the rest of the path. First match wins; unmatched `/v2` routes are METERED.
+ * The access of paths that are not resources, in Fastify's syntax, matched segment by segment: `*` is one
+ * segment (a venue code or a `:param`), `**` the rest of the path. First match wins; unmatched `/v2`
+ * paths are METERED. A served data path is a resource and carries its own rule (api/resources/): it is
+ * never named here (api/access.test.ts), so this table holds only the public and admin routes, the
+ * retired endpoints and SPEC's rules for paths not served yet.
  */
 const RULES: [pattern: string, access: Access][] = [
   ['/health', PUBLIC],
@@ -122,36 +126,16 @@ const RULES: [pattern: string, access: Access][] = [
   ['/v2/markets', PUBLIC],
   ['/v2/markets/listings', PUBLIC],
   ['/v2/outcomes/*', PUBLIC],
-  // Gated features.
-  ['/v2/alpha/wallets/profiles', GATED],
+  // Not served yet: SPEC's rules, for when they are.
   ['/v2/alpha/smart-money/**', GATED],
   ['/v2/alpha/leaderboards/**', GATED],
   ['/v2/eta/**', GATED],
   // The cluster is free and unlimited, but SPEC's endpoint table restricts it to Dev or Pro.
   ['/v2/alpha/wallet/*/cluster', { kind: 'keyed', minTier: 'dev', metered: false }],
-  // Free and unlimited.
-  ['/v2/*/markets', FREE],
-  ['/v2/alpha/markets/keyset', FREE],
   ['/v2/*/orderbooks', FREE],
   ['/v2/*/orderbooks-subcent', FREE],
-  ['/v2/alpha/events', FREE],
-  ['/v2/alpha/events/**', FREE],
-  ['/v2/alpha/candlesticks/**', FREE],
-  ['/v2/alpha/market-price/*', FREE],
-  ['/v2/alpha/volume-chart/*', FREE],
-  ['/v2/alpha/markets/*/volume', FREE],
-  ['/v2/alpha/markets/*/open_interest', FREE],
-  ['/v2/alpha/trades', FREE],
-  ['/v2/alpha/activity', FREE],
-  ['/v2/alpha/positions', FREE],
-  ['/v2/alpha/wallet/positions/*', FREE],
-  ['/v2/alpha/position/*/top-holders', FREE],
-  ['/v2/alpha/wallet/pnl/*', FREE],
   ['/v2/alpha/uma/**', FREE],
   ['/v2/alpha/builders/**', FREE],
-  // Counted (SPEC's endpoint table; issue 37 item 3).
-  ['/v2/beta/trades', METERED],
-  ['/v2/markets/search', METERED],
 ];
 
 function matches(pattern: string, url: string): boolean {

@@ -1,7 +1,7 @@
 /**
  * Data versions: one version string per data source, in one Redis hash, bumped by whoever changes the
  * source's data after the change is visible to readers. The API's response cache keys every entry with
- * the versions of the sources its route reads (api/cache/sources.ts), so a change invalidates exactly
+ * the versions of the sources its route reads (a resource's `sources`, api/resources/), so a change invalidates exactly
  * the answers that may depend on it, in every API process, without a message to any of them.
  *
  * A version reads `<counter>` or `<counter>:<detail>`: the counter, incremented by every bump, is what

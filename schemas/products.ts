@@ -1,7 +1,7 @@
 /**
  * The analytics products' data sources (core/data-version.ts), by product name: the source each product
  * bumps after a run that wrote (its definition's `source`, analytics/<product>/index.ts) and the API's
- * response cache keys the routes that read it with (api/cache/sources.ts). A contract both sides read, so
+ * response cache keys the resources that read it with (their `sources`, api/resources/). A contract both sides read, so
  * neither restates a name.
  */
 import type { DataSource } from '../core/data-version.ts';

@@ -1,7 +1,7 @@
 /**
  * The response cache and ETags of the data routes.
  *
- * Cache: a route listed in api/cache/sources.ts has its 200 answers kept as serialized bytes (body and
+ * Cache: a route with data sources (a resource's `sources`, api/resources/; a plain route module's in `cacheSources`) has its 200 answers kept as serialized bytes (body and
  * content-type, never per-request headers such as RateLimit-*), keyed by the route, its parameters as
  * validation left them (types coerced, defaults applied), their names sorted and
  * hashed as the cursor digest does (api/pagination.ts `filtersDigest`), and the versions of the sources it reads, which the access check read from Redis in its one call
@@ -23,7 +23,7 @@ import type { Logger } from '../../core/logger.ts';
 import { etagOf, ifNoneMatchHits } from '../cache/etag.ts';
 import { type CachedResponse, createResponseLru } from '../cache/lru.ts';
 import { createSharedResponseCache } from '../cache/shared.ts';
-import { ROUTE_SOURCES, type RouteSources, sourcesFor } from '../cache/sources.ts';
+import { type RouteSources, sourcesFor } from '../cache/sources.ts';
 import { filtersDigest } from '../pagination.ts';
 import { cachedSources } from '../resources/define.ts';
 import { unencapsulated } from './unencapsulated.ts';
@@ -59,7 +59,7 @@ function cacheKeyOf(request: FastifyRequest, versions: string[]): string {
 
 export const cachePlugin = unencapsulated(async (app: FastifyInstance, opts: CachePluginOptions) => {
   const { config, log } = opts;
-  const table = { ...ROUTE_SOURCES, ...opts.sources };
+  const table = opts.sources ?? {};
   const lru = config.apiCacheBytes > 0 ? createResponseLru(config.apiCacheBytes) : undefined;
   const shared = lru && config.apiCacheShared ? createSharedResponseCache(opts.redis) : undefined;
   const ttlMs = config.apiCacheTtlS * 1000;

@@ -14,12 +14,8 @@ import type { Access } from '../access.ts';
 import type { RouteContext } from '../context.ts';
 import { type ListSpec, listHandler } from '../read/list.ts';
 
-/** SPEC "Free and unlimited endpoints": any tier, not counted toward the monthly quota. */
-export const FREE: Access = { kind: 'keyed', minTier: 'free', metered: false };
-/** SPEC "Gated (Dev or higher, Free gets 403)": counted. */
-export const GATED: Access = { kind: 'keyed', minTier: 'dev', metered: true };
-/** Any tier, counted toward the monthly quota. */
-export const METERED: Access = { kind: 'keyed', minTier: 'free', metered: true };
+/** The access rules a resource takes (SPEC's Limits): FREE, GATED (Dev or higher) or METERED. */
+export { FREE, GATED, METERED } from '../access.ts';
 
 /**
  * What the response cache keys an answer on: the data sources it reads (core/data-version.ts), or

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessFor } from '../api/access.ts';
+import { RESOURCES } from '../api/resources/index.ts';
 import type { BetaTrade, BetaTradesResponse } from '../schemas/api/beta-trades.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
 
@@ -224,6 +224,10 @@ describe('GET /v2/beta/trades', () => {
   });
 
   it('is metered: any tier, counted toward the monthly quota', () => {
-    expect(accessFor('/v2/beta/trades')).toEqual({ kind: 'keyed', minTier: 'free', metered: true });
+    expect(RESOURCES.find((r) => r.path === '/v2/beta/trades')?.access).toEqual({
+      kind: 'keyed',
+      minTier: 'free',
+      metered: true,
+    });
   });
 });

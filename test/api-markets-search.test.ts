@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessFor } from '../api/access.ts';
+import { RESOURCES } from '../api/resources/index.ts';
 import { searchWords } from '../core/search-words.ts';
 import type { MarketsSearchResponse, SearchMarket } from '../schemas/api/markets-search.ts';
 import { SEARCH_CONTRACTS, type SearchVenue } from '../schemas/venues/index.ts';
@@ -289,7 +289,11 @@ describe('GET /v2/markets/search', () => {
   });
 
   it('is metered: any tier, counted toward the monthly quota', () => {
-    expect(accessFor('/v2/markets/search')).toEqual({ kind: 'keyed', minTier: 'free', metered: true });
+    expect(RESOURCES.find((r) => r.path === '/v2/markets/search')?.access).toEqual({
+      kind: 'keyed',
+      minTier: 'free',
+      metered: true,
+    });
   });
 
   // Last: drops a table.

@@ -1,10 +1,12 @@
 /**
- * The resource is the unit of the read side (api/resources/define.ts, docs/contributing.md "An endpoint"):
+ * The resource is the unit of the read side (api/resources/define.ts, docs/contributing.md "An API route"):
  * - every `/v2` route the API serves is a resource with an explicit access rule and an explicit source list
  *   (or a stated reason it is not cached), or a path api/access.ts lists on purpose (retired, not yet served);
  * - every resource defined under api/resources/ is in the list (api/resources/index.ts);
  * - a toy resource added by the recipe — one definition, served through `extraResources` — is served,
- *   access-checked, cached on its sources, and listed in /openapi.json. Real chDB and Redis.
+ *   access-checked, cached on its sources, and listed in /openapi.json; a toy channel added by the channel
+ *   recipe (one entry, `extraChannels`) streams the same rows as the resource's items (its `toItem`) plus
+ *   `event_type` and `status`. Real chDB and Redis.
  */
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -17,12 +19,14 @@ import { createKeyStore } from '../api/keys/store.ts';
 import type { ListSpec } from '../api/read/list.ts';
 import { defineResource, GATED, type Resource } from '../api/resources/define.ts';
 import { RESOURCES } from '../api/resources/index.ts';
+import { chainMessage, type StreamChannel } from '../api/stream/channels.ts';
 import type { ClickHouse } from '../core/clickhouse/index.ts';
 import { c, defineTable, type RowOfSelection, select } from '../core/clickhouse/table.ts';
 import { createDataVersions } from '../core/data-version.ts';
 import { keyedErrorResponses, Pagination } from '../schemas/api/common.ts';
 import { TEST_SECRET } from './api-helpers.ts';
 import { createTestDeps, type TestDeps } from './support/deps.ts';
+import { connect, createStreamTestEnv, startTestStream, until } from './support/stream.ts';
 
 const TOY_ITEMS = defineTable('toy_items', { id: c.u64n, name: c.text, price: c.f64 });
 const TOY_SELECTION = select(TOY_ITEMS, ['id', 'name', 'price']);
@@ -61,6 +65,26 @@ const toyResource = defineResource({
   sources: ['analytics:toy'],
   read: toyList,
 });
+
+/**
+ * The toy channel, exactly as a real one is declared in api/stream/channels.ts: its items are the toy
+ * resource's (`toItem` of the row the message carries) plus `event_type` and `status`.
+ */
+const toyChannel: StreamChannel = {
+  name: 'toy_items',
+  publication: { redis: 'toy:items' },
+  filters: { token_ids: (d) => [String(d.id)] },
+  event(message) {
+    const m = chainMessage(message);
+    if (!m) return null;
+    const row = TOY_SELECTION.zip(TOY_SELECTION.names.map((n) => m.data[n]));
+    return {
+      data: { event_type: m.event, ...toyList.toItem(row, undefined), status: m.status },
+      status: m.status,
+      position: { block_number: Number(m.data.block_number), log_index: 0 },
+    };
+  },
+};
 
 function resourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -239,5 +263,45 @@ describe('a toy resource added by the recipe', () => {
       'order',
       'pagination_key',
     ]);
+  });
+
+  it("is streamed by a toy channel: each item is the resource's item plus event_type and status", async () => {
+    const env = await createStreamTestEnv('api_resources_stream');
+    const stream = await startTestStream(env, {}, undefined, { extraChannels: [toyChannel] });
+    try {
+      const pro = await env.key('pro');
+      const client = await connect(stream.url, pro.key);
+      const sub = await client.request({
+        action: 'subscribe',
+        channel: 'toy_items',
+        filters: { token_ids: ['2', '4'] },
+      });
+      expect(sub).toMatchObject({ type: 'subscribed', channel: 'toy_items' });
+      const rows = await deps.clickhouse.query<Record<string, unknown>>(
+        'test.toy.rows',
+        'SELECT id, name, price FROM toy_items ORDER BY id',
+      );
+      for (const [i, r] of rows.entries()) {
+        const message = {
+          channel: 'toy_items',
+          event: 'item_listed',
+          status: 'confirmed',
+          data: { ...r, block_number: i + 1 },
+        };
+        await env.publisher.publish(`${env.channelPrefix}toy:items`, JSON.stringify(message));
+      }
+      await until(() => client.events(sub.subscription_id as string).length === 2);
+      const streamed = client.events(sub.subscription_id as string).map((e) => e.data);
+      const rest = (await get('/v2/toy/items?order=asc&limit=10', devKey)).json().items as { id: number }[];
+      expect(streamed).toEqual(
+        rest
+          .filter((item) => item.id === 2 || item.id === 4)
+          .map((item) => ({ event_type: 'item_listed', ...item, status: 'confirmed' })),
+      );
+      client.close();
+    } finally {
+      await stream.close();
+      await env.close();
+    }
   });
 });

@@ -5,7 +5,7 @@
  * test/api-venue-markets-<venue>.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessFor } from '../api/access.ts';
+import { RESOURCES } from '../api/resources/index.ts';
 import { RETIRED_PATHS } from '../api/routes/retired.ts';
 import { BetaMarketsQuery } from '../schemas/api/beta-markets.ts';
 import { DeltaMarketsQuery } from '../schemas/api/delta-markets.ts';
@@ -58,7 +58,11 @@ describe('venue market lists', () => {
   );
 
   it.each(Object.keys(LISTS))('%s is free and unlimited (any tier, not counted)', (path) => {
-    expect(accessFor(path)).toEqual({ kind: 'keyed', minTier: 'free', metered: false });
+    expect(RESOURCES.find((r) => r.path === path)?.access).toEqual({
+      kind: 'keyed',
+      minTier: 'free',
+      metered: false,
+    });
   });
 
   it('a removed venue (REMOVED_VENUES=delta) answers 404 on its list, key or not', async () => {

@@ -9,10 +9,9 @@
  * api/markets.ts), null when the catalog does not know it.
  */
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
-import { columnOf, expression, fields } from '../../../core/clickhouse/table.ts';
+import { expression, fields } from '../../../core/clickhouse/table.ts';
 import { alphaNowSeconds } from '../../../core/now.ts';
 import type { OpenInterestResponse, SeriesQuery } from '../../../schemas/api/alpha-market-data.ts';
-import { ALPHA_OI_DELTAS_1H } from '../../../schemas/tables/alpha-analytics.ts';
 import type { MarketSlugResolver } from '../../markets.ts';
 import {
   at,
@@ -30,7 +29,7 @@ import { seriesEnd } from './volume.ts';
 /** A day's OI change as read: its start (UInt64 of the arithmetic) and Σ delta (Int64): decimal strings. */
 const DAY_DELTA = fields({
   day: expression<string>(`intDiv(toUnixTimestamp(bucket), ${DAY}) * ${DAY} AS day`),
-  delta: columnOf(ALPHA_OI_DELTAS_1H, 'delta', 'sum(delta)'),
+  delta: expression<string>('sum(delta)'),
 });
 
 export async function alphaOpenInterest(

@@ -12,11 +12,7 @@ import { columnOf, expression, fields } from '../../../core/clickhouse/table.ts'
 import { alphaNowSeconds } from '../../../core/now.ts';
 import { unrealizedBase } from '../../../core/unrealized.ts';
 import type { PnlQuery, PnlResponse } from '../../../schemas/api/alpha-pnl.ts';
-import {
-  ALPHA_POSITION_CHANGES,
-  ALPHA_POSITIONS,
-  ALPHA_TOKEN_PRICES,
-} from '../../../schemas/tables/alpha-positions.ts';
+import { ALPHA_POSITIONS, ALPHA_TOKEN_PRICES } from '../../../schemas/tables/alpha-positions.ts';
 import { ApiError } from '../../errors.ts';
 import { checkTimeRange, parseHash } from '../filters.ts';
 import { cumulative, total } from './market-data.ts';
@@ -60,7 +56,7 @@ const SUMMARY_SQL = (byCondition: boolean) => `
 /** A UTC day (Unix s): its realized P&L (base units) and its first and last change (Unix ms). */
 const DAY = fields({
   day: expression<number>('toUnixTimestamp(toStartOfDay(block_time)) AS day'),
-  realized: columnOf(ALPHA_POSITION_CHANGES, 'delta_realized_pnl', 'sum(delta_realized_pnl)'),
+  realized: expression<string>('sum(delta_realized_pnl)'),
   first_ms: expression<string>('toUnixTimestamp64Milli(min(block_time))'),
   last_ms: expression<string>('toUnixTimestamp64Milli(max(block_time))'),
 });

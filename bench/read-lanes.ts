@@ -27,7 +27,7 @@ import { createLogger } from '../core/logger.ts';
 import { migrate } from '../core/migrations.ts';
 import { generateSql } from './api/data.ts';
 
-/** The columns GET /v2/alpha/trades reads (api/routes/v2/alpha/trades.ts). */
+/** The columns GET /v2/alpha/trades reads (api/queries/alpha/trades.ts FILL_SELECTION). */
 const COLUMNS = `block_number, log_index, tx_hash, toUnixTimestamp(block_time) AS ts, status, exchange,
   exchange_version, neg_risk, order_hash, maker, taker, role, side, token_id, condition_id, outcome_index,
   shares, usd, fee, builder, metadata`;

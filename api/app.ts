@@ -26,6 +26,7 @@ import { errorsPlugin, handleError } from './plugins/errors.ts';
 import { gonePathsPlugin } from './plugins/gone.ts';
 import { unencapsulated } from './plugins/unencapsulated.ts';
 import { createAlphaMarketSlugs } from './queries/alpha/market-slugs.ts';
+import type { TokenConditions } from './queries/alpha/tokens.ts';
 import type { Resource } from './resources/define.ts';
 import { RESOURCES } from './resources/index.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -47,6 +48,8 @@ export interface AppOptions {
   cacheSources?: RouteSources;
   /** The BullMQ key prefix of the queues the admin queue dashboard shows (default DEFAULT_PREFIX; tests use their own). */
   queuePrefix?: string;
+  /** A token map shared with the process's streaming service (its owner starts and stops it). */
+  tokens?: TokenConditions;
   /** Called first, before the app's own plugins and routes: hooks added here run before theirs (benchmarks). */
   configure?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -77,6 +80,7 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
       deps,
       cursors: createCursorCodec(opts.secret ?? resolveApiSecret(config)),
       markets: opts.marketSlugs ?? defaultSlugs(app, deps),
+      tokens: opts.tokens,
     };
 
     await app.register(errorsPlugin);
@@ -163,6 +167,7 @@ export async function buildApp(deps: Deps & AppOptions): Promise<App> {
     marketSlugs: deps.marketSlugs,
     extraRoutes: deps.extraRoutes,
     extraResources: deps.extraResources,
+    tokens: deps.tokens,
     cacheSources: deps.cacheSources,
     queuePrefix: deps.queuePrefix,
     configure: deps.configure,

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Deps } from '../../core/deps.ts';
 import { adminAuthOf, metricsEndpoint } from '../../core/metrics-server.ts';
 import { createAlphaMarketSlugs } from '../queries/alpha/market-slugs.ts';
-import { createTokenConditions } from '../queries/alpha/tokens.ts';
+import { createTokenConditions, type TokenConditions } from '../queries/alpha/tokens.ts';
 import { type StreamSettings, streamSettings } from './config.ts';
 import { createStreamService, MISSING_STREAM_KEY, type StreamService, streamPathKey } from './service.ts';
 
@@ -28,15 +28,22 @@ function wsUrl(server: Server, host: string): string {
 /** The service on `server` (already listening), or on a server of its own on STREAM_PORT. */
 export async function startStream(
   deps: Deps,
-  opts: { server?: Server; settings?: StreamSettings } = {},
+  opts: {
+    server?: Server;
+    settings?: StreamSettings;
+    /** The token map the process shares with its API (its owner starts and stops it). */
+    tokens?: TokenConditions;
+  } = {},
 ): Promise<RunningStream> {
   const { config, log } = deps;
   const settings = opts.settings ?? streamSettings(config);
   const markets = createAlphaMarketSlugs(deps);
-  // The trades channel's token map (as GET /v2/alpha/trades has its own): loaded now, refreshed in the
-  // background (a look at alpha_tokens' parts every second, a read only when they changed).
-  const tokens = createTokenConditions({ clickhouse: deps.clickhouse, log });
-  await tokens.start();
+  // The trades channel's token map: the process's shared one (`pmdata up`, the demo: the API's too), else
+  // one of its own, loaded now and refreshed in the background (a look at alpha_tokens' parts every
+  // second, a read only when they changed).
+  const ownTokens = opts.tokens ? undefined : createTokenConditions({ clickhouse: deps.clickhouse, log });
+  await ownTokens?.start();
+  const tokens = opts.tokens ?? ownTokens!;
   const service = createStreamService({
     redis: deps.redis,
     redisUrl: config.redisUrl,
@@ -89,7 +96,7 @@ export async function startStream(
     url,
     async close() {
       await service.close();
-      await tokens.stop();
+      await ownTokens?.stop();
       markets.close();
       if (own) await new Promise<void>((resolve) => own!.close(() => resolve()));
       log.info('Stopped stream');

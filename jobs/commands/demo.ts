@@ -42,6 +42,7 @@ import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
 import { BACKFILL_VENUES, schedulesOf } from '../venues.ts';
 import { runBackfillCommand } from './backfill.ts';
 import type { CliOptions } from './io.ts';
+import { startSharedTokens } from './roles.ts';
 
 export interface DemoOptions {
   seed: string;
@@ -259,11 +260,13 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   );
   startRoleHeartbeat(runtime, 'demo');
   startOpsSampler(runtime, queues);
+  // One token map for the API's trades and the stream's (registered first: closed after both).
+  const tokens = await startSharedTokens(runtime);
   const { startServer } = await import('../../api/server.ts');
-  const server = await startServer(await apiPort(deps, env));
+  const server = await startServer({ ...(await apiPort(deps, env)), tokens });
   runtime.onClose(() => server.close());
   const { startStream } = await import('../../api/stream/run.ts');
-  const stream = await startStream(deps, { server: server.httpServer });
+  const stream = await startStream(deps, { server: server.httpServer, tokens });
   runtime.onClose(() => stream.close());
 
   line();

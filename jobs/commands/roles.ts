@@ -4,6 +4,7 @@
  * until SIGINT/SIGTERM and closes in order (jobs/runtime.ts).
  */
 
+import type { TokenConditions } from '../../api/queries/alpha/tokens.ts';
 import { resolveAdminKey } from '../../core/admin-key.ts';
 import { openRole, startOpsSampler } from '../ops-role.ts';
 import { closeOnSignals, openRuntime, type Runtime } from '../runtime.ts';
@@ -33,9 +34,9 @@ async function startScheduler(runtime: Runtime) {
   return queues;
 }
 
-async function startApi(runtime: Runtime) {
+async function startApi(runtime: Runtime, tokens?: TokenConditions) {
   const { startServer } = await import('../../api/server.ts');
-  const server = await startServer(runtime.deps);
+  const server = await startServer({ ...runtime.deps, tokens });
   runtime.onClose(() => server.close());
   return server;
 }
@@ -50,12 +51,24 @@ async function startMetrics(runtime: Runtime, role: string): Promise<string[]> {
 }
 
 /** The streaming service: on the API's server under `up`, else on its own (STREAM_PORT). */
-async function startStream(runtime: Runtime, server?: import('node:http').Server) {
+async function startStream(runtime: Runtime, server?: import('node:http').Server, tokens?: TokenConditions) {
   const { startStream } = await import('../../api/stream/run.ts');
-  const stream = await startStream(runtime.deps, { server });
+  const stream = await startStream(runtime.deps, { server, tokens });
   // Registered after the API: closes first (connections get 1012 before the server stops).
   runtime.onClose(() => stream.close());
   return stream;
+}
+
+/**
+ * The token map (token → market) the API and the stream of one process share: loaded now, refreshed in
+ * the background, stopped when the process closes (after both, which were registered later).
+ */
+export async function startSharedTokens(runtime: Runtime): Promise<TokenConditions> {
+  const { createTokenConditions } = await import('../../api/queries/alpha/tokens.ts');
+  const tokens = createTokenConditions({ clickhouse: runtime.deps.clickhouse, log: runtime.deps.log });
+  await tokens.start();
+  runtime.onClose(() => tokens.stop());
+  return tokens;
 }
 
 /** Where the admin pages are and where their key is (core/admin-key.ts; the key itself is not printed). */
@@ -79,8 +92,10 @@ export async function runUp(): Promise<number> {
   const { config } = runtime.deps;
   await startWorkers(runtime);
   await startScheduler(runtime);
-  const server = await startApi(runtime);
-  const stream = await startStream(runtime, server.httpServer);
+  // One token map for the API's trades and the stream's (registered first: closed after both).
+  const tokens = await startSharedTokens(runtime);
+  const server = await startApi(runtime, tokens);
+  const stream = await startStream(runtime, server.httpServer, tokens);
   printLines([
     `pmdata is up (${config.embedded ? 'embedded ClickHouse (chDB)' : config.clickhouseUrl}, data in ${config.dataDir})`,
     `  API      ${server.url}`,

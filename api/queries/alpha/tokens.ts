@@ -231,10 +231,12 @@ export function createTokenConditions(o: TokenConditionsOptions): TokenCondition
 const perApp = new WeakMap<RouteContext, TokenConditions>();
 
 /**
- * The app's token map (one per route context, shared by every route that needs it): loaded when the
- * app gets ready, stopped when it closes.
+ * The app's token map (one per route context, shared by every route that needs it): the process's shared
+ * one when the context carries it (its owner starts and stops it), else one of the app's own, loaded when
+ * the app gets ready and stopped when it closes.
  */
 export function tokenConditionsOf(scope: FastifyInstance, ctx: RouteContext): TokenConditions {
+  if (ctx.tokens) return ctx.tokens;
   let map = perApp.get(ctx);
   if (!map) {
     const m = createTokenConditions({ clickhouse: ctx.deps.clickhouse, log: ctx.deps.log });

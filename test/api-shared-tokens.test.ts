@@ -54,7 +54,8 @@ describe('a token map shared with the app', () => {
       },
     });
     app = await buildApp({ ...deps, clickhouse: counting, secret: TEST_SECRET, tokens: shared });
-    key = (await createKeyStore(deps.redis).create({ tier: 'enterprise', name: 'shared-tokens', rate: 1000 })).key;
+    key = (await createKeyStore(deps.redis).create({ tier: 'enterprise', name: 'shared-tokens', rate: 1000 }))
+      .key;
   });
   afterAll(async () => {
     await app?.close();

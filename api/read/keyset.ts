@@ -91,6 +91,8 @@ export interface KeysetRead<Row> {
   digest: string;
   /** The presented pagination_key, if any. */
   token: string | undefined;
+  /** The token's key when the caller already decoded it (to answer its 400 first): not decoded again. */
+  key?: SortKey;
   limit: number;
   /** Parameters the statement binds besides the filters' (e.g. a search rank's words). */
   params?: Record<string, unknown>;
@@ -118,7 +120,7 @@ export async function keysetPage<Row>(
   r: KeysetRead<Row>,
 ): Promise<{ rows: Row[]; pagination: PageInfo }> {
   if (r.token !== undefined) {
-    const key = ctx.cursors.decode(r.token, r.digest);
+    const key = r.key ?? ctx.cursors.decode(r.token, r.digest);
     r.where.add(r.after ? r.after(key) : afterKey(r.keys, key));
   }
   const raw = await ctx.deps.clickhouse.read<unknown[]>(r.label, r.sql(r.where, orderBy(r.keys)), {

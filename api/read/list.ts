@@ -90,7 +90,7 @@ export function listHandler<Row, Item, Field extends string, Env, Lookups>(
     const digest = filtersDigest(spec.name, digested);
     const token = q.pagination_key as string | undefined;
     // The cursor is checked before any seam is asked (a forged key is a 400 even for an unknown slug).
-    if (token) ctx.cursors.decode(token, digest);
+    const key = token ? ctx.cursors.decode(token, digest) : undefined;
 
     const where = createWhere();
     for (let i = 0; i < filters.length; i++) {
@@ -109,6 +109,7 @@ export function listHandler<Row, Item, Field extends string, Env, Lookups>(
       where,
       digest,
       token,
+      key,
       limit,
     });
     const mapping: PageMapping = { provisional: false };

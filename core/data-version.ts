@@ -9,7 +9,8 @@
  * informative and kept across bumps that do not name a new one.
  *
  * Sources: `alpha-chain` (every alpha chain table), `analytics:<product>` (a derived product, bumped
- * when its computation lands), `venue:<code>` (a venue's REST data, bumped per observation written).
+ * when its computation lands), `venue:<code>` (a venue's REST data, bumped per observation written),
+ * `books:<code>` (a venue's order book history, bumped per snapshot batch written).
  */
 import type { Redis } from 'ioredis';
 
@@ -18,7 +19,11 @@ export const DATA_VERSIONS_KEY = 'pmdata:data-versions';
 
 export const ALPHA_CHAIN_SOURCE = 'alpha-chain';
 
-export type DataSource = typeof ALPHA_CHAIN_SOURCE | `analytics:${string}` | `venue:${string}`;
+export type DataSource =
+  | typeof ALPHA_CHAIN_SOURCE
+  | `analytics:${string}`
+  | `venue:${string}`
+  | `books:${string}`;
 
 /** The newest ingested block a chain version names. */
 export interface ChainTip {

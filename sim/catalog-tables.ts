@@ -591,6 +591,7 @@ export async function writeSyntheticCatalog(
               bid_sizes: bids.map((l) => l.size),
               ask_prices: asks.map((l) => l.price),
               ask_sizes: asks.map((l) => l.size),
+              tick_size: '',
             });
           }),
     ),

@@ -163,7 +163,9 @@ const DIGESTED: Record<string, string> = {
   alpha_series: '*',
   alpha_tags: '*',
   alpha_tag_relations: '*',
-  alpha_book_quotes: '*',
+  // The columns before migration 044 (its tick_size is checked by test/alpha-book-sync.test.ts).
+  alpha_book_quotes:
+    'token_id, observed_at, condition_id, book_time, hash, best_bid, best_ask, mid, bid_prices, bid_sizes, ask_prices, ask_sizes',
   // REST venues
   beta_markets: '*',
   beta_events: '*',

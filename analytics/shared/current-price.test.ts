@@ -92,6 +92,7 @@ function quote(token: string, observedAt: number, bid: number | null, ask: numbe
     bid_sizes: bid === null ? [] : [100],
     ask_prices: ask === null ? [] : [ask],
     ask_sizes: ask === null ? [] : [100],
+    tick_size: '0.01',
   };
 }
 

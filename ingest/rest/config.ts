@@ -1,7 +1,7 @@
 /**
  * Settings every REST venue ingestor shares (beta, gamma, delta, epsilon; docs/venues.md): how often the
  * market lists are polled, the HTTP timeout of one attempt and how often a full listing reconciles the
- * tables. Each venue's own section (ingest/venues/<code>/config.ts) holds its upstream URL and anything
+ * tables, and how their order books are recorded (docs/orderbooks.md). Each venue's own section (ingest/venues/<code>/config.ts) holds its upstream URL and anything
  * particular to it. Read with `venuesConfig.of(config)`.
  */
 import { defineConfigSection, integer } from '../../core/config.ts';
@@ -27,5 +27,26 @@ export const venuesConfig = defineConfigSection('venues', {
     default: '3600',
     form: 'an integer 10..604800 (seconds)',
     parse: integer(10, 604_800),
+  },
+  /** Seconds between two polls of the open markets' order books (beta, gamma, delta; epsilon's with its markets). */
+  orderbookPollS: {
+    env: 'ORDERBOOK_POLL_S',
+    default: '60',
+    form: 'an integer 1..86400 (seconds)',
+    parse: integer(1, 86_400),
+  },
+  /** An unchanged book is recorded again once this many seconds passed since its last snapshot. */
+  orderbookKeepaliveS: {
+    env: 'ORDERBOOK_KEEPALIVE_S',
+    default: '900',
+    form: 'an integer 1..86400 (seconds)',
+    parse: integer(1, 86_400),
+  },
+  /** Days order book snapshots are kept (orderbook_snapshots, alpha_book_quotes); 0 keeps them. */
+  orderbookTtlDays: {
+    env: 'ORDERBOOK_TTL_DAYS',
+    default: '0',
+    form: 'an integer 0..36500 (days; 0 = keep)',
+    parse: integer(0, 36_500),
   },
 });

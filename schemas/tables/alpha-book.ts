@@ -19,6 +19,8 @@ export const ALPHA_BOOK_QUOTES = defineTable('alpha_book_quotes', {
   bid_sizes: c.f64Array,
   ask_prices: c.f64Array,
   ask_sizes: c.f64Array,
+  /** The payload's tick size ('0.01'; '' for rows observed before migration 044). */
+  tick_size: c.text,
 });
 
 /** The book tables, by name. */

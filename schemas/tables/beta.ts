@@ -17,6 +17,8 @@ const jsonOnly = <Ts, Rd = Ts>(ch: string, write: string) =>
 /** Array(String) of any UTF-8 text (labels, tickers). */
 const textArray = { ...c.hexArray, write: 'strArray' } as typeof c.hexArray;
 const nullablePrices = jsonOnly<(number | null)[]>('Array(Nullable(Float64))', 'f64Array');
+/** An exact decimal written as its text (JSONEachRow). */
+const decimalColumn = <Ch extends string>(ch: Ch) => jsonOnly<string>(ch, 'decimal');
 
 type Status = 'open' | 'closed' | 'resolved';
 
@@ -132,4 +134,23 @@ export const BETA_TRADES = defineTable('beta_trades', {
   observed_at: c.time,
 });
 
-export const BETA_TABLES = { BETA_MARKETS, BETA_EVENTS, BETA_SERIES, BETA_TRADES } as const;
+/**
+ * beta's book feed message by message (schemas/clickhouse/044_orderbooks.sql, ingest/venues/beta/feed.ts):
+ * snapshot rows (is_snapshot, delta = the level's size) and signed deltas of the yes and no bids.
+ */
+export const BETA_BOOK_TICKS = defineTable('beta_book_ticks', {
+  ticker: c.text,
+  ts: c.time,
+  sid: c.u32,
+  seq: c.u64n,
+  side: c.enum8({ yes: 1, no: 2 }),
+  /** Dollars, ≤ 4 decimals (a decimal string). */
+  price: decimalColumn('Decimal(9, 4)'),
+  /** Contracts, ≤ 2 decimals, signed (a decimal string); a snapshot row: the level's size. */
+  delta: decimalColumn('Decimal(18, 2)'),
+  is_snapshot: c.bool,
+  resync: c.bool,
+  received_at: c.time,
+});
+
+export const BETA_TABLES = { BETA_MARKETS, BETA_EVENTS, BETA_SERIES, BETA_TRADES, BETA_BOOK_TICKS } as const;

@@ -20,4 +20,11 @@ export const betaConfig = defineConfigSection('beta', {
     form: 'an integer 1..86400 (seconds)',
     parse: integer(1, 86_400),
   },
+  /** beta's WebSocket (`/trade-api/ws/v2`), read by the book feed (ingest/venues/beta/feed.ts); the demo points it at the sim's replica. */
+  wsUrl: {
+    env: 'BETA_WS_URL',
+    default: 'wss://external-api.kalshi.com/trade-api/ws/v2',
+    form: 'ws(s) URL',
+    parse: url('ws:', 'wss:'),
+  },
 });

@@ -80,6 +80,7 @@ export function bookQuoteRow(book: OrderBookSummary, observedAt: number): BookQu
     bid_sizes: bids.map((l) => l.size),
     ask_prices: asks.map((l) => l.price),
     ask_sizes: asks.map((l) => l.size),
+    tick_size: book.tick_size ?? '',
   };
 }
 

@@ -11,18 +11,32 @@
  * positions, which the busiest wallets of a small world otherwise do not (they close about 30). On the
  * demo's seed: ≈ 1,105 matches, ≈ 3,280 fills, 145 hourly blocks (the size's own world: ≈ 460, ≈ 1,400,
  * 73); every primary style and every style flag appear (test/demo-world-profiles.test.ts).
+ *
+ * Every size: the live phase starts 7 minutes of world time before the catalog's end, a UTC midnight
+ * (the history's last hourly block is an hour before it), so beta's book feed records the last minutes of
+ * a day and that day's tick datasets are final a few minutes after midnight (docs/ticks.md).
  */
 import type { StartSimOptions } from './index.ts';
 import type { CatalogSize } from './world/catalog.ts';
 
 export type DemoWorldOptions = Pick<
   StartSimOptions,
-  'horizonDays' | 'matchesPerMarketDay' | 'takersOnly' | 'takerWeights' | 'degenRoundTrips'
+  | 'horizonDays'
+  | 'matchesPerMarketDay'
+  | 'takersOnly'
+  | 'takerWeights'
+  | 'degenRoundTrips'
+  | 'liveStartsBeforeEnd'
 >;
 
+/** How long before a UTC midnight (the catalog's end) the demo's live phase starts. */
+export const DEMO_LIVE_BEFORE_MIDNIGHT_MS = 7 * 60_000;
+
 export function demoWorldOptions(size: CatalogSize): DemoWorldOptions {
-  if (size !== 'small') return {};
+  const live = { liveStartsBeforeEnd: DEMO_LIVE_BEFORE_MIDNIGHT_MS };
+  if (size !== 'small') return live;
   return {
+    ...live,
     horizonDays: 6,
     matchesPerMarketDay: 12,
     takersOnly: ['whale'],

@@ -63,6 +63,13 @@ export interface StartSimOptions {
   verify?: 'full' | 'light';
   /** Stop the history at this time (Unix ms) instead of the catalog's end. */
   historyUntil?: number;
+  /**
+   * With `live`: the live phase starts this many ms before the catalog's end (an empty block there)
+   * instead of right after the history's last block (the demo's starts a few minutes before a UTC
+   * midnight, so its first day of live data is final soon). Ignored when that time is not after the
+   * history's last block.
+   */
+  liveStartsBeforeEnd?: number;
   /** Stop the history after the step in which the fills (OrderFilled logs) reach this count. */
   historyFills?: number;
   /** Scale of non-trading activity, 0..1 (default 1; see WorldRunnerOptions.housekeeping). */
@@ -224,8 +231,13 @@ export async function startSim(options: StartSimOptions): Promise<Sim> {
       ledger,
       onError: (err) => options.log?.error({ err }, 'Stopped live trading after an error'),
     });
-    if (options.live)
+    if (options.live) {
+      if (options.liveStartsBeforeEnd !== undefined) {
+        const at = Math.floor((catalog.endTime - options.liveStartsBeforeEnd) / 1000);
+        if (at > runner.lastBlockTime()) await runner.emptyBlock(at);
+      }
       control.startLive({ ratePerSecond: options.ratePerSecond, blockTime: options.blockTime });
+    }
 
     let stopped = false;
     return {

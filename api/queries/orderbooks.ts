@@ -251,7 +251,7 @@ export async function exists(
   sql: string,
   params: Record<string, unknown>,
 ): Promise<boolean> {
-  return (await ctx.deps.clickhouse.read(label, sql, params)).length > 0;
+  return (await ctx.deps.clickhouse.query<{ found: number }>(label, sql, params)).length > 0;
 }
 
 export const notFound = (message: string) => new ApiError(404, message);
@@ -276,7 +276,7 @@ export async function knownMarketId(
   const found = await exists(
     ctx,
     `api.${o.venue}.orderbooks.market`,
-    `SELECT 1 FROM (
+    `SELECT 1 AS found FROM (
        (SELECT 1 FROM ${o.table} WHERE market_id = {market_id:UInt64} LIMIT 1)
        UNION ALL
        (SELECT 1 FROM orderbook_snapshots WHERE venue = {venue:String} AND market = {market:String} LIMIT 1)

@@ -48,7 +48,7 @@ async function knownToken(ctx: RouteContext, tokenId: string): Promise<void> {
   const found = await exists(
     ctx,
     'api.alpha.orderbooks.token',
-    `SELECT 1 FROM (
+    `SELECT 1 AS found FROM (
        (SELECT 1 FROM alpha_book_quotes WHERE token_id = {token_id:String} LIMIT 1)
        UNION ALL
        (SELECT 1 FROM alpha_markets WHERE has(clob_token_ids, {token_id:String}) LIMIT 1)

@@ -43,7 +43,7 @@ async function knownTicker(ctx: RouteContext, ticker: string): Promise<void> {
   const found = await exists(
     ctx,
     'api.beta.orderbooks.market',
-    `SELECT 1 FROM (
+    `SELECT 1 AS found FROM (
        (SELECT 1 FROM beta_markets WHERE ticker = {ticker:String} LIMIT 1)
        UNION ALL
        (SELECT 1 FROM orderbook_snapshots WHERE venue = {venue:String} AND market = {ticker:String} LIMIT 1)

@@ -15,20 +15,20 @@ const VENUE = 'gamma';
 
 /** 404 for a slug neither gamma_markets nor the recorded books hold, and for an AMM market. */
 async function knownClobMarket(ctx: RouteContext, slug: string): Promise<void> {
-  const [row] = await ctx.deps.clickhouse.read<[string, number]>(
+  const [row] = await ctx.deps.clickhouse.query<{ trade_type: string; recorded: string }>(
     'api.gamma.orderbooks.market',
     `SELECT
-       (SELECT argMax(trade_type, observed_at) FROM gamma_markets WHERE slug = {slug:String}),
+       (SELECT argMax(trade_type, observed_at) FROM gamma_markets WHERE slug = {slug:String}) AS trade_type,
        (SELECT count() FROM (SELECT 1 FROM orderbook_snapshots
-          WHERE venue = {venue:String} AND market = {slug:String} LIMIT 1))`,
+          WHERE venue = {venue:String} AND market = {slug:String} LIMIT 1)) AS recorded`,
     { slug, venue: VENUE },
   );
-  const [tradeType, recorded] = row ?? ['', 0];
+  const tradeType = row?.trade_type ?? '';
+  const recorded = Number(row?.recorded ?? 0);
   if (tradeType === 'amm') {
     throw notFound(`Market ${slug.slice(0, 200)} is an AMM market: it has no order book`);
   }
-  if (tradeType === '' && Number(recorded) === 0)
-    throw notFound(`Unknown market slug: ${slug.slice(0, 200)}`);
+  if (tradeType === '' && recorded === 0) throw notFound(`Unknown market slug: ${slug.slice(0, 200)}`);
 }
 
 export function toGammaSnapshot(slug: string, r: SnapshotRow): GammaSnapshot {

@@ -68,7 +68,7 @@ function checkKey(kind: TieKey['kind'] | 'ms', v: unknown): boolean {
 }
 
 /** Rows strictly after the cursor's key, ascending: `t > x OR (t = x AND s > y) OR ...` on the columns. */
-function afterKey(
+function afterBookKey(
   columns: readonly { expr: string; kind: TieKey['kind'] | 'ms' }[],
   key: SortKey,
 ): Condition {
@@ -117,7 +117,7 @@ export async function bookPage<Row>(
     digest,
     token,
     key,
-    after: (k) => afterKey(columns, k),
+    after: (k) => afterBookKey(columns, k),
     limit: q.limit ?? 100,
     sql: (w, order) => `SELECT ${r.select.sql} FROM ${r.table} ${w.sql()}
      ORDER BY ${order}

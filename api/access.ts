@@ -132,8 +132,6 @@ const RULES: [pattern: string, access: Access][] = [
   ['/v2/eta/**', GATED],
   // The cluster is free and unlimited, but SPEC's endpoint table restricts it to Dev or Pro.
   ['/v2/alpha/wallet/*/cluster', { kind: 'keyed', minTier: 'dev', metered: false }],
-  ['/v2/*/orderbooks', FREE],
-  ['/v2/*/orderbooks-subcent', FREE],
   ['/v2/alpha/uma/**', FREE],
   ['/v2/alpha/builders/**', FREE],
 ];

@@ -7,6 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDataVersions } from '../core/data-version.ts';
 import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobDefinition } from '../jobs/define.ts';
@@ -144,6 +145,8 @@ describe('alpha catalog command and job', () => {
       expect(result).toMatchObject({ ran: true, tokens: Number(open?.n), quarantined: 0 });
       expect(result.written + result.missing).toBe(Number(open?.n));
       expect(await count('alpha_book_quotes')).toBe(result.written);
+      // The order book history's cached answers follow the books it wrote.
+      expect(await createDataVersions({ redis: deps.redis }).read(['books:alpha'])).toEqual(['1']);
     } finally {
       await workers.close();
     }

@@ -14,6 +14,7 @@ import {
   VolumeChartQuery,
 } from '../schemas/api/alpha-market-data.ts';
 import { MarketsKeysetQuery, MarketsQuery } from '../schemas/api/alpha-markets.ts';
+import { AlphaOrderbooksQuery } from '../schemas/api/alpha-orderbooks.ts';
 import { PnlQuery } from '../schemas/api/alpha-pnl.ts';
 import { PositionsQuery, TopHoldersQuery, WalletPositionsQuery } from '../schemas/api/alpha-positions.ts';
 import { ProfilesQuery } from '../schemas/api/alpha-profiles.ts';
@@ -22,10 +23,14 @@ import { SeriesDetailQuery, SeriesListQuery } from '../schemas/api/alpha-series.
 import { SubtagsQuery, TagsQuery } from '../schemas/api/alpha-tags.ts';
 import { TradesQuery } from '../schemas/api/alpha-trades.ts';
 import { BetaMarketsQuery } from '../schemas/api/beta-markets.ts';
+import { BetaOrderbooksQuery, BetaSubcentOrderbooksQuery } from '../schemas/api/beta-orderbooks.ts';
 import { BetaTradesQuery } from '../schemas/api/beta-trades.ts';
 import { DeltaMarketsQuery } from '../schemas/api/delta-markets.ts';
+import { DeltaOrderbooksQuery } from '../schemas/api/delta-orderbooks.ts';
 import { EpsilonMarketsQuery } from '../schemas/api/epsilon-markets.ts';
+import { EpsilonOrderbooksQuery } from '../schemas/api/epsilon-orderbooks.ts';
 import { GammaMarketsQuery } from '../schemas/api/gamma-markets.ts';
+import { GammaOrderbooksQuery } from '../schemas/api/gamma-orderbooks.ts';
 import { MarketsSearchQuery } from '../schemas/api/markets-search.ts';
 import { type ApiTestContext, createApiTestContext } from './api-helpers.ts';
 
@@ -117,6 +122,12 @@ describe('/openapi.json', () => {
       '/v2/epsilon/markets': Object.keys(EpsilonMarketsQuery.properties),
       '/v2/beta/trades': Object.keys(BetaTradesQuery.properties),
       '/v2/markets/search': Object.keys(MarketsSearchQuery.properties),
+      '/v2/alpha/orderbooks': Object.keys(AlphaOrderbooksQuery.properties),
+      '/v2/beta/orderbooks': Object.keys(BetaOrderbooksQuery.properties),
+      '/v2/beta/orderbooks-subcent': Object.keys(BetaSubcentOrderbooksQuery.properties),
+      '/v2/gamma/orderbooks': Object.keys(GammaOrderbooksQuery.properties),
+      '/v2/delta/orderbooks': Object.keys(DeltaOrderbooksQuery.properties),
+      '/v2/epsilon/orderbooks': Object.keys(EpsilonOrderbooksQuery.properties),
       ...Object.fromEntries(
         RETIRED_PATHS.map((p) => [p.replace(/:(\w+)/g, '{$1}'), p.includes(':') ? ['canonical_id'] : []]),
       ),

@@ -26,7 +26,8 @@ import {
  * imports nothing, so `REMOVED_VENUES` (core/config.ts) checks its own list of codes, zeta and eta included.
  */
 const VENUE_RULE_PENDING: Record<string, string> = {
-  'api/resources/index.ts': "beta's trades resource (a resource of beta's own, listed by name)",
+  'api/resources/index.ts':
+    "beta's trades and each venue's order book history resources (resources of a venue's own, listed by name)",
   'core/config.ts': 'REMOVED_VENUES parses its own list of codes (core may import no schemas/)',
 };
 

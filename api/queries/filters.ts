@@ -137,6 +137,26 @@ export function timeRange(column: string): [Filter<number>, Filter<number>] {
 }
 
 /**
+ * The Unix-ms twin of `timeRange`: `start_time` / `end_time` (Unix milliseconds, inclusive) on a
+ * DateTime64 `column`; start after end is a 400 naming both (checked when start_time is parsed).
+ */
+export function timeRangeMs(column: string): [Filter<number>, Filter<number>] {
+  const bound = (param: 'start_time' | 'end_time', op: string, ms: string): Filter<number> => ({
+    name: param,
+    parse: (q) => {
+      if (param === 'start_time')
+        checkTimeRange(q.start_time as number | undefined, q.end_time as number | undefined);
+      return q[param] as number | undefined;
+    },
+    where: (v) => ({
+      sql: `${column} ${op} fromUnixTimestamp64Milli({${ms}:Int64}, 'UTC')`,
+      params: { [ms]: v },
+    }),
+  });
+  return [bound('start_time', '>=', 'start_ms'), bound('end_time', '<=', 'end_ms')];
+}
+
+/**
  * `market_slug`: resolved through the market slug seam (api/markets.ts) to condition ids; an unknown
  * slug answers an empty page. `where` turns the ids into the table's condition.
  */

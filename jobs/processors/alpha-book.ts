@@ -3,6 +3,7 @@
  * market's tokens (`alpha_markets`, not closed) from the book API, ≤ 100 tokens per call, one
  * `alpha_book_quotes` row per token (ingest/venues/alpha/book/sync.ts). A Redis lease keeps one at a time.
  */
+import { createDataVersions } from '../../core/data-version.ts';
 import { withLease } from '../../core/lease.ts';
 import { syncAlphaBooks } from '../../ingest/venues/alpha/book/sync.ts';
 import { alphaConfig } from '../../ingest/venues/alpha/config.ts';
@@ -42,6 +43,7 @@ export const alphaBookJob = defineJob<Record<string, never>, AlphaBookJobResult>
     // The books moved: the products that read them follow (the catalog lists).
     if (run)
       await enqueueDependents({ enqueue, deps }, { source: 'alpha-book', stream: 'books', kind: 'head' });
+    if (run?.written) await createDataVersions({ redis: deps.redis }).bump('books:alpha'); // the history's cache
     return run ?? { ran: false };
   },
 });

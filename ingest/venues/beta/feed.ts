@@ -21,7 +21,7 @@ import { constants, createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import fs from 'node:fs';
 import WebSocket from 'ws';
 import type { ClickHouse } from '../../../core/clickhouse/index.ts';
-import type { RowOf } from '../../../core/clickhouse/table.ts';
+import { insertColumns } from '../../../core/clickhouse/table.ts';
 import { createDataVersions, type DataVersions } from '../../../core/data-version.ts';
 import type { Deps } from '../../../core/deps.ts';
 import type { Logger } from '../../../core/logger.ts';
@@ -49,11 +49,23 @@ import { betaConfig } from './config.ts';
 export const BETA_FEED_SOURCE = 'beta-feed';
 export const BETA_FEED_LEASE = 'beta:feed:lease';
 
-/** A row as inserted (JSONEachRow: times as text). */
-type TickRow = Omit<RowOf<typeof BETA_BOOK_TICKS>, 'ts' | 'received_at'> & {
-  ts: string;
-  received_at: string;
-};
+/** A row of beta_book_ticks as one JSONCompactEachRow line (times as text, decimals quoted). */
+type TickLine = string;
+
+const TICK_COLUMNS = insertColumns(BETA_BOOK_TICKS);
+
+/** `chTime` of the last few times asked (a message's rows, and consecutive messages, share them). */
+function timeTexts(): (ms: number) => string {
+  let last = Number.NaN;
+  let text = '';
+  return (ms) => {
+    if (ms !== last) {
+      last = ms;
+      text = chTime(ms);
+    }
+    return text;
+  };
+}
 
 export interface BetaFeedOptions {
   /** The socket (BETA_WS_URL). */
@@ -222,7 +234,10 @@ export function createBetaFeed(
       let offset = 0;
       const clock = () => wall() + offset;
       const markets = new Map<string, MarketState>();
-      let rows: TickRow[] = [];
+      let rows: TickLine[] = [];
+      const tsText = timeTexts();
+      const arrivalText = timeTexts();
+      const tickerJson = new Map<string, string>();
       let inFlight: Promise<void> = Promise.resolve();
       let newest: { ts: number; arrivedAt: number } | null = null;
       let failure: unknown = null;
@@ -236,7 +251,13 @@ export function createBetaFeed(
         inFlight = inFlight.then(async () => {
           if (lost()) return;
           try {
-            await ch.insert('beta.feed.insert', BETA_BOOK_TICKS.name, batch);
+            await ch.insertRaw(
+              'beta.feed.insert',
+              BETA_BOOK_TICKS.name,
+              'JSONCompactEachRow',
+              TICK_COLUMNS,
+              Buffer.from(batch.join('')),
+            );
             countRowsWritten(BETA_BOOK_TICKS.name, batch.length);
             summary.rows += batch.length;
             if (position) await recordFeedPosition(redis, source, { ...position, offsetMs: offset });
@@ -363,7 +384,7 @@ export function createBetaFeed(
             });
           };
 
-          const push = (row: TickRow) => {
+          const push = (row: TickLine) => {
             rows.push(row);
             if (rows.length >= flushRows) {
               void flush();
@@ -391,10 +412,21 @@ export function createBetaFeed(
             const ts = Number.isFinite(parsedTs) ? parsedTs : arrived;
             const m = markets.get(ticker);
             if (!m) return;
-            const base = { ticker, ts: chTime(ts), sid, seq, received_at: chTime(arrived) };
+            let json = tickerJson.get(ticker);
+            if (json === undefined) {
+              json = JSON.stringify(ticker);
+              if (tickerJson.size < 1_000_000) tickerJson.set(ticker, json);
+            }
+            const base: LineBase = {
+              ticker: json,
+              ts: tsText(ts),
+              sid,
+              seq,
+              received_at: arrivalText(arrived),
+            };
             if (type === 'orderbook_snapshot') {
               const book = emptyBook();
-              const out: TickRow[] = [];
+              const out: TickLine[] = [];
               for (const side of ['yes', 'no'] as const) {
                 const levels = msg[`${side}_dollars_fp`] ?? msg[`${side}_dollars`] ?? [];
                 if (!Array.isArray(levels)) return resnapshotLater.add(sub);
@@ -575,26 +607,25 @@ export function createBetaFeed(
   };
 }
 
+interface LineBase {
+  /** The ticker as a JSON string. */
+  ticker: string;
+  ts: string;
+  sid: number;
+  seq: number;
+  received_at: string;
+}
+
+/** One row's line, in the table's column order (TICK_COLUMNS). */
 function tickRow(
-  base: { ticker: string; ts: string; sid: number; seq: number; received_at: string },
+  base: LineBase,
   side: TickSide,
   price: number,
   delta: number,
   isSnapshot: boolean,
   resync: boolean,
-): TickRow {
-  return {
-    ticker: base.ticker,
-    ts: base.ts,
-    sid: base.sid,
-    seq: base.seq,
-    side,
-    price: fromUnits(price, PRICE_SCALE),
-    delta: fromUnits(delta, SIZE_SCALE),
-    is_snapshot: isSnapshot,
-    resync,
-    received_at: base.received_at,
-  };
+): TickLine {
+  return `[${base.ticker},"${base.ts}",${base.sid},${base.seq},"${side}","${fromUnits(price, PRICE_SCALE)}","${fromUnits(delta, SIZE_SCALE)}",${isSnapshot},${resync},"${base.received_at}"]\n`;
 }
 
 /**

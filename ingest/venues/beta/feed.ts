@@ -535,7 +535,7 @@ export function createBetaFeed(
                     book: m0?.book ?? emptyBook(),
                     ts: m0?.ts ?? 0,
                     sid: null,
-                    resync: m0 ? m0.resync || resync : resync,
+                    resync: m0 ? m0.resync : false,
                     stale: true,
                   });
                 }

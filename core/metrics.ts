@@ -143,3 +143,22 @@ export const jobFailures = new Counter({
   labelNames: ['queue', 'job'] as const,
   registers: [registry],
 });
+
+// --- Feeds (a venue's WebSocket read: ingest/feed.ts, ingest/venues/<code>/feed.ts) ---
+
+export const feedMessages = new Counter({
+  name: 'pmdata_feed_messages_total',
+  help: "Data messages a feed read (snapshots and deltas), by the feed's status source",
+  labelNames: ['feed'] as const,
+  registers: [registry],
+});
+
+/** Why a feed re-snapshots its books: a seq gap (or an unreadable message), or a new connection after a loss. */
+export const FEED_RESYNC_REASONS = ['gap', 'reconnect'] as const;
+
+export const feedResyncs = new Counter({
+  name: 'pmdata_feed_resyncs_total',
+  help: 'Resyncs of a feed: seq gaps (get_snapshot) and reconnects (resubscribed), by feed and reason',
+  labelNames: ['feed', 'reason'] as const,
+  registers: [registry],
+});

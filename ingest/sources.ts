@@ -8,18 +8,25 @@
  * - REST sources (one per venue, given by the list of venues: jobs/venues.ts `VENUE_SOURCES`, alpha's
  *   being `alpha-catalog`): head = now; checkpoint = the last good poll, the newest `at` of the source's
  *   marks (every good poll commits one; ingest/rest/runner.ts), so the lag is the time since it.
+ * - Feed sources (a venue's long-running feed, ingest/feed.ts: `beta-feed`): head = now on the upstream's
+ *   clock (the wall clock moved by the offset the feed measured), checkpoint = the newest message's time,
+ *   moved when it arrived (wall clock), so the lag is now − the newest message's time and a feed that
+ *   hears nothing for OPS_STALL_S is stalled.
  */
+import type { Redis } from 'ioredis';
 import type { Deps } from '../core/deps.ts';
 import type { CheckpointPoint, OpsSource, SourcePoint } from '../core/ops/snapshot.ts';
 import { createWatermarks, type Watermarks } from '../core/watermarks.ts';
 import { createLogSource, type LogSource } from './chain/source.ts';
 import { chainSource } from './chain/tables.ts';
+import { readFeedPosition } from './feed.ts';
 import { alphaChainSettings } from './venues/alpha/chain/settings.ts';
 import { ALPHA_CHAIN_WRITES } from './venues/alpha/chain/tables.ts';
 
-/** A REST source by name: the source of its watermarks. */
+/** A REST source by name (the source of its watermarks), or a feed's (kind `feed`: its position). */
 export interface RestSource {
   source: string;
+  kind?: 'rest' | 'feed';
 }
 
 export interface SourcesOptions {
@@ -30,14 +37,18 @@ export interface SourcesOptions {
 
 /** The chain's source, then one per REST source of `rest` (the venues', jobs/venues.ts `VENUE_SOURCES`). */
 export function ingestSources(
-  deps: Pick<Deps, 'config' | 'log' | 'clickhouse'>,
+  deps: Pick<Deps, 'config' | 'log' | 'clickhouse' | 'redis'>,
   rest: readonly RestSource[],
   o: SourcesOptions = {},
 ): OpsSource[] {
   const marks = createWatermarks(deps.clickhouse);
   return [
     alphaChainSource(deps, marks, o),
-    ...rest.map((r) => restSource(marks, r.source, o.now ?? Date.now)),
+    ...rest.map((r) =>
+      r.kind === 'feed'
+        ? feedSource(deps.redis, r.source, o.now ?? Date.now)
+        : restSource(marks, r.source, o.now ?? Date.now),
+    ),
   ];
 }
 
@@ -79,6 +90,21 @@ function restSource(marks: Watermarks, source: string, now: () => number): OpsSo
     async checkpoint() {
       const at = await marks.newest(source);
       return at === null ? null : { block: null, time: at, movedAt: at };
+    },
+  };
+}
+
+function feedSource(redis: Redis, source: string, now: () => number): OpsSource {
+  return {
+    source,
+    kind: 'feed',
+    async head() {
+      const p = await readFeedPosition(redis, source);
+      return { block: null, time: now() + (p?.offsetMs ?? 0) };
+    },
+    async checkpoint() {
+      const p = await readFeedPosition(redis, source);
+      return p === null ? null : { block: null, time: p.ts, movedAt: p.arrivedAt };
     },
   };
 }

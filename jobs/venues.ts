@@ -25,6 +25,7 @@ import { alphaBackfillJob } from './processors/alpha-backfill.ts';
 import { alphaBookJob, BOOK_SCHEDULES } from './processors/alpha-book.ts';
 import { alphaCatalogJob, CATALOG_SCHEDULES } from './processors/alpha-catalog.ts';
 import { alphaFollowJob } from './processors/alpha-follow.ts';
+import { venueFeedJobs } from './processors/venue-feeds.ts';
 import { type StreamJobs, venueStreamJobs } from './processors/venue-streams.ts';
 import type { ProductRegistry } from './products.ts';
 
@@ -71,6 +72,8 @@ export interface Venue {
   rest: boolean;
   /** The status source of its REST polls: their watermarks' source (ingest/sources.ts). */
   source: RestSource;
+  /** The status sources of its feeds (ingest/feed.ts; kind `feed`). */
+  feeds?: readonly RestSource[];
   /** Its streams' jobs and schedules, by stream name. */
   streams: readonly (StreamJobs<unknown> & { name: string })[];
   /** Jobs and schedules of its own beside the streams' (alpha's chain, catalog and book). */
@@ -90,12 +93,21 @@ export function restVenue(
   backfill: VenueBackfill = { kind: 'listing', venue: def },
   dependents?: ProductRegistry['enqueueDependents'],
 ): Venue {
+  // Its feeds (a WebSocket read without end each): a job, its schedule and a status source each.
+  const feeds = (def.feeds ?? []).map((f) => ({ feed: f, ...venueFeedJobs(def, f) }));
   return {
     code: def.code,
     config: def.config,
     rest: true,
     source: { source: def.source },
     streams: def.streams.map((s) => ({ name: s.name, ...venueStreamJobs(def, s.name, dependents) })),
+    ...(feeds.length > 0
+      ? {
+          jobs: feeds.map((f) => f.job as AnyJob),
+          schedules: feeds.flatMap((f) => f.schedules),
+          feeds: feeds.map((f) => ({ source: f.feed.source, kind: 'feed' as const })),
+        }
+      : {}),
     backfill,
   };
 }
@@ -154,7 +166,7 @@ export function deriveVenues(venues: readonly Venue[]) {
     schedules: venues.flatMap((v) => schedulesOf.get(v.code) ?? []) as readonly Schedule[],
     atStart: venues.flatMap((v) => v.atStart ?? []) as readonly Work[],
     /** The status sources of the venues' REST polls (ingest/sources.ts). */
-    sources: venues.map((v) => v.source) as readonly RestSource[],
+    sources: venues.flatMap((v) => [v.source, ...(v.feeds ?? [])]) as readonly RestSource[],
     /** The venues `pmdata backfill <venue>` lists (the REST venues), in the list's order. */
     backfill: venues.filter(
       (v): v is Venue & { backfill: VenueBackfill } => v.backfill !== undefined,

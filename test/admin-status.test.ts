@@ -52,12 +52,19 @@ describe('admin status page', () => {
       'alpha-chain',
       'alpha-catalog',
       'beta',
+      'beta-feed',
       'gamma',
       'delta',
       'epsilon',
     ]);
     expect(doc.sources.find((x) => x.source === 'beta')).toMatchObject({ kind: 'rest', state: 'ok' });
     expect(doc.sources.find((x) => x.source === 'beta')!.lag_seconds!).toBeLessThan(30);
+    // beta's book feed (ingest/feed.ts), never run: no position, stalled.
+    expect(doc.sources.find((x) => x.source === 'beta-feed')).toMatchObject({
+      kind: 'feed',
+      state: 'stalled',
+      checkpoint_time: null,
+    });
     // Never polled: stalled.
     expect(doc.sources.find((x) => x.source === 'gamma')).toMatchObject({
       state: 'stalled',

@@ -180,13 +180,20 @@ describe('beta command and jobs', () => {
   });
 
   it('schedules the polls and the reconciliation at the configured intervals', () => {
-    expect(VENUE_JOBS.filter((j) => j.name.startsWith('beta.'))).toEqual([betaMarketsJob, betaTradesJob]);
+    const betaFeedJob = VENUE_JOBS.find((j) => j.name === 'beta.feed');
+    expect(VENUE_JOBS.filter((j) => j.name.startsWith('beta.'))).toEqual([
+      betaFeedJob,
+      betaMarketsJob,
+      betaTradesJob,
+    ]);
     expect([betaMarketsJob, betaTradesJob].map((j) => [j.name, j.queue, j.attempts])).toEqual([
       ['beta.markets', 'venues', 5],
       ['beta.trades', 'venues', 3],
     ]);
     expect([BETA_MARKETS_LEASE, BETA_TRADES_LEASE]).toEqual(['beta:markets:lease', 'beta:trades:lease']);
     expect(schedulesOf('beta').map((s) => [s.id, s.job, s.everyMs(deps.config), s.payload])).toEqual([
+      // The book feed (ingest/venues/beta/feed.ts): a run finding its lease held completes at once.
+      ['beta:feed', betaFeedJob, 30_000, {}],
       ['beta:markets-poll', betaMarketsJob, 45_000, { mode: 'poll' }],
       ['beta:reconcile', betaMarketsJob, 900_000, { mode: 'reconcile' }],
       ['beta:trades-poll', betaTradesJob, 7_000, {}],

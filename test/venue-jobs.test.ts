@@ -296,9 +296,16 @@ describe.each(BACKFILL_VENUES.map((v) => v.code))('%s markets: job and schedules
   });
 });
 
-it('runs a job per REST venue for every stream it declares, and no other venue job', () => {
+it('runs a job per REST venue for every stream and feed it declares, and no other venue job', () => {
   expect(BACKFILL_VENUES.map((v) => v.code)).toEqual(['beta', 'gamma', 'delta', 'epsilon']);
   expect(
     VENUE_JOBS.map((j) => j.name).filter((n) => BACKFILL_VENUES.some((v) => n.startsWith(`${v.code}.`))),
-  ).toEqual(['beta.markets', 'beta.trades', 'gamma.markets', 'delta.markets', 'epsilon.markets']);
+  ).toEqual([
+    'beta.feed',
+    'beta.markets',
+    'beta.trades',
+    'gamma.markets',
+    'delta.markets',
+    'epsilon.markets',
+  ]);
 });

@@ -27,7 +27,7 @@ export interface CheckpointPoint extends SourcePoint {
  */
 export interface OpsSource {
   source: string;
-  kind: 'chain' | 'rest';
+  kind: SourceKind;
   head(): Promise<SourcePoint | null>;
   checkpoint(): Promise<CheckpointPoint | null>;
 }
@@ -40,9 +40,12 @@ export interface OpsProduct {
 
 export type SourceState = 'ok' | 'lagging' | 'stalled';
 
+/** chain: blocks; rest: a venue's polls; feed: a venue's long-running feed (ingest/feed.ts). */
+export type SourceKind = 'chain' | 'rest' | 'feed';
+
 export interface SourceStatus {
   source: string;
-  kind: 'chain' | 'rest';
+  kind: SourceKind;
   head: number | null;
   checkpoint: number | null;
   /** ISO 8601; for a REST source the head is the sample's time and the checkpoint the last good poll. */
@@ -103,7 +106,7 @@ const seconds = (ms: number) => Math.round(ms / 100) / 10;
  * or the head or checkpoint unreadable.
  */
 export function sourceStatus(
-  s: { source: string; kind: 'chain' | 'rest' },
+  s: { source: string; kind: SourceKind },
   read: { head: SourcePoint | null; checkpoint: CheckpointPoint | null; error?: string },
   now: number,
   limits: StateLimits,
@@ -112,7 +115,7 @@ export function sourceStatus(
   const lagBlocks = head?.block != null ? Math.max(0, head.block - (checkpoint?.block ?? -1)) : null;
   const lagMs =
     head?.time != null && checkpoint?.time != null ? Math.max(0, head.time - checkpoint.time) : null;
-  const behind = s.kind === 'rest' ? true : lagBlocks === null ? true : lagBlocks > 0;
+  const behind = s.kind !== 'chain' ? true : lagBlocks === null ? true : lagBlocks > 0;
   const moved = checkpoint?.movedAt ?? null;
   let state: SourceState = 'ok';
   if (behind && (moved === null || now - moved > limits.stallS * 1000)) state = 'stalled';

@@ -35,6 +35,7 @@ import { createDataVersions } from '../../core/data-version.ts';
 import { type LeaseWaitOptions, withLease, withLeaseWaiting } from '../../core/lease.ts';
 import type { Logger } from '../../core/logger.ts';
 import { createWatermarks, type Mark, type Watermark, type Watermarks } from '../../core/watermarks.ts';
+import type { FeedDefinition } from '../feed.ts';
 import type { InvalidRecord, ReadCounts } from './records.ts';
 import { insertNew, quarantineRecords, writeChanged } from './store.ts';
 
@@ -169,6 +170,8 @@ export interface VenueDefinition<C = unknown, Streams extends readonly AnyStream
   /** Its upstream client for a configuration. */
   client(config: Config): C;
   streams: Streams;
+  /** Its long-running feeds (ingest/feed.ts: a job each, under a lease; beta's book feed). */
+  feeds?: readonly FeedDefinition[];
 }
 
 /** A venue's declaration (ingest/venues/<code>/index.ts). */

@@ -71,6 +71,11 @@ export interface ReplicaServerOptions {
   notFoundBody?: (path: string) => unknown;
   /** The world's time, Unix ms: every answer's `Date` header (default the wall clock). */
   clock?: () => number;
+  /**
+   * Serves more on the same server (beta's WebSocket upgrades: sim/venues/beta/socket.ts); what it returns
+   * is called on close, before the server closes.
+   */
+  attach?: (server: http.Server) => () => void;
 }
 
 function badRequest(name: string, value: string): HttpError {
@@ -282,6 +287,7 @@ export async function startReplicaServer(options: ReplicaServerOptions): Promise
     });
   });
   server.keepAliveTimeout = 5_000;
+  const detach = options.attach?.(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -292,6 +298,7 @@ export async function startReplicaServer(options: ReplicaServerOptions): Promise
     url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
+        detach?.();
         for (const res of hanging) res.destroy();
         hanging.clear();
         server.close(() => resolve());

@@ -7,13 +7,21 @@ import type { WorldState } from '../world/state.ts';
 import { alphaBookRoutes } from './alpha/book.ts';
 import { alphaMetadataRoutes } from './alpha/metadata.ts';
 import { betaRoutes } from './beta/index.ts';
+import { betaSocket } from './beta/socket.ts';
 import { deltaRoutes } from './delta/index.ts';
 import { epsilonRoutes } from './epsilon/index.ts';
 import { createFaultController, type FaultController, type ReplicaName } from './faults.ts';
 import { gammaRoutes } from './gamma/index.ts';
 import { type ReplicaServer, type Route, startReplicaServer } from './http.ts';
 
-export type { Fault, FaultController, FaultKind, FaultRates, ReplicaName } from './faults.ts';
+export type {
+  Fault,
+  FaultController,
+  FaultKind,
+  FaultRates,
+  ReplicaName,
+  SocketFaultKind,
+} from './faults.ts';
 export { REPLICA_NAMES } from './faults.ts';
 
 export interface ReplicaUrls {
@@ -87,6 +95,7 @@ export async function startReplicas(options: StartReplicasOptions): Promise<Repl
           rateLimitBody: bodies?.rateLimit,
           serverErrorBody: bodies?.serverError,
           clock: () => state.now(),
+          ...(name === 'beta' ? { attach: betaSocket(catalog, state, faults) } : {}),
         }),
       );
     }

@@ -3,7 +3,7 @@
  * polled. What every REST venue shares (poll interval, HTTP timeout, reconciliation) is
  * ingest/rest/config.ts. Read with `betaConfig.of(config)`.
  */
-import { defineConfigSection, integer, url } from '../../../core/config.ts';
+import { defineConfigSection, integer, optional, text, url } from '../../../core/config.ts';
 
 export const betaConfig = defineConfigSection('beta', {
   /** Base URL of venue beta's REST API (schemas/upstream/beta-api.yaml); the demo points it at the sim's replica. */
@@ -26,5 +26,19 @@ export const betaConfig = defineConfigSection('beta', {
     default: 'wss://external-api.kalshi.com/trade-api/ws/v2',
     form: 'ws(s) URL',
     parse: url('ws:', 'wss:'),
+  },
+  /** The API key id the book feed connects with (KALSHI-ACCESS-KEY); unset: `pmdata` (a replica checks no key). */
+  apiKeyId: {
+    env: 'BETA_API_KEY_ID',
+    default: undefined,
+    form: 'a key id, or unset',
+    parse: optional(text),
+  },
+  /** A PEM file of the key's RSA private key: the feed signs its connection with it (RSA-PSS); unset: unsigned. */
+  privateKeyFile: {
+    env: 'BETA_PRIVATE_KEY_FILE',
+    default: undefined,
+    form: 'a file path, or unset',
+    parse: optional(text),
   },
 });

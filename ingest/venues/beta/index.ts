@@ -18,6 +18,7 @@ import { listingSchedules, venueClient } from '../../rest/listing.ts';
 import { defineStream, defineVenue, type RowsByTable } from '../../rest/runner.ts';
 import { createBetaClient } from './client.ts';
 import { betaConfig } from './config.ts';
+import { betaFeed } from './feed.ts';
 import {
   type BetaSyncMode,
   type BetaSyncOptions,
@@ -48,6 +49,8 @@ export const beta = defineVenue({
   source: 'beta',
   config: betaConfig,
   client: venueClient(betaConfig, createBetaClient),
+  // The book feed (feed.ts): job `beta.feed`, a WebSocket read without end under `beta:feed:lease`.
+  feeds: [betaFeed],
   streams: [
     defineStream({
       name: 'markets',

@@ -202,6 +202,7 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   if (sim.replicaUrls) env.ALPHA_BOOK_URL = sim.replicaUrls.alpha_book;
   if (sim.replicaUrls) {
     env.BETA_API_URL = sim.replicaUrls.beta;
+    env.BETA_WS_URL = sim.replicaUrls.beta_ws;
     env.GAMMA_API_URL = sim.replicaUrls.gamma;
     env.DELTA_API_URL = sim.replicaUrls.delta;
     env.EPSILON_API_URL = sim.replicaUrls.epsilon;
@@ -213,6 +214,8 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   env.ALPHA_FINALITY_DEPTH ??= '5';
   // Profiles every 30 s (not 300) so that the demo's trading shows in them while one watches.
   env.ALPHA_PROFILES_INTERVAL_S ??= '30';
+  // Order books every 10 s (not 60), so their history grows while one watches (docs/orderbooks.md).
+  env.ORDERBOOK_POLL_S ??= '10';
   line();
   await installRedisServer(env, dataDir, log);
 

@@ -8,6 +8,7 @@
  * market's book is lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDataVersions } from '../core/data-version.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
 import { decimal } from '../ingest/orderbooks/store.ts';
 import { keepaliveMs } from '../ingest/orderbooks/stream.ts';
@@ -239,14 +240,21 @@ afterAll(async () => {
 
 describe('order book snapshots against the replicas', () => {
   it("stores each open market's YES book equal to the replica's at that poll", async () => {
+    const versions = createDataVersions({ redis: deps.redis });
     for (const code of POLLED) {
+      const before = await versions.read([`books:${code}`, `venue:${code}`]);
       const s = await pollBooks(code, at);
+      // The books' source moved, the venue's tables' did not.
+      const after = await versions.read([`books:${code}`, `venue:${code}`]);
+      expect(after[0], code).not.toBe(before[0]);
+      expect(after[1], code).toBe(before[1]);
       expect(s.markets, code).toBeGreaterThan(0);
       expect(s.read, code).toBe(s.markets);
       expect(s.written, code).toBe(s.markets);
       expect(s.quarantined, code).toBe(0);
     }
-    // epsilon's books came with its markets poll (beforeAll), no poll of their own.
+    // epsilon's books came with its markets poll (beforeAll), no poll of their own; it bumped books:epsilon.
+    expect((await versions.read(['books:epsilon']))[0]).not.toBe('');
     for (const code of [...POLLED, 'epsilon'] as const) await expectStoredEqualsReplica(code, at);
     // The answer's Date is the world's time (sim/venues/http.ts), not the wall clock.
     const betaBooks = await storedBooks('beta');

@@ -16,6 +16,8 @@ import {
   reportRedisState,
 } from '../core/redis.ts';
 import { ensureRedis, type RedisServerHandle } from '../core/redis-server.ts';
+import { applyOrderbookTtl } from '../ingest/orderbooks/ttl.ts';
+import { venuesConfig } from '../ingest/rest/config.ts';
 import { CONFIG_SECTIONS } from './config.ts';
 
 export interface Runtime {
@@ -91,6 +93,11 @@ export async function openRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
     own(() => ch.close());
     const migrations =
       opts.migrate === false ? undefined : await migrate({ clickhouse, log, ddl: ddlOptions(config) });
+    if (opts.migrate !== false) {
+      // ORDERBOOK_TTL_DAYS on the order book history, after the migrations made its tables.
+      const days = venuesConfig.of(config).orderbookTtlDays;
+      await applyOrderbookTtl({ clickhouse, log, days, ddl: ddlOptions(config) });
+    }
     const deps: Deps = { config, log, clickhouse, redis: redis as Redis };
     return {
       deps,

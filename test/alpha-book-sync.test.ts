@@ -97,13 +97,14 @@ type Quote = {
   bid_sizes: number[];
   ask_prices: number[];
   ask_sizes: number[];
+  tick_size: string;
 };
 
 async function quotesAt(observedAt: number): Promise<Map<string, Quote>> {
   const rows = await deps.clickhouse.query<Quote>(
     'test.book_quotes',
     `SELECT token_id, condition_id, toString(toUnixTimestamp64Milli(book_time)) AS book_time, best_bid, best_ask,
-            mid, bid_prices, bid_sizes, ask_prices, ask_sizes
+            mid, bid_prices, bid_sizes, ask_prices, ask_sizes, tick_size
      FROM alpha_book_quotes FINAL WHERE observed_at = fromUnixTimestamp64Milli({at:Int64}, 'UTC')`,
     { at: observedAt },
   );
@@ -161,9 +162,12 @@ describe('alpha book sync', () => {
           bid_sizes: b.bids.map((l) => r2(l.size)),
           ask_prices: b.asks.map((l) => r4(l.price)),
           ask_sizes: b.asks.map((l) => r2(l.size)),
+          // The payload's tick size, as served (the market's: 0.01 or 0.001).
+          tick_size: String(m.tickSize),
         });
       });
     }
+    expect(new Set([...rows.values()].map((r) => r.tick_size))).toEqual(new Set(['0.01', '0.001']));
   });
 
   it('asks for at most 100 tokens a call by default, and the client refuses more', async () => {

@@ -58,6 +58,7 @@ function ctx<P>(data: P): JobContext<P> {
 const backfillBeta = venueBackfill('beta');
 const betaMarketsJob = venueJob('beta', 'markets');
 const betaTradesJob = venueJob('beta', 'trades');
+const betaOrderbooksJob = venueJob('beta', 'orderbooks');
 const BETA_MARKETS_LEASE = 'beta:markets:lease';
 const BETA_TRADES_LEASE = 'beta:trades:lease';
 const runMarkets = (mode: VenueSyncPayload['mode']) =>
@@ -185,10 +186,14 @@ describe('beta command and jobs', () => {
       betaFeedJob,
       betaMarketsJob,
       betaTradesJob,
+      betaOrderbooksJob,
     ]);
-    expect([betaMarketsJob, betaTradesJob].map((j) => [j.name, j.queue, j.attempts])).toEqual([
+    expect(
+      [betaMarketsJob, betaTradesJob, betaOrderbooksJob].map((j) => [j.name, j.queue, j.attempts]),
+    ).toEqual([
       ['beta.markets', 'venues', 5],
       ['beta.trades', 'venues', 3],
+      ['beta.orderbooks', 'venues', 3],
     ]);
     expect([BETA_MARKETS_LEASE, BETA_TRADES_LEASE]).toEqual(['beta:markets:lease', 'beta:trades:lease']);
     expect(schedulesOf('beta').map((s) => [s.id, s.job, s.everyMs(deps.config), s.payload])).toEqual([
@@ -197,6 +202,7 @@ describe('beta command and jobs', () => {
       ['beta:markets-poll', betaMarketsJob, 45_000, { mode: 'poll' }],
       ['beta:reconcile', betaMarketsJob, 900_000, { mode: 'reconcile' }],
       ['beta:trades-poll', betaTradesJob, 7_000, {}],
+      ['beta:orderbooks-poll', betaOrderbooksJob, 60_000, { mode: 'poll' }],
     ]);
   });
 });

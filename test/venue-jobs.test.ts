@@ -13,6 +13,7 @@ import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryableError } from '../core/errors.ts';
 import { acquireLease } from '../core/lease.ts';
+import { venuesConfig } from '../ingest/rest/config.ts';
 import { runBackfillCommand } from '../jobs/commands/backfill.ts';
 import type { CliIo } from '../jobs/commands/io.ts';
 import type { JobContext, JobDefinition, Schedule } from '../jobs/define.ts';
@@ -276,8 +277,8 @@ describe.each(CASES)('$venue markets: command and job', (c) => {
     expect(reconcile.enqueued).toEqual([]);
   });
 
-  it('has one job, the markets stream', () => {
-    expect(c.jobs).toEqual([c.job]);
+  it('has the markets job, and the orderbooks job where the venue polls books (epsilon reads them with its markets)', () => {
+    expect(c.jobs).toEqual(c.venue === 'epsilon' ? [c.job] : [c.job, venueJob(c.venue, 'orderbooks')]);
   });
 });
 
@@ -296,6 +297,20 @@ describe.each(BACKFILL_VENUES.map((v) => v.code))('%s markets: job and schedules
   });
 });
 
+describe.each(['beta', 'gamma', 'delta'])('%s orderbooks: job and schedule', (venue) => {
+  it('polls the books every ORDERBOOK_POLL_S under its own lease', () => {
+    const job = venueJob(venue, 'orderbooks');
+    expect([job.name, job.queue, job.attempts]).toEqual([`${venue}.orderbooks`, 'venues', 3]);
+    const schedules = schedulesOf(venue).filter((s) => s.job === job);
+    expect(schedules.map((s) => [s.id, s.everyMs(deps.config), s.payload])).toEqual([
+      [`${venue}:orderbooks-poll`, venuesConfig.of(deps.config).orderbookPollS * 1000, { mode: 'poll' }],
+    ]);
+    const def = BACKFILL_VENUES.find((v) => v.code === venue)!;
+    expect(def.streams.map((s) => s.name)).toContain('orderbooks');
+    expect(ALL_JOBS).toContain(job);
+  });
+});
+
 it('runs a job per REST venue for every stream and feed it declares, and no other venue job', () => {
   expect(BACKFILL_VENUES.map((v) => v.code)).toEqual(['beta', 'gamma', 'delta', 'epsilon']);
   expect(
@@ -304,8 +319,11 @@ it('runs a job per REST venue for every stream and feed it declares, and no othe
     'beta.feed',
     'beta.markets',
     'beta.trades',
+    'beta.orderbooks',
     'gamma.markets',
+    'gamma.orderbooks',
     'delta.markets',
+    'delta.orderbooks',
     'epsilon.markets',
   ]);
 });

@@ -217,6 +217,13 @@ describe('http client', () => {
     expect(await c.postJson('/books', [{ token_id: '1' }])).toEqual({ ok: true, path: '/books' });
   });
 
+  it("gives the answer's Date with its body (getJsonDated), after retries the Date of the answer served", async () => {
+    const world = Date.UTC(2026, 3, 1, 12, 0, 7);
+    script = [{ status: 503 }, { headers: { date: new Date(world).toUTCString() } }];
+    const { c } = client();
+    expect(await c.getJsonDated('/x')).toEqual({ body: { ok: true, path: '/x' }, date: world });
+  });
+
   it("keeps the upstream's clock: its Date when over 5 s from the wall clock, strictly increasing", async () => {
     const { c } = client({ baseUrl: `${base}/clock-a` });
     expect(c.clock()).toBe(1_000_000); // no answer yet: the wall clock

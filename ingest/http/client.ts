@@ -62,8 +62,16 @@ export interface HttpClientOptions {
   onRetry?: (info: { url: string; status: number | null; reason: string; waitMs: number }) => void;
 }
 
+/** An answer's body with its `Date` header (Unix ms; null when absent or unreadable). */
+export interface DatedJson {
+  body: unknown;
+  date: number | null;
+}
+
 export interface HttpClient {
   getJson(path: string, query?: Record<string, QueryValue>): Promise<unknown>;
+  /** `getJson` with the answer's `Date` (the time of a payload that carries none: a book's `ts`). */
+  getJsonDated(path: string, query?: Record<string, QueryValue>): Promise<DatedJson>;
   postJson(path: string, body: unknown, query?: Record<string, QueryValue>): Promise<unknown>;
   /**
    * The upstream's clock, Unix ms: a venue's "now" (core/now.ts), which stamps its observations. The wall
@@ -134,7 +142,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   const backoff = (attempt: number) => random() * Math.min(maxDelay, baseDelay * 2 ** (attempt - 1));
 
-  async function call(method: 'GET' | 'POST', url: string, body: unknown): Promise<unknown> {
+  async function call(method: 'GET' | 'POST', url: string, body: unknown): Promise<DatedJson> {
     let attempt = 0;
     let rateLimited = 0;
     for (;;) {
@@ -179,7 +187,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         const text = await res.text();
         if (res.ok) {
           try {
-            return JSON.parse(text) as unknown;
+            const date = Date.parse(res.headers.get('date') ?? '');
+            return { body: JSON.parse(text) as unknown, date: Number.isFinite(date) ? date : null };
           } catch (err) {
             reason = 'a body that is not JSON';
             cause = err;
@@ -205,8 +214,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 
   return {
-    getJson: (path, query) => call('GET', buildUrl(options.baseUrl, path, query), undefined),
-    postJson: (path, body, query) => call('POST', buildUrl(options.baseUrl, path, query), body),
+    getJson: async (path, query) =>
+      (await call('GET', buildUrl(options.baseUrl, path, query), undefined)).body,
+    getJsonDated: (path, query) => call('GET', buildUrl(options.baseUrl, path, query), undefined),
+    postJson: async (path, body, query) =>
+      (await call('POST', buildUrl(options.baseUrl, path, query), body)).body,
     clock() {
       const t = Math.max(now() + offset, (newestClock.get(options.baseUrl) ?? Number.NEGATIVE_INFINITY) + 1);
       newestClock.set(options.baseUrl, t);

@@ -48,7 +48,7 @@ export function listingStream<C, S extends ListingCounts, B>(
   code: string,
   s: Pick<
     StreamDefinition<C, 'markets', ListingMode, unknown, S, B>,
-    'summary' | 'read' | 'rows' | 'tables'
+    'summary' | 'read' | 'rows' | 'tables' | 'write'
   > & {
     log: string;
   },
@@ -63,6 +63,7 @@ export function listingStream<C, S extends ListingCounts, B>(
     read: s.read,
     rows: s.rows,
     tables: s.tables,
+    write: s.write,
     marks: (ctx) => [{ stream: ctx.mode === 'poll' ? 'markets' : 'reconcile', time: ctx.observedAt() }],
     canonical: (summary) => summary.written + summary.events.written,
     log: { message: s.log },

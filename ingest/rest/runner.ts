@@ -13,7 +13,10 @@
  * - `summary(mode, options)`: the summary's zero (its fields and their order are the log line's), which
  *   the runner and the read fill;
  * - `marks(ctx)`: the watermarks the run commits (`{stream, time}`, Unix ms) once its data is written (a
- *   read that decides on them as it goes queues them with `ctx.markAfter`).
+ *   read that decides on them as it goes queues them with `ctx.markAfter`);
+ * - `write(batch, ctx)` (optional): what a batch holds beyond its `tables`, written the stream's own way
+ *   after them (order book snapshots: ingest/orderbooks/store.ts `recordSnapshots`), and `source`: the
+ *   data source the run bumps (default `venue:<code>`; null when `write` bumps its own).
  *
  * The runner owns what every stream repeated before: the counts (`requests`, `rereads`, `quarantined`,
  * `ms`, each table's read/written; `ctx.account` takes one `ReadCounts` of any client), the quarantine of
@@ -31,7 +34,7 @@ import type { Redis } from 'ioredis';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { TableDescription } from '../../core/clickhouse/table.ts';
 import type { Config, ConfigSection } from '../../core/config.ts';
-import { createDataVersions } from '../../core/data-version.ts';
+import { createDataVersions, type DataSource, type DataVersions } from '../../core/data-version.ts';
 import { type LeaseWaitOptions, withLease, withLeaseWaiting } from '../../core/lease.ts';
 import type { Logger } from '../../core/logger.ts';
 import { createWatermarks, type Mark, type Watermark, type Watermarks } from '../../core/watermarks.ts';
@@ -90,6 +93,10 @@ export interface StreamContext<
   readonly summary: S;
   readonly clickhouse: ClickHouse;
   readonly log: Logger;
+  /** The run's configuration (null when the run was given a client and no config). */
+  readonly config: Config | null;
+  /** The data versions (null without Redis): for a `write` that bumps its own source. */
+  readonly versions: DataVersions | null;
   /** Counts one upstream read: its requests and rereads; its failed records are quarantined. */
   account(r: ReadCounts): void;
   /** Quarantines failed records with the next write without counting them (a read counting its own). */
@@ -143,6 +150,13 @@ export interface StreamDefinition<
   read(client: C, ctx: StreamContext<M, O, S>): AsyncIterable<B>;
   rows(batch: B, ctx: StreamContext<M, O, S>): RowsByTable;
   tables: readonly TableSpec<S>[];
+  /**
+   * Writes what the batch holds beyond its `tables` its own way, after them; returns the rows written
+   * that count for `source`'s bump.
+   */
+  write?(batch: B, ctx: StreamContext<M, O, S>): Promise<number>;
+  /** The data source bumped when the run wrote a row (default `venue:<code>`; null: none, `write` bumps its own). */
+  source?: DataSource | null;
   /** The marks to commit once the data is written, after those the read queued (`ctx.markAfter`). */
   marks?(ctx: StreamContext<M, O, S>): readonly StreamMark[] | Promise<readonly StreamMark[]>;
   /** Rows that may change canonical ids (a job enqueues the venue's assignment when > 0). */
@@ -312,6 +326,7 @@ async function run(
   const options = opts.options ?? {};
   const summary: StreamSummary = stream.summary(opts.mode, options);
   const quarantineSource = venue.quarantine ?? venue.code;
+  const versions = deps.redis ? createDataVersions({ redis: deps.redis }) : null;
 
   /** Failed records accounted and not yet stored, and those stored this run (by kind and id). */
   const pending = new Map<string, InvalidRecord>();
@@ -333,6 +348,8 @@ async function run(
     summary,
     clickhouse: ch,
     log: deps.log,
+    config: deps.config ?? null,
+    versions,
     account(r) {
       summary.requests += r.requests;
       summary.rereads += r.rereads;
@@ -394,6 +411,7 @@ async function run(
       lastWritten[spec.table.name] = (lastWritten[spec.table.name] ?? 0) + n;
       written += n;
     }
+    if (stream.write) written += await stream.write(batch, ctx);
   }
   await flushQuarantine();
 
@@ -403,7 +421,8 @@ async function run(
     const committed = await watermarks.commit(mark);
     opts.onCommit?.(committed);
   }
-  if (written > 0 && deps.redis) await createDataVersions({ redis: deps.redis }).bump(`venue:${venue.code}`);
+  const source = stream.source === undefined ? (`venue:${venue.code}` as const) : stream.source;
+  if (written > 0 && versions && source !== null) await versions.bump(source);
   summary.ms = Math.round(performance.now() - t0);
   const final = stream.finalStep === undefined ? 'written' : stream.finalStep;
   if (final !== null) step(final);

@@ -21,6 +21,7 @@ import {
   VENUES,
   type VenueCode,
 } from './catalog.ts';
+import { DECI_CENT, type PriceLevelStructure, priceLevelStructure, tickAt } from './price-levels.ts';
 import { createRng, type Rng } from './rng.ts';
 
 export type TradeSide = 'buy' | 'sell';
@@ -464,10 +465,34 @@ export function createWorldState(catalog: Catalog, options: WorldStateOptions = 
     }
     const timestamp = Math.max(l.lastTradeTime ?? catalog.startTime, minute * MINUTE);
     const version = `${l.tradeCount}:${minute}`;
+    const structure = venue === 'beta' ? priceLevelStructure(catalog, key) : 'linear_cent';
+    if (structure !== 'linear_cent') {
+      const deeper = createRng(`${catalog.seed}|subcent-book|${key}|${l.tradeCount}|${minute}`);
+      subcentLevels(bids, -1, structure, deeper);
+      subcentLevels(asks, 1, structure, deeper);
+    }
     if (outcomeIndex === 0) return { bids, asks, timestamp, version };
     // The other outcome mirrors outcome 0: a bid at p for outcome 0 is an ask at 1 − p for outcome 1.
-    const mirror = (x: BookLevel): BookLevel => ({ price: roundTick(1 - x.price, tick), size: x.size });
+    const mirrorTick = structure === 'linear_cent' ? tick : Math.min(tick, DECI_CENT);
+    const mirror = (x: BookLevel): BookLevel => ({ price: roundTick(1 - x.price, mirrorTick), size: x.size });
     return { bids: asks.map(mirror), asks: bids.map(mirror), timestamp, version };
+  }
+
+  /**
+   * A sub-cent market's deeper levels: between two cent levels of one side, a level a whole number of
+   * $0.001 behind the nearer one (where the structure allows $0.001 there), from the market's own rng, so
+   * the best levels, and with them every price the world serves, stay those of the cent book.
+   */
+  function subcentLevels(side: BookLevel[], dir: 1 | -1, structure: PriceLevelStructure, rng: Rng): void {
+    for (let i = side.length - 2; i >= 0; i--) {
+      const from = (side[i] as BookLevel).price;
+      const steps = rng.int(1, 9);
+      const size = round2(rng.int(1, 250) * 1.5);
+      if (!rng.chance(0.7)) continue;
+      const p = roundTick(from + dir * steps * DECI_CENT, DECI_CENT);
+      if (tickAt(structure, p) !== DECI_CENT) continue;
+      side.splice(i + 1, 0, { price: p, size });
+    }
   }
 
   function price(venue: VenueCode, key: string): PriceView {

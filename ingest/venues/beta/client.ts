@@ -18,6 +18,10 @@
  * the page a listing ends on (the repeat that would reveal a late last page never comes). Records of every
  * read are kept (union), so one clean read of each page is enough for the listing to hold all its records.
  * What this cannot see (every read of a page faulty alike) the reconciliation finds (read.ts).
+ *
+ * - `orderbooks(tickers)`: `/markets/orderbooks` for at most 100 tickers, each market's `orderbook_fp`
+ *   checked on its own; a call holding a failed book is made again (up to `rereads` times) and a clean
+ *   read of that ticker replaces it; each book comes with the `Date` of the answer that served it.
  */
 import { RetryableError } from '../../../core/errors.ts';
 import { type HttpClient, HttpPermanentError, type QueryValue } from '../../http/client.ts';
@@ -27,6 +31,7 @@ import {
   type EventPayload,
   type InvalidRecord,
   type MarketPayload,
+  type OrderbookPayload,
   type SeriesPayload,
   type TradePayload,
 } from './payloads.ts';
@@ -45,7 +50,18 @@ export interface BetaClient {
   event(eventTicker: string): Promise<ReadCounts & { event: EventPayload | null; gone: boolean }>;
   series(): Promise<ListRead<SeriesPayload>>;
   trades(options?: { ticker?: string; stopBefore?: number | null }): Promise<ListRead<TradePayload>>;
+  /** The books of ≤ 100 tickers (unknown tickers are not served), each with its answer's `Date`. */
+  orderbooks(tickers: readonly string[]): Promise<ReadCounts & { books: DatedBook[] }>;
 }
+
+/** A book as served, with the `Date` (Unix ms) of its answer (null when unreadable). */
+export interface DatedBook {
+  book: OrderbookPayload;
+  date: number | null;
+}
+
+/** Tickers per `/markets/orderbooks` call (the upstream's maximum). */
+export const ORDERBOOKS_PER_CALL = 100;
 
 export interface BetaClientOptions {
   http: HttpClient;
@@ -242,6 +258,33 @@ export function createBetaClient(options: BetaClientOptions): BetaClient {
         if (failed === 0 || [...invalid.values()].every((x) => held.has(x.recordId))) break;
       }
       return { records: [...held.values()], invalid: [...invalid.values()], requests, rereads: requests - 1 };
+    },
+
+    async orderbooks(tickers) {
+      if (tickers.length > ORDERBOOKS_PER_CALL) {
+        throw new RangeError(`At most ${ORDERBOOKS_PER_CALL} tickers a call, not ${tickers.length}`);
+      }
+      const held = new Map<string, DatedBook>();
+      const invalid = new Map<string, InvalidRecord>();
+      let requests = 0;
+      for (let attempt = 0; attempt <= rereads; attempt++) {
+        requests++;
+        const { body, date } = await http.getJsonDated('/markets/orderbooks', { tickers: [...tickers] });
+        const raw = (body as { orderbooks?: unknown } | null)?.orderbooks;
+        if (!Array.isArray(raw)) throw new RetryableError('Expected {orderbooks} from /markets/orderbooks');
+        let failed = 0;
+        for (const r of raw) {
+          const c = CHECKERS.orderbook.check(r);
+          if (c.ok) held.set(c.value.ticker, { book: c.value, date });
+          else {
+            failed++;
+            invalid.set(invalidKey(c.invalid), c.invalid);
+          }
+        }
+        // Read again while a book failed and the served books miss a ticker asked for.
+        if (failed === 0 || tickers.every((t) => held.has(t))) break;
+      }
+      return { books: [...held.values()], invalid: [...invalid.values()], requests, rereads: requests - 1 };
     },
 
     trades(opts = {}) {

@@ -1,6 +1,6 @@
 /**
  * Venue beta (docs/venues.md), declared for the stream runner (ingest/rest/runner.ts): its API
- * (client.ts), its records' rows (mappers.ts), its read strategies (read.ts) and two streams:
+ * (client.ts), its records' rows (mappers.ts), its read strategies (read.ts) and three streams:
  * - `markets` (job `beta.markets`): `poll` every VENUE_MARKETS_POLL_S (series, the markets changed since
  *   the `markets` mark, their events not stored yet), `reconcile` every VENUE_RECONCILE_S (every series,
  *   market and event, then beta's trades per ticker against the markets' volume); beta_markets,
@@ -10,15 +10,20 @@
  * - `trades` (job `beta.trades`): `poll` every BETA_TRADES_POLL_S (trades newest first down to the newest
  *   stored one, minus an overlap), `backfill` (the CLI: down to `options.from`); beta_trades with
  *   `insertNew` (ids not stored). Lease `beta:trades:lease`.
- * A run that wrote a row bumps `venue:beta`; a markets run that wrote markets or events enqueues beta's
+ * - `orderbooks` (job `beta.orderbooks`): `poll` every ORDERBOOK_POLL_S, the open markets' books
+ *   (orderbooks.ts) recorded in orderbook_snapshots (ingest/orderbooks/stream.ts; bumps `books:beta`).
+ *   Lease `beta:orderbooks:lease`.
+ * A run of `markets` or `trades` that wrote a row bumps `venue:beta`; a markets run that wrote markets or events enqueues beta's
  * canonical ids (jobs/processors/venue-streams.ts).
  */
 import { BETA_EVENTS, BETA_MARKETS, BETA_SERIES, BETA_TRADES } from '../../../schemas/tables/beta.ts';
+import { orderbookStream } from '../../orderbooks/stream.ts';
 import { listingSchedules, venueClient } from '../../rest/listing.ts';
 import { defineStream, defineVenue, type RowsByTable } from '../../rest/runner.ts';
 import { createBetaClient } from './client.ts';
 import { betaConfig } from './config.ts';
 import { betaFeed } from './feed.ts';
+import { readOrderbooks } from './orderbooks.ts';
 import {
   type BetaSyncMode,
   type BetaSyncOptions,
@@ -126,5 +131,6 @@ export const beta = defineVenue({
       finalStep: null,
       log: { message: 'Polled beta trades', level: 'debug' },
     }),
+    orderbookStream('beta', readOrderbooks),
   ],
 });

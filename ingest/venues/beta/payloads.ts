@@ -7,7 +7,8 @@
  *   "13.00"), fractional when fractional trading is on; the integer cents and counts beside them are
  *   deprecated and not kept.
  * - Times are ISO 8601 strings.
- * - A record's id: a market's or series' `ticker`, an event's `event_ticker`, a trade's `trade_id`.
+ * - A record's id: a market's, series' or order book's `ticker`, an event's `event_ticker`, a trade's
+ *   `trade_id`.
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { type InvalidRecord, idText, recordChecker } from '../../rest/records.ts';
@@ -106,6 +107,25 @@ export const TradePayload = Type.Object({
 });
 export type TradePayload = Static<typeof TradePayload>;
 
+/** A price level of `orderbook_fp`: [dollars, contracts], both fixed-point strings. */
+const Level = Type.Tuple([Fixed, Fixed]);
+
+/** One market's book of `/markets/orderbooks`: its YES bids and NO bids (no asks), any order. */
+export const OrderbookPayload = Type.Object({
+  ticker: Type.String({ minLength: 1 }),
+  orderbook_fp: Type.Object({ yes_dollars: Type.Array(Level), no_dollars: Type.Array(Level) }),
+});
+export type OrderbookPayload = Static<typeof OrderbookPayload>;
+
+/** A price outside (0, 1] fails the book. */
+const badPrice = (b: OrderbookPayload): string | null => {
+  for (const [price] of [...b.orderbook_fp.yes_dollars, ...b.orderbook_fp.no_dollars]) {
+    const p = Number(price);
+    if (!(p > 0 && p <= 1)) return `price ${price} outside (0, 1]`;
+  }
+  return null;
+};
+
 const validTime = (...values: (string | null | undefined)[]): string | null => {
   for (const v of values) {
     if (v !== null && v !== undefined && v !== '' && !Number.isFinite(Date.parse(v)))
@@ -136,6 +156,7 @@ export const CHECKERS = {
     (e) => validTime(e.strike_date),
   ),
   series: recordChecker('series', SeriesPayload, (r) => idText(r.ticker)),
+  orderbook: recordChecker('orderbook', OrderbookPayload, (r) => idText(r.ticker), badPrice),
   trade: recordChecker(
     'trade',
     TradePayload,

@@ -15,6 +15,8 @@
  * - `market(id, categorical)`: `/market/{id}` or `/market/categorical/{id}`; `gone` when the upstream
  *   answers 404.
  * - `latestPrice(tokenId)`: `/token/latest-price`, the token's last trade price (null when unreadable).
+ * - `orderbook(tokenId)`: `/token/orderbook`, the token's book with the answer's `Date`; a book that fails
+ *   its schema is read again (up to `rereads` times) and quarantined (null when no read was clean).
  */
 import { RetryableError } from '../../../core/errors.ts';
 import { type HttpClient, HttpPermanentError, type QueryValue } from '../../http/client.ts';
@@ -25,6 +27,7 @@ import {
   type Envelope,
   type InvalidRecord,
   type MarketPayload,
+  type OrderbookPayload,
 } from './payloads.ts';
 
 /** One listed market: a binary market, or a categorical parent with its children. */
@@ -48,6 +51,7 @@ export interface DeltaClient {
   list(status: 'activated' | null): Promise<ListRead>;
   market(id: string, categorical: boolean): Promise<ReadCounts & { entry: DeltaEntry | null; gone: boolean }>;
   latestPrice(tokenId: string): Promise<ReadCounts & { price: number | null }>;
+  orderbook(tokenId: string): Promise<ReadCounts & { book: OrderbookPayload | null; date: number | null }>;
 }
 
 export interface DeltaClientOptions {
@@ -110,11 +114,20 @@ export function createDeltaClient(options: DeltaClientOptions): DeltaClient {
 
   /** GET, unwrapped; `counts.requests` counts every request, `counts.rereads` the `code` ≠ 0 repeats. */
   async function get(path: string, query: Record<string, QueryValue>, counts: ReadCounts): Promise<unknown> {
+    return (await getDated(path, query, counts)).result;
+  }
+
+  /** `get` with the answer's `Date`. */
+  async function getDated(
+    path: string,
+    query: Record<string, QueryValue>,
+    counts: ReadCounts,
+  ): Promise<{ result: unknown; date: number | null }> {
     for (let attempt = 0; ; attempt++) {
       counts.requests++;
-      const body = await http.getJson(path, query);
+      const { body, date } = await http.getJsonDated(path, query);
       const env = envelopeOf(body);
-      if (env !== null && env.code === 0) return env.result;
+      if (env !== null && env.code === 0) return { result: env.result, date };
       if (attempt >= codeRetries) {
         throw new DeltaUpstreamError(
           path,
@@ -225,6 +238,18 @@ export function createDeltaClient(options: DeltaClientOptions): DeltaClient {
         counts.invalid = [r.invalid];
       }
       return { price: null, ...counts };
+    },
+
+    async orderbook(tokenId) {
+      const counts: ReadCounts = { invalid: [], requests: 0, rereads: 0 };
+      for (let attempt = 0; attempt <= rereads; attempt++) {
+        if (attempt > 0) counts.rereads++;
+        const { result, date } = await getDated('/token/orderbook', { token_id: tokenId }, counts);
+        const r = CHECKERS.orderbook.check(result);
+        if (r.ok) return { book: r.value, date, ...counts };
+        if (counts.invalid.length === 0) counts.invalid = [{ ...r.invalid, recordId: tokenId }];
+      }
+      return { book: null, date: null, ...counts };
     },
   };
 }

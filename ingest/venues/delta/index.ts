@@ -1,7 +1,9 @@
 /**
  * Venue delta (docs/venues.md), declared for the stream runner (ingest/rest/runner.ts): its API
- * (client.ts), its records' rows (mappers.ts) and one stream, `markets`, written to delta_markets and
- * delta_events (markets before events) with `writeChanged`.
+ * (client.ts), its records' rows (mappers.ts) and two streams: `markets`, written to delta_markets and
+ * delta_events (markets before events) with `writeChanged`, and `orderbooks` (job `delta.orderbooks`,
+ * every ORDERBOOK_POLL_S, lease `delta:orderbooks:lease`): the open markets' YES books into
+ * orderbook_snapshots (orderbooks.ts, ingest/orderbooks/stream.ts; bumps `books:delta`).
  *
  * One run of `markets`, `poll` (every VENUE_MARKETS_POLL_S) or `reconcile` (every VENUE_RECONCILE_S):
  * 1. the listing `/market?marketType=2`: in `poll` the activated markets, in `reconcile` every status
@@ -19,11 +21,13 @@
  * on) end the run (nothing written).
  */
 import { DELTA_EVENTS, DELTA_MARKETS } from '../../../schemas/tables/delta.ts';
+import { orderbookStream } from '../../orderbooks/stream.ts';
 import { listingStream, venueClient } from '../../rest/listing.ts';
 import { defineVenue, type StreamContext } from '../../rest/runner.ts';
 import { createDeltaClient, type DeltaClient, type DeltaEntry } from './client.ts';
 import { deltaConfig } from './config.ts';
 import { type DeltaEventRow, type DeltaMarketRow, entryRows, marketsOf, settled, usd } from './mappers.ts';
+import { readOrderbooks } from './orderbooks.ts';
 
 export type DeltaSyncMode = 'poll' | 'reconcile';
 
@@ -170,5 +174,6 @@ export const delta = defineVenue({
       ],
       log: 'Synced delta',
     }),
+    orderbookStream('delta', readOrderbooks),
   ],
 });

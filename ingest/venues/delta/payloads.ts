@@ -81,6 +81,23 @@ export const LatestPrice = Type.Object({
 });
 export type LatestPrice = Static<typeof LatestPrice>;
 
+/** A book level: decimal strings (numbers accepted too); a price outside 0–1 fails the book. */
+const BookPrice = Type.Union([
+  Type.String({ pattern: '^(0(\\.[0-9]+)?|\\.[0-9]+|1(\\.0+)?)$' }),
+  Type.Number({ minimum: 0, maximum: 1 }),
+]);
+const BookSize = Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), Type.Number({ minimum: 0 })]);
+const BookLevel = Type.Object({ price: BookPrice, size: BookSize });
+
+/** `/token/orderbook`'s result: a token's book (bids descending, asks ascending), `timestamp` Unix ms. */
+export const OrderbookPayload = Type.Object({
+  tokenId: Type.String(),
+  timestamp: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+  bids: Type.Array(BookLevel),
+  asks: Type.Array(BookLevel),
+});
+export type OrderbookPayload = Static<typeof OrderbookPayload>;
+
 export const recordIdOf = (raw: Record<string, unknown>) => idText(raw.marketId);
 
 export const CHECKERS = {
@@ -88,4 +105,5 @@ export const CHECKERS = {
   child: recordChecker('child', ChildPayload, recordIdOf),
   envelope: recordChecker('envelope', Envelope, () => ''),
   latest_price: recordChecker('latest_price', LatestPrice, (r) => idText(r.tokenId)),
+  orderbook: recordChecker('orderbook', OrderbookPayload, (r) => idText(r.tokenId)),
 };

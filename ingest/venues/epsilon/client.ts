@@ -10,7 +10,8 @@
  *   the first shorter than `limit`; deduplicated by id.
  * - `tags()`: `/tags/`, one unpaged list (read again while a record fails).
  * - `market(id)`, `event(id)`: `/markets/{id}`, `/events/{id}`; `gone` when the upstream answers 404.
- * - `book(tokenId)`: `/book?token_id=`, the token's order book (null when unreadable or 404).
+ * - `book(tokenId)`: `/book?token_id=`, the token's order book with the answer's `Date` (null when
+ *   unreadable or 404).
  *
  * A page holding a record already read on an earlier page, or a record that failed its schema, is read
  * again (up to `rereads` times) — unless the read again repeats the same records, which means the
@@ -38,7 +39,8 @@ export interface EpsilonClient {
   tags(): Promise<ReadCounts & { tags: TagPayload[] }>;
   market(id: string): Promise<ReadCounts & { market: MarketPayload | null; gone: boolean }>;
   event(id: string): Promise<ReadCounts & { event: EventPayload | null; gone: boolean }>;
-  book(tokenId: string): Promise<ReadCounts & { book: BookPayload | null }>;
+  /** The token's book with the answer's `Date` (Unix ms; null when unreadable). */
+  book(tokenId: string): Promise<ReadCounts & { book: BookPayload | null; date: number | null }>;
 }
 
 export interface EpsilonClientOptions {
@@ -232,18 +234,20 @@ export function createEpsilonClient(options: EpsilonClientOptions): EpsilonClien
       const counts = newCounts();
       for (let attempt = 0; attempt <= rereads; attempt++) {
         if (attempt > 0) counts.rereads++;
-        let body: unknown;
+        let answer: { body: unknown; date: number | null };
         try {
-          body = await get('/book', { token_id: tokenId }, counts);
+          counts.requests++;
+          answer = await http.getJsonDated(`${BASE}/book`, { token_id: tokenId });
         } catch (err) {
-          if (err instanceof HttpPermanentError && err.status === 404) return { book: null, ...counts };
+          if (err instanceof HttpPermanentError && err.status === 404)
+            return { book: null, date: null, ...counts };
           throw err;
         }
-        const c = CHECKERS.book.check(body);
-        if (c.ok) return { book: c.value, ...counts };
+        const c = CHECKERS.book.check(answer.body);
+        if (c.ok) return { book: c.value, date: answer.date, ...counts };
         // A book that fails its schema is read again, not quarantined (it is no record of the venue's).
       }
-      return { book: null, ...counts };
+      return { book: null, date: null, ...counts };
     },
   };
 }

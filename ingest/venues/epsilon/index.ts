@@ -12,19 +12,25 @@
  * 3. stored markets not resolved and not read above: read by id until a read finds them resolved; a 404
  *    leaves the stored row as it is (logged);
  * 4. books: the YES token's `/book` for every open market (best bid and ask per outcome, depths); a
- *    market not trading has an empty book, so none is read for it;
+ *    market not trading has an empty book, so none is read for it; each book is also recorded as the
+ *    market's YES book snapshot (orderbook_snapshots, source `rest`, ORDERBOOK_KEEPALIVE_S; bumps
+ *    `books:epsilon`; docs/orderbooks.md): epsilon's book history comes with its markets poll, no poll
+ *    of its own;
  * 5. one batch of it all, written by the runner (markets, events, tags); the watermark `markets` (poll)
  *    or `reconcile` = the run's observation time after the data.
  * Both modes take the lease `epsilon:markets:lease` (a poll finding it held is skipped, a reconciliation
  * retries). Upstream failures the HTTP client gives up on end the run (nothing written).
  */
 import { EPSILON_EVENTS, EPSILON_MARKETS, EPSILON_TAGS } from '../../../schemas/tables/epsilon.ts';
+import type { BookSnapshot } from '../../orderbooks/store.ts';
+import { recordBooks } from '../../orderbooks/stream.ts';
 import { listingStream, venueClient } from '../../rest/listing.ts';
 import { defineVenue, type StreamContext } from '../../rest/runner.ts';
 import { createEpsilonClient, type EpsilonClient } from './client.ts';
 import { epsilonConfig } from './config.ts';
 import {
   type BookSummary,
+  bookSnapshot,
   bookSummary,
   type EpsilonMarketRow,
   eventRow,
@@ -66,6 +72,8 @@ interface Batch {
   events: Map<string, EventPayload>;
   tags: TagPayload[];
   books: Map<string, BookSummary>;
+  /** The same books as YES book snapshots (recorded in orderbook_snapshots). */
+  snapshots: BookSnapshot[];
   /** Stored markets' statuses (an event's status counts its markets not read now too). */
   stored: Map<string, Status>;
 }
@@ -136,6 +144,7 @@ async function* readMarkets(client: EpsilonClient, ctx: Ctx): AsyncIterable<Batc
   if (reread > 0) ctx.step('read by id');
 
   const books = new Map<string, BookSummary>();
+  const snapshots: BookSnapshot[] = [];
   const open = [...markets.values()].filter((m) => statusOf(m) === 'open' && m.clobTokenIds?.[0]);
   for (let i = 0; i < open.length; i += BOOK_CONCURRENCY) {
     const batch = open.slice(i, i + BOOK_CONCURRENCY);
@@ -143,11 +152,15 @@ async function* readMarkets(client: EpsilonClient, ctx: Ctx): AsyncIterable<Batc
     read.forEach((r, j) => {
       ctx.account(r);
       s.books++;
-      if (r.book) books.set(batch[j]!.id, bookSummary(r.book));
+      const m = batch[j]!;
+      if (r.book) {
+        books.set(m.id, bookSummary(r.book));
+        snapshots.push(bookSnapshot(m.id, m.clobTokenIds![0]!, r.book, r.date ?? ctx.now()));
+      }
     });
   }
   if (open.length > 0) ctx.step('books');
-  yield { markets, events, tags: tags.tags, books, stored };
+  yield { markets, events, tags: tags.tags, books, snapshots, stored };
 }
 
 function rows({ markets, events, tags, books, stored }: Batch) {
@@ -189,6 +202,12 @@ export const epsilon = defineVenue({
       }),
       read: readMarkets,
       rows,
+      // The YES books read for the rows, kept as order book history (bumps `books:epsilon`, not counted
+      // as rows of the venue's tables).
+      write: async (batch, ctx) => {
+        await recordBooks(ctx, 'epsilon', batch.snapshots);
+        return 0;
+      },
       tables: [
         { table: EPSILON_MARKETS, key: 'market_id', counts: (s) => s },
         { table: EPSILON_EVENTS, key: 'event_id', counts: (s) => s.events },

@@ -21,6 +21,8 @@
 import type { RowOf } from '../../../core/clickhouse/table.ts';
 import { searchWords } from '../../../core/search-words.ts';
 import type { EPSILON_EVENTS, EPSILON_MARKETS, EPSILON_TAGS } from '../../../schemas/tables/epsilon.ts';
+import { bestFirst } from '../../orderbooks/levels.ts';
+import type { BookSnapshot } from '../../orderbooks/store.ts';
 import type { BookPayload, EventPayload, MarketPayload, TagPayload } from './payloads.ts';
 
 export type EpsilonMarketRow = Omit<RowOf<typeof EPSILON_MARKETS>, 'content_hash' | 'observed_at'>;
@@ -62,6 +64,18 @@ export function bookSummary(b: BookPayload | null): BookSummary {
     bestAsk: asks.length ? Math.min(...asks.map((l) => l.price)) : null,
     bidDepth: round6(bids.reduce((s, l) => s + l.size, 0)),
     askDepth: round6(asks.reduce((s, l) => s + l.size, 0)),
+  };
+}
+
+/** The YES token's book as market `marketId`'s snapshot: levels best first, `ts` the payload's time, else `date`. */
+export function bookSnapshot(marketId: string, tokenId: string, b: BookPayload, date: number): BookSnapshot {
+  const ts = b.timestamp === undefined ? Number.NaN : Number(b.timestamp);
+  return {
+    market: marketId,
+    token_id: b.asset_id ?? tokenId,
+    ts: Number.isSafeInteger(ts) ? ts : date,
+    bids: bestFirst(b.bids, 'bids'),
+    asks: bestFirst(b.asks, 'asks'),
   };
 }
 

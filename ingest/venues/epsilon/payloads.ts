@@ -86,6 +86,8 @@ const Size = Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), Type.
 const Level = Type.Object({ price: Price, size: Size });
 export const BookPayload = Type.Object({
   asset_id: Type.Optional(Type.String()),
+  /** The book's time, Unix ms (a decimal string upstream). */
+  timestamp: Type.Optional(Type.Union([Type.String({ pattern: '^[0-9]+$' }), Type.Integer({ minimum: 0 })])),
   bids: Type.Array(Level),
   asks: Type.Array(Level),
 });

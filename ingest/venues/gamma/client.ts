@@ -9,6 +9,10 @@
  *   up to `rereads` times, while a record in it fails its schema).
  * - `entry(slug)`: `/markets/{slug}`, one market or group; null when the upstream answers 404.
  *
+ * - `orderbook(slug)`: `/markets/{slug}/orderbook`, a clob market's YES book with the answer's `Date`
+ *   (null with `amm` when the upstream answers 400: a pool market has no book; null with `gone` on 404);
+ *   a book that fails its schema is read again (up to `rereads` times) and quarantined under its slug.
+ *
  * Duplicate and overlapping pages: a page holding an entry already read on an earlier page, or a record
  * that failed its schema, is read again (up to `rereads` times); each read adds the entries not yet held,
  * a clean version replacing one whose nested markets failed. What still repeats is dropped; what still
@@ -24,6 +28,7 @@ import {
   type InvalidRecord,
   isGroupEntry,
   type MarketPayload,
+  type OrderbookPayload,
 } from './payloads.ts';
 
 /** One entry of the active list (or a by-slug answer): a single market, or a group with its markets. */
@@ -52,6 +57,11 @@ export interface GammaClient {
   activeSlugs(): Promise<ReadCounts & { slugs: ActiveSlugPayload[] }>;
   /** `gone`: the upstream answered 404; `entry` is null then, or when every read failed its schema. */
   entry(slug: string): Promise<ReadCounts & { entry: GammaEntry | null; gone: boolean }>;
+  orderbook(
+    slug: string,
+  ): Promise<
+    ReadCounts & { book: OrderbookPayload | null; date: number | null; amm: boolean; gone: boolean }
+  >;
 }
 
 export interface GammaClientOptions {
@@ -172,6 +182,29 @@ export function createGammaClient(options: GammaClientOptions): GammaClient {
         if (failed === 0) break;
       }
       return { slugs: [...held.values()], invalid: [...invalid.values()], requests, rereads: requests - 1 };
+    },
+
+    async orderbook(slug) {
+      const invalid: InvalidRecord[] = [];
+      let requests = 0;
+      const none = { book: null, date: null, amm: false, gone: false };
+      for (let attempt = 0; attempt <= rereads; attempt++) {
+        requests++;
+        let answer: { body: unknown; date: number | null };
+        try {
+          answer = await http.getJsonDated(`/markets/${encodeURIComponent(slug)}/orderbook`);
+        } catch (err) {
+          if (err instanceof HttpPermanentError && (err.status === 400 || err.status === 404)) {
+            const end = { invalid, requests, rereads: attempt };
+            return err.status === 400 ? { ...none, amm: true, ...end } : { ...none, gone: true, ...end };
+          }
+          throw err;
+        }
+        const c = CHECKERS.orderbook.check(answer.body);
+        if (c.ok) return { ...none, book: c.value, date: answer.date, invalid, requests, rereads: attempt };
+        if (invalid.length === 0) invalid.push({ ...c.invalid, recordId: slug });
+      }
+      return { ...none, invalid, requests, rereads: requests - 1 };
     },
 
     async entry(slug) {

@@ -1,7 +1,9 @@
 /**
  * Venue gamma (docs/venues.md), declared for the stream runner (ingest/rest/runner.ts): its API
- * (client.ts), its records' rows (mappers.ts) and one stream, `markets`, written to gamma_markets and
- * gamma_events (markets before events) with `writeChanged`.
+ * (client.ts), its records' rows (mappers.ts) and two streams: `markets`, written to gamma_markets and
+ * gamma_events (markets before events) with `writeChanged`, and `orderbooks` (job `gamma.orderbooks`,
+ * every ORDERBOOK_POLL_S, lease `gamma:orderbooks:lease`): the open clob markets' books into
+ * orderbook_snapshots (orderbooks.ts, ingest/orderbooks/stream.ts; bumps `books:gamma`).
  *
  * One run of `markets`, `poll` (every VENUE_MARKETS_POLL_S) or `reconcile` (every VENUE_RECONCILE_S):
  * 1. every page of `/markets/active` (single markets, and groups with their markets);
@@ -17,11 +19,13 @@
  * reconciliation retries. Upstream failures the HTTP client gives up on end the run (nothing written).
  */
 import { GAMMA_EVENTS, GAMMA_MARKETS } from '../../../schemas/tables/gamma.ts';
+import { orderbookStream } from '../../orderbooks/stream.ts';
 import { listingStream, venueClient } from '../../rest/listing.ts';
 import { defineVenue, type StreamContext } from '../../rest/runner.ts';
 import { createGammaClient, type GammaClient, type GammaEntry } from './client.ts';
 import { gammaConfig } from './config.ts';
 import { entryRows, type GammaEventRow, type GammaMarketRow } from './mappers.ts';
+import { readOrderbooks } from './orderbooks.ts';
 
 export type GammaSyncMode = 'poll' | 'reconcile';
 
@@ -138,5 +142,6 @@ export const gamma = defineVenue({
       ],
       log: 'Synced gamma',
     }),
+    orderbookStream('gamma', readOrderbooks),
   ],
 });

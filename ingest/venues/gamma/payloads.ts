@@ -105,7 +105,24 @@ export function isGroupEntry(raw: unknown): boolean {
   return r.marketType === 'group' || Array.isArray(r.markets);
 }
 
+const BookLevel = Type.Object({
+  price: Type.Number({ minimum: 0, maximum: 1 }),
+  size: Type.Number({ minimum: 0 }),
+});
+
+/** `/markets/{slug}/orderbook` (a clob market's YES book): bids and asks, any order; its midpoints. */
+export const OrderbookPayload = Type.Object({
+  bids: Type.Array(BookLevel),
+  asks: Type.Array(BookLevel),
+  midpoint: Num,
+  adjustedMidpoint: Num,
+  tokenId: Str,
+});
+export type OrderbookPayload = Static<typeof OrderbookPayload>;
+
 export const CHECKERS = {
+  /** Its id is the slug asked for (the client sets it; the payload names none). */
+  orderbook: recordChecker('orderbook', OrderbookPayload, () => ''),
   market: recordChecker('market', MarketPayload, recordIdOf),
   group: recordChecker('group', GroupPayload, recordIdOf),
   active_slug: recordChecker('active_slug', ActiveSlugPayload, recordIdOf),

@@ -7,6 +7,7 @@
  * Lists page with an opaque `cursor` ("" when there is no next page).
  */
 import type { Catalog, CatalogEvent, CatalogMarket, CatalogSeries } from '../../world/catalog.ts';
+import { priceLevelStructure, priceRanges } from '../../world/price-levels.ts';
 import type { MinuteBar, Trade, WorldState } from '../../world/state.ts';
 import { cents, dollars, fpCount, iso, unixS } from '../format.ts';
 import { HttpError, type Reply, type RequestContext, type Route } from '../http.ts';
@@ -150,8 +151,8 @@ export function betaRoutes(catalog: Catalog, state: WorldState): Route[] {
       rules_primary: `If ${m.question.replace(/\?$/, '')}, then the market resolves to Yes.`,
       rules_secondary: 'The market closes early if the outcome is known before the close time.',
       tick_size: 1,
-      price_level_structure: 'linear_cent',
-      price_ranges: [{ start: '0.0100', end: '0.9900', step: '0.0100' }],
+      price_level_structure: priceLevelStructure(catalog, m.key),
+      price_ranges: priceRanges(priceLevelStructure(catalog, m.key)),
       strike_type: 'custom',
       custom_strike: m.groupItemTitle ? { outcome: m.groupItemTitle } : null,
     };

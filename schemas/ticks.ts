@@ -1,6 +1,6 @@
 /**
  * The tick datasets (docs/ticks.md): what the compaction job (analytics/ticks/, job `ticks.compact`) and
- * `GET /v2/data/ticks` (api/resources/data/ticks.ts) share — the settings, the price, where a part's file
+ * `GET /v2/data/ticks` (api/resources/data-ticks.ts) share — the settings, the price, where a part's file
  * lives, and what a dataset declares. The datasets themselves are declared by their venue (its contract's
  * `ticks`, schemas/venues/<code>.ts) and listed by schemas/venues/index.ts (`TICK_DATASETS`): nothing here
  * names one.
@@ -86,6 +86,13 @@ export interface TickColumn {
   name: string;
   type: string;
   description: string;
+}
+
+/** Columns declared as a record, name → [type, description] (the order of the keys is the files' order). */
+export function tickColumns(
+  columns: Record<string, readonly [type: string, description: string]>,
+): TickColumn[] {
+  return Object.entries(columns).map(([name, [type, description]]) => ({ name, type, description }));
 }
 
 /**

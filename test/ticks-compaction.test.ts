@@ -64,7 +64,7 @@ describe('ticks.compact: beta', () => {
     expect(files.map(sha)).toEqual(bytes);
     expect(first.parts.length).toBeGreaterThan(1);
 
-    const rows = [];
+    const rows: Awaited<ReturnType<typeof readParquet>> = [];
     for (const [i, file] of files.entries()) {
       const part = await readParquet(deps.clickhouse, BETA_TICKS, file);
       expect(part.length).toBe(first.parts[i]!.rows);
@@ -107,7 +107,7 @@ describe('ticks.compact: beta', () => {
 
   it('rebuilds from the day file the true book of every ticker at 23:59:59', async () => {
     const day = await compactDay(compactDeps(), BETA_TICKS, DATE);
-    const rows = [];
+    const rows: Awaited<ReturnType<typeof readParquet>> = [];
     for (const p of day.parts)
       rows.push(...(await readParquet(deps.clickhouse, BETA_TICKS, path.join(settings().dir, p.path))));
     const at = DAY + DAY_MS - 1000;

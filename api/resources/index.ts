@@ -24,6 +24,7 @@ import { alphaTradesResource } from './alpha/trades.ts';
 import { alphaVolumeChartResource } from './alpha/volume-chart.ts';
 import { alphaWalletPnlResource } from './alpha/wallet-pnl.ts';
 import { betaTradesResource } from './beta/trades.ts';
+import { dataTicksResource } from './data-ticks.ts';
 import type { Resource } from './define.ts';
 import { marketsSearchResource } from './markets-search.ts';
 import { VENUE_MARKET_RESOURCES } from './venue-markets.ts';
@@ -56,4 +57,5 @@ export const RESOURCES: Resource[] = [
   ...VENUE_MARKET_RESOURCES,
   betaTradesResource,
   marketsSearchResource,
+  dataTicksResource,
 ];

@@ -11,7 +11,7 @@
  * is_snapshot message replaces the ticker's book (the opening one, or a re-snapshot after a gap:
  * `resync`), any other row adds `delta` to the level (side, price); a level at 0 is gone.
  */
-import type { TickDataset } from '../ticks.ts';
+import { type TickDataset, tickColumns } from '../ticks.ts';
 
 /** The day's bounds as DateTime64 (the statements' `{start:Int64}` and `{end:Int64}`, Unix ms). */
 const DAY = `fromUnixTimestamp64Milli({start:Int64}, 'UTC') AS day_start,
@@ -21,33 +21,23 @@ export const BETA_TICKS: TickDataset = {
   name: 'beta',
   about:
     "beta's order book feed: signed size deltas of the YES and NO bids, each day opening with every ticker's book",
-  columns: [
-    { name: 'ticker', type: 'string', description: 'The market ticker' },
-    {
-      name: 'timestamp',
-      type: 'int64',
-      description: 'Unix ms, UTC: the message time (the day start for the opening book)',
-    },
-    {
-      name: 'sequence',
-      type: 'uint32',
-      description:
-        "The message's number within the ticker's day: 0 the opening book, then 1, 2, … in feed order; the levels of one snapshot share it",
-    },
-    { name: 'side', type: 'string', description: 'yes | no: bids of that side (a YES ask is 1 − a NO bid)' },
-    { name: 'price', type: 'decimal(9,4)', description: 'Dollars, 0–1' },
-    {
-      name: 'delta',
-      type: 'decimal(18,2)',
-      description: "Contracts: the signed change of the level's size; a snapshot row: the level's size",
-    },
-    {
-      name: 'is_snapshot',
-      type: 'bool',
-      description: "A row of a book snapshot: the message's rows replace the ticker's book",
-    },
-    { name: 'resync', type: 'bool', description: 'A re-snapshot after a sequence gap or a reconnect' },
-  ],
+  // Keyed by name: the column `delta` is a word here, not the venue of that code.
+  columns: tickColumns({
+    ticker: ['string', 'The market ticker'],
+    timestamp: ['int64', 'Unix ms, UTC: the message time (the day start for the opening book)'],
+    sequence: [
+      'uint32',
+      "The message's number within the ticker's day: 0 the opening book, then 1, 2, … in feed order; the levels of one snapshot share it",
+    ],
+    side: ['string', 'yes | no: bids of that side (a YES ask is 1 − a NO bid)'],
+    price: ['decimal(9,4)', 'Dollars, 0–1'],
+    delta: [
+      'decimal(18,2)',
+      "Contracts: the signed change of the level's size; a snapshot row: the level's size",
+    ],
+    is_snapshot: ['bool', "A row of a book snapshot: the message's rows replace the ticker's book"],
+    resync: ['bool', 'A re-snapshot after a sequence gap or a reconnect'],
+  }),
   sortOrder: ['ticker', 'timestamp', 'sequence', 'side', 'price'],
   bounds: `SELECT toInt64(toUnixTimestamp64Milli(min(ts))) AS first_ms,
   toInt64(toUnixTimestamp64Milli(max(ts))) AS last_ms, count() AS n

@@ -1,7 +1,7 @@
 /**
  * The tick datasets' manifest (schemas/clickhouse/045_tick_datasets.sql, docs/ticks.md): `tick_parts`, one
  * row per Parquet part of a compacted day, and `tick_days`, one per compacted day (written after its parts).
- * Written by analytics/ticks/compact.ts, read by `GET /v2/data/ticks` (api/queries/data/ticks.ts), both
+ * Written by analytics/ticks/compact.ts, read by `GET /v2/data/ticks` (api/queries/data-ticks.ts), both
  * with FINAL. Checked against `DESCRIBE TABLE` by test/table-descriptions.test.ts.
  */
 import { type Column, c, defineTable } from '../../core/clickhouse/table.ts';

@@ -236,8 +236,8 @@ export function rebuildBooks(
     if ((r.timestamp as number) > at) continue;
     const ticker = r.ticker as string;
     const message = `${ticker}|${r.sequence}`;
-    let book = books.get(ticker);
-    if (!book) books.set(ticker, (book = new Map()));
+    const book = books.get(ticker) ?? new Map<string, string>();
+    books.set(ticker, book);
     if (r.is_snapshot && message !== last) book.clear();
     last = message;
     const k = `${r.side}|${r.price}`;

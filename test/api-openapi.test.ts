@@ -23,6 +23,7 @@ import { SubtagsQuery, TagsQuery } from '../schemas/api/alpha-tags.ts';
 import { TradesQuery } from '../schemas/api/alpha-trades.ts';
 import { BetaMarketsQuery } from '../schemas/api/beta-markets.ts';
 import { BetaTradesQuery } from '../schemas/api/beta-trades.ts';
+import { DataTicksQuery } from '../schemas/api/data-ticks.ts';
 import { DeltaMarketsQuery } from '../schemas/api/delta-markets.ts';
 import { EpsilonMarketsQuery } from '../schemas/api/epsilon-markets.ts';
 import { GammaMarketsQuery } from '../schemas/api/gamma-markets.ts';
@@ -117,6 +118,8 @@ describe('/openapi.json', () => {
       '/v2/epsilon/markets': Object.keys(EpsilonMarketsQuery.properties),
       '/v2/beta/trades': Object.keys(BetaTradesQuery.properties),
       '/v2/markets/search': Object.keys(MarketsSearchQuery.properties),
+      '/v2/data/ticks': Object.keys(DataTicksQuery.properties),
+      '/v2/data/ticks/parts/{dataset}/{date}/{file}': ['dataset', 'date', 'file', 'expires', 'signature'],
       ...Object.fromEntries(
         RETIRED_PATHS.map((p) => [p.replace(/:(\w+)/g, '{$1}'), p.includes(':') ? ['canonical_id'] : []]),
       ),
@@ -147,6 +150,9 @@ describe('/openapi.json', () => {
     // Nothing is required of a client: every parameter is optional (limit and order have defaults).
     expect(trades.parameters.filter((x: { required: boolean }) => x.required)).toEqual([]);
     expect(doc.paths['/health'].get.security).toBeUndefined();
+    // A tick part's signed URL is its credential: no key.
+    expect(doc.paths['/v2/data/ticks/parts/{dataset}/{date}/{file}'].get.security).toBeUndefined();
+    expect(doc.paths['/v2/data/ticks'].get.security).toEqual([{ apiKey: [] }]);
     expect(doc.paths['/v2/markets'].get.deprecated).toBe(true);
   });
 

@@ -8,6 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactDay, compactFinalDays, latestFinalDay } from '../analytics/ticks/compact.ts';
+import { acquireLease } from '../core/lease.ts';
+import type { JobContext } from '../jobs/define.ts';
+import { ticksCompactJob } from '../jobs/processors/ticks-compact.ts';
+import { ALL_JOBS } from '../jobs/registry.ts';
+import { SCHEDULES } from '../jobs/schedules.ts';
 import { BETA_SNAPSHOT_TICKS, BETA_TICKS } from '../schemas/api/beta-ticks.ts';
 import { DAY_MS, ticksSettings } from '../schemas/ticks.ts';
 import { TICK_DATASETS } from '../schemas/venues/index.ts';
@@ -242,5 +247,26 @@ describe('ticks.compact: final days', () => {
       "SELECT toString(date) AS date, parts FROM tick_days FINAL WHERE dataset = 'beta' ORDER BY date",
     );
     expect(days.map((d) => d.date)).toEqual(['2026-09-19', DATE]);
+  });
+});
+
+describe('job ticks.compact', () => {
+  it('is registered, scheduled every TICKS_COMPACT_INTERVAL_S, and runs under its lease', async () => {
+    expect(ALL_JOBS).toContain(ticksCompactJob);
+    const scheduled = SCHEDULES.find((s) => s.job === ticksCompactJob)!;
+    expect(scheduled.id).toBe('ticks:compact');
+    expect(scheduled.everyMs(deps.config)).toBe(300_000);
+    const ctx = {
+      deps,
+      log: deps.log,
+      signal: new AbortController().signal,
+      job: { data: {} },
+      enqueue: async () => undefined,
+    } as unknown as JobContext<Record<string, never>>;
+    const held = await acquireLease(deps.redis, 'ticks:compact:lease', 10_000);
+    expect(await ticksCompactJob.process(ctx)).toEqual({ ran: false });
+    await held.release();
+    // Every final day of both datasets is compacted already (the tests above): nothing left to do.
+    expect(await ticksCompactJob.process(ctx)).toEqual({ ran: true, days: [] });
   });
 });

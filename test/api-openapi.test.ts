@@ -119,7 +119,6 @@ describe('/openapi.json', () => {
       '/v2/beta/trades': Object.keys(BetaTradesQuery.properties),
       '/v2/markets/search': Object.keys(MarketsSearchQuery.properties),
       '/v2/data/ticks': Object.keys(DataTicksQuery.properties),
-      '/v2/data/ticks/parts/{dataset}/{date}/{file}': ['dataset', 'date', 'file', 'expires', 'signature'],
       ...Object.fromEntries(
         RETIRED_PATHS.map((p) => [p.replace(/:(\w+)/g, '{$1}'), p.includes(':') ? ['canonical_id'] : []]),
       ),
@@ -150,8 +149,6 @@ describe('/openapi.json', () => {
     // Nothing is required of a client: every parameter is optional (limit and order have defaults).
     expect(trades.parameters.filter((x: { required: boolean }) => x.required)).toEqual([]);
     expect(doc.paths['/health'].get.security).toBeUndefined();
-    // A tick part's signed URL is its credential: no key.
-    expect(doc.paths['/v2/data/ticks/parts/{dataset}/{date}/{file}'].get.security).toBeUndefined();
     expect(doc.paths['/v2/data/ticks'].get.security).toEqual([{ apiKey: [] }]);
     expect(doc.paths['/v2/markets'].get.deprecated).toBe(true);
   });

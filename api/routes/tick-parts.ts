@@ -52,6 +52,8 @@ export async function tickPartRoutes(app: import('fastify').FastifyInstance, ctx
     method: ['GET', 'HEAD'],
     url: `${PARTS_PREFIX}/:dataset/:date/:file`,
     schema: {
+      // Not an API route a client composes: it follows the URLs /v2/data/ticks issues (docs/ticks.md).
+      hide: true,
       summary: 'A tick dataset part',
       description:
         'A Parquet part of a tick dataset, by the signed URL /v2/data/ticks issued (no API key). HEAD and one ' +

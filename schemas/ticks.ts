@@ -116,6 +116,14 @@ export interface TickDataset {
   /**
    * The day's rows, unordered, with the columns in `columns` order; `ids(column)` is the engine's condition
    * on the source's column holding the id (the rows' `ticker`). The engine orders them by `sortOrder`.
+   * `carried`: the previous day's closing book is in `tick_books` (`closing` below; the statement then
+   * takes `{prev:String}`, that day), so a dataset that opens each day on the books reads them there
+   * instead of the history before the day.
    */
-  rows(ids: (column: string) => string): string;
+  rows(ids: (column: string) => string, carried: boolean): string;
+  /**
+   * A dataset whose days open on the books: the books at the day's end (`ticker, side, price, size`), which
+   * the engine keeps in `tick_books` for the next day (absent: no books carried).
+   */
+  closing?(ids: (column: string) => string, carried: boolean): string;
 }

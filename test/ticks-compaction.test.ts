@@ -34,6 +34,8 @@ const PART_ROWS = 700;
 
 let deps: TestDeps;
 let history: TickHistory;
+/** The day's parts as first compacted (its opening books read from the history). */
+let fromHistory: Awaited<ReturnType<typeof compactDay>>['parts'];
 
 const sha = (file: string) => fs.readFileSync(file);
 const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
@@ -66,6 +68,8 @@ describe('ticks.compact: beta', () => {
     const bytes = files.map(sha);
     const second = await compactDay(compactDeps(), BETA_TICKS, DATE);
     expect(second.parts).toEqual(first.parts);
+    expect(first.carried).toBe(false);
+    fromHistory = first.parts;
     expect(files.map(sha)).toEqual(bytes);
     expect(first.parts.length).toBeGreaterThan(1);
 
@@ -247,6 +251,17 @@ describe('ticks.compact: final days', () => {
       "SELECT toString(date) AS date, parts FROM tick_days FINAL WHERE dataset = 'beta' ORDER BY date",
     );
     expect(days.map((d) => d.date)).toEqual(['2026-09-19', DATE]);
+  });
+
+  it("opens a day on the previous day's closing books once that day is compacted: the same files", async () => {
+    const books = await deps.clickhouse.query<{ n: string }>(
+      'test.books',
+      "SELECT count() AS n FROM tick_books WHERE dataset = 'beta' AND date = '2026-09-19'",
+    );
+    expect(Number(books[0]!.n)).toBeGreaterThan(0);
+    const again = await compactDay(compactDeps(), BETA_TICKS, DATE);
+    expect(again.carried).toBe(true);
+    expect(again.parts).toEqual(fromHistory);
   });
 });
 

@@ -12,6 +12,9 @@
  *
  * The Parquet bytes come from the engine through the one wrapper (`queryBytes`, both run modes) and are
  * written here, so a ClickHouse server on another host works as well as the embedded one.
+ *
+ * A dataset whose days open on the books (`closing`) leaves each compacted day's closing books in
+ * `tick_books`; the next day opens on them instead of reading the whole history before it.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -53,6 +56,8 @@ export interface DayCompacted {
   parts: PartWritten[];
   rows: number;
   bytes: number;
+  /** The day opened on the previous day's closing books (`tick_books`) rather than the history. */
+  carried: boolean;
 }
 
 /** `YYYY-MM-DD` of a UTC day start (Unix ms). */
@@ -146,9 +151,23 @@ const ALL_IDS = () => '1';
 const ID_RANGE = (column: string) => `${column} >= {id_min:String} AND ${column} <= {id_max:String}`;
 
 /** The statement of one part's rows, in the dataset's order (a slice: its row window). */
-function partSql(dataset: TickDataset, plan: PartPlan): string {
+function partSql(dataset: TickDataset, plan: PartPlan, carried: boolean): string {
   const window = plan.slice ? ' LIMIT {limit:UInt64} OFFSET {offset:UInt64}' : '';
-  return `SELECT * FROM (${dataset.rows(ID_RANGE)}) ORDER BY ${dataset.sortOrder.join(', ')}${window}`;
+  return `SELECT * FROM (${dataset.rows(ID_RANGE, carried)}) ORDER BY ${dataset.sortOrder.join(', ')}${window}`;
+}
+
+/**
+ * Whether the day before `date` left its closing books in `tick_books` (a dataset with books whose
+ * previous day is compacted: its `tick_days` row is written after its books).
+ */
+async function carriedInto(ch: ClickHouse, dataset: TickDataset, date: string): Promise<boolean> {
+  if (!dataset.closing) return false;
+  const [r] = await ch.query<{ n: string }>(
+    'ticks.carried',
+    'SELECT count() AS n FROM tick_days FINAL WHERE dataset = {dataset:String} AND date = toDate({prev:String})',
+    { dataset: dataset.name, prev: dateOf(dayStart(date) - DAY_MS) },
+  );
+  return Number(r?.n ?? 0) > 0;
 }
 
 /** Writes the stream to `file` through a temporary name, returning its size and SHA-256. */
@@ -193,12 +212,13 @@ export async function compactDay(
 ): Promise<DayCompacted> {
   const { clickhouse: ch, settings } = deps;
   const start = dayStart(date);
-  const day = { start, end: start + DAY_MS };
+  const day = { start, end: start + DAY_MS, prev: dateOf(start - DAY_MS) };
+  const carried = await carriedInto(ch, dataset, date);
   const counts = (
     await ch.query<{ id: string; rows: string; ts_min: string; ts_max: string }>(
       `ticks.counts.${dataset.name}`,
       `SELECT ticker AS id, count() AS rows, min(timestamp) AS ts_min, max(timestamp) AS ts_max
-       FROM (${dataset.rows(ALL_IDS)}) GROUP BY id ORDER BY id`,
+       FROM (${dataset.rows(ALL_IDS, carried)}) GROUP BY id ORDER BY id`,
       day,
     )
   ).map((r) => ({ id: r.id, rows: Number(r.rows), ts_min: Number(r.ts_min), ts_max: Number(r.ts_max) }));
@@ -214,7 +234,7 @@ export async function compactDay(
       id_max: plan.idMax,
       ...(plan.slice ? { limit: plan.slice.limit, offset: plan.slice.offset } : {}),
     };
-    const sql = partSql(dataset, plan);
+    const sql = partSql(dataset, plan, carried);
     let { tsMin, tsMax } = plan;
     if (plan.slice) {
       const [s] = await ch.query<{ ts_min: string; ts_max: string }>(
@@ -263,13 +283,27 @@ export async function compactDay(
       compacted_at: compactedAt,
     })),
   );
+  if (dataset.closing) {
+    // The books at the day's end, for the next day to open on (before tick_days: the day's commit).
+    await ch.command(
+      'ticks.books',
+      `INSERT INTO tick_books (dataset, date, ticker, side, price, size, compacted_at)
+       SELECT {dataset:String}, toDate({date:String}), ticker, side, price, size,
+              parseDateTime64BestEffort({at:String}, 3, 'UTC')
+       FROM (${dataset.closing(ALL_IDS, carried)})`,
+      { ...day, dataset: dataset.name, date, at: compactedAt },
+    );
+  }
   const rows = parts.reduce((n, p) => n + p.rows, 0);
   const bytes = parts.reduce((n, p) => n + p.bytes, 0);
   await ch.insert('ticks.day', 'tick_days', [
     { dataset: dataset.name, date, parts: parts.length, rows, bytes, compacted_at: compactedAt },
   ]);
-  deps.log.info({ dataset: dataset.name, date, parts: parts.length, rows, bytes }, 'Compacted tick day');
-  return { dataset: dataset.name, date, parts, rows, bytes };
+  deps.log.info(
+    { dataset: dataset.name, date, parts: parts.length, rows, bytes, carried },
+    'Compacted tick day',
+  );
+  return { dataset: dataset.name, date, parts, rows, bytes, carried };
 }
 
 export interface CompactRun {

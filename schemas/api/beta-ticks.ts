@@ -17,6 +17,31 @@ import { type TickDataset, tickColumns } from '../ticks.ts';
 const DAY = `fromUnixTimestamp64Milli({start:Int64}, 'UTC') AS day_start,
   fromUnixTimestamp64Milli({end:Int64}, 'UTC') AS day_end`;
 
+/**
+ * Each ticker's book at the day's start (`ticker, side, price, size`): the previous day's closing book when
+ * it was carried (`tick_books`, its newest set), else rebuilt from the history: the levels of the ticker's
+ * last snapshot before the day plus every delta after it (a ticker never snapshotted: every delta), the
+ * levels left above 0.
+ */
+function openingBook(ids: (column: string) => string, carried: boolean): string {
+  if (carried) {
+    return `SELECT ticker, toString(side) AS side, price, size FROM tick_books
+    WHERE dataset = 'beta' AND date = toDate({prev:String}) AND ${ids('ticker')}
+      AND compacted_at = (SELECT max(compacted_at) FROM tick_books WHERE dataset = 'beta' AND date = toDate({prev:String}))`;
+  }
+  return `SELECT t.ticker AS ticker, toString(t.side) AS side, t.price AS price, sum(t.delta) AS size
+    FROM (SELECT ticker, ts, sid, seq, side, price, delta FROM beta_book_ticks FINAL
+          WHERE ts < day_start AND ${ids('ticker')}) AS t
+    LEFT JOIN (
+      SELECT ticker, max((ts, sid, seq)) AS last_snapshot FROM beta_book_ticks FINAL
+      WHERE is_snapshot AND ts < day_start AND ${ids('ticker')}
+      GROUP BY ticker
+    ) AS s ON s.ticker = t.ticker
+    WHERE (t.ts, t.sid, t.seq) >= s.last_snapshot
+    GROUP BY t.ticker, t.side, t.price
+    HAVING size > 0`;
+}
+
 export const BETA_TICKS: TickDataset = {
   name: 'beta',
   about:
@@ -42,25 +67,12 @@ export const BETA_TICKS: TickDataset = {
   bounds: `SELECT toInt64(toUnixTimestamp64Milli(min(ts))) AS first_ms,
   toInt64(toUnixTimestamp64Milli(max(ts))) AS last_ms, count() AS n
 FROM beta_book_ticks`,
-  // The opening book: per ticker, the levels of its last snapshot before the day plus every delta after it
-  // (a ticker never snapshotted: every delta), the levels left above 0. Then the day's messages, numbered.
-  rows: (ids) => `WITH ${DAY}
+  rows: (ids, carried) => `WITH ${DAY}
 SELECT ticker, timestamp, sequence, side, price, delta, is_snapshot, resync FROM (
-  SELECT ticker, {start:Int64} AS timestamp, toUInt32(0) AS sequence, side, price, size AS delta,
+  SELECT ticker, {start:Int64} AS timestamp, toUInt32(0) AS sequence, side,
+         CAST(price AS Decimal(9, 4)) AS price, CAST(size AS Decimal(18, 2)) AS delta,
          true AS is_snapshot, false AS resync
-  FROM (
-    SELECT t.ticker AS ticker, toString(t.side) AS side, t.price AS price, sum(t.delta) AS size
-    FROM (SELECT ticker, ts, sid, seq, side, price, delta FROM beta_book_ticks FINAL
-          WHERE ts < day_start AND ${ids('ticker')}) AS t
-    LEFT JOIN (
-      SELECT ticker, max((ts, sid, seq)) AS last_snapshot FROM beta_book_ticks FINAL
-      WHERE is_snapshot AND ts < day_start AND ${ids('ticker')}
-      GROUP BY ticker
-    ) AS s ON s.ticker = t.ticker
-    WHERE (t.ts, t.sid, t.seq) >= s.last_snapshot
-    GROUP BY t.ticker, t.side, t.price
-    HAVING size > 0
-  )
+  FROM (${openingBook(ids, carried)})
   UNION ALL
   SELECT ticker, toInt64(toUnixTimestamp64Milli(ts)) AS timestamp,
          toUInt32(dense_rank() OVER (PARTITION BY ticker ORDER BY ts, sid, seq)) AS sequence,
@@ -68,6 +80,27 @@ SELECT ticker, timestamp, sequence, side, price, delta, is_snapshot, resync FROM
   FROM beta_book_ticks FINAL
   WHERE ts >= day_start AND ts < day_end AND ${ids('ticker')}
 )`,
+  // The books at the day's end: per ticker, its last snapshot message of the day and every delta after
+  // it, or without one the opening book and every delta of the day; the levels left above 0.
+  closing: (ids, carried) => `WITH ${DAY}
+SELECT r.ticker AS ticker, r.side AS side, r.price AS price, sum(r.size) AS size
+FROM (
+  SELECT ticker, side, CAST(price AS Decimal(9, 4)) AS price, CAST(size AS Decimal(18, 2)) AS size,
+         toDateTime64(0, 3, 'UTC') AS ts, toUInt32(0) AS sid, toUInt64(0) AS seq
+  FROM (${openingBook(ids, carried)})
+  UNION ALL
+  SELECT ticker, toString(side) AS side, price, delta AS size, ts, sid, seq
+  FROM beta_book_ticks FINAL
+  WHERE ts >= day_start AND ts < day_end AND ${ids('ticker')}
+) AS r
+LEFT JOIN (
+  SELECT ticker, max((ts, sid, seq)) AS last_snapshot FROM beta_book_ticks FINAL
+  WHERE is_snapshot AND ts >= day_start AND ts < day_end AND ${ids('ticker')}
+  GROUP BY ticker
+) AS l ON l.ticker = r.ticker
+WHERE (r.ts, r.sid, r.seq) >= l.last_snapshot
+GROUP BY r.ticker, r.side, r.price
+HAVING size > 0`,
 };
 
 export const BETA_SNAPSHOT_TICKS: TickDataset = {

@@ -35,3 +35,18 @@ CREATE TABLE IF NOT EXISTS tick_days (
   compacted_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(compacted_at)
 ORDER BY (dataset, date);
+
+-- tick_books: the book of each ticker at the END of a compacted day (a dataset with books: `beta`), one
+-- row per level, so that the next day opens on it instead of reading the whole history before it. Written
+-- by the compaction of `date` after its parts; a recompaction writes a new set (its `compacted_at`): the
+-- set read is the newest one of the day (levels of an older set are not in it).
+CREATE TABLE IF NOT EXISTS tick_books (
+  dataset LowCardinality(String),
+  date Date,
+  ticker String,
+  side LowCardinality(String),
+  price Decimal(18, 6),
+  size Decimal(18, 6),
+  compacted_at DateTime64(3, 'UTC')
+) ENGINE = ReplacingMergeTree(compacted_at)
+ORDER BY (dataset, date, ticker, side, price);

@@ -1,6 +1,7 @@
 /**
  * The tick datasets' manifest (schemas/clickhouse/045_tick_datasets.sql, docs/ticks.md): `tick_parts`, one
- * row per Parquet part of a compacted day, and `tick_days`, one per compacted day (written after its parts).
+ * row per Parquet part of a compacted day, and `tick_days`, one per compacted day (written after its parts), and `tick_books`, the books at the end of a
+ * day of a dataset with books (the next day opens on them).
  * Written by analytics/ticks/compact.ts, read by `GET /v2/data/ticks` (api/queries/data-ticks.ts), both
  * with FINAL. Checked against `DESCRIBE TABLE` by test/table-descriptions.test.ts.
  */
@@ -43,4 +44,23 @@ export const TICK_DAYS = defineTable('tick_days', {
   compacted_at: c.time,
 });
 
-export const TICK_TABLES = { TICK_PARTS, TICK_DAYS } as const;
+/** Exact decimals as text (JSONEachRow). */
+const decimal = { ch: 'Decimal(18, 6)', write: 'decimal', written: true } as Column & {
+  readonly ts?: string;
+  readonly rd?: string;
+};
+
+/** The books at the end of a compacted day (a dataset with `closing`): the next day opens on them. */
+export const TICK_BOOKS = defineTable('tick_books', {
+  dataset: c.lowText(),
+  /** The day whose end the book is at. */
+  date,
+  ticker: c.text,
+  side: c.lowText(),
+  price: decimal,
+  size: decimal,
+  /** The compaction that wrote the set: the newest set of a day is its book. */
+  compacted_at: c.time,
+});
+
+export const TICK_TABLES = { TICK_PARTS, TICK_DAYS, TICK_BOOKS } as const;

@@ -5,10 +5,16 @@
  */
 import { keyedErrorResponses } from '../../schemas/api/common.ts';
 import { DataTicksQuery, DataTicksResponse, TicksNotFound } from '../../schemas/api/data-ticks.ts';
-import { TICKS_MAX_DAYS, TICKS_MAX_IDS, TICKS_USD_PER_GIB, ticksSettings } from '../../schemas/ticks.ts';
+import {
+  TICKS_MAX_DAYS,
+  TICKS_MAX_IDS,
+  TICKS_USD_PER_GIB,
+  type TicksSettings,
+  ticksSettings,
+} from '../../schemas/ticks.ts';
 import { ticksAnswer, ticksRequest } from '../queries/data-ticks.ts';
 import { resolveApiSecret } from '../secret.ts';
-import { createPartUrlSigner } from '../ticks/urls.ts';
+import { createPartUrlSigner, type PartUrlSigner } from '../ticks/urls.ts';
 import { defineResource, METERED } from './define.ts';
 
 export const dataTicksResource = defineResource({
@@ -30,9 +36,15 @@ export const dataTicksResource = defineResource({
   },
   access: METERED,
   sources: { uncached: 'each answer charges the key and carries URLs signed to expire from now' },
-  setup: (_scope, ctx) => ({
-    settings: ticksSettings(ctx.deps.config),
-    signer: createPartUrlSigner(ctx.secret ?? resolveApiSecret(ctx.deps.config)),
-  }),
-  read: (ctx, { query, request }, env) => ticksAnswer(ctx, ticksRequest(query), { request, ...env }),
+  // Read at the first request: an app whose configuration was loaded without the ticks section (an
+  // embedder's, a test's) serves everything else.
+  setup: (_scope, ctx) => {
+    let env: { settings: TicksSettings; signer: PartUrlSigner } | undefined;
+    return () =>
+      (env ??= {
+        settings: ticksSettings(ctx.deps.config),
+        signer: createPartUrlSigner(ctx.secret ?? resolveApiSecret(ctx.deps.config)),
+      });
+  },
+  read: (ctx, { query, request }, env) => ticksAnswer(ctx, ticksRequest(query), { request, ...env() }),
 });

@@ -13,7 +13,7 @@ import { ticksSettings } from '../../schemas/ticks.ts';
 import type { RouteContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { resolveApiSecret } from '../secret.ts';
-import { createPartUrlSigner, PARTS_PREFIX } from '../ticks/urls.ts';
+import { createPartUrlSigner, PARTS_PREFIX, type PartUrlSigner } from '../ticks/urls.ts';
 
 const Params = Type.Object({
   dataset: Type.String({ maxLength: 100 }),
@@ -46,8 +46,14 @@ export function byteRange(
 }
 
 export async function tickPartRoutes(app: import('fastify').FastifyInstance, ctx: RouteContext) {
-  const settings = ticksSettings(ctx.deps.config);
-  const signer = createPartUrlSigner(ctx.secret ?? resolveApiSecret(ctx.deps.config));
+  // Read at the first request: an app whose configuration was loaded without the ticks section (an
+  // embedder's, a test's) serves everything else.
+  let resolved: { dir: string; signer: PartUrlSigner } | undefined;
+  const resolve = () =>
+    (resolved ??= {
+      dir: ticksSettings(ctx.deps.config).dir,
+      signer: createPartUrlSigner(ctx.secret ?? resolveApiSecret(ctx.deps.config)),
+    });
   app.route({
     method: ['GET', 'HEAD'],
     url: `${PARTS_PREFIX}/:dataset/:date/:file`,
@@ -71,11 +77,12 @@ export async function tickPartRoutes(app: import('fastify').FastifyInstance, ctx
       const { dataset, date, file } = request.params as { dataset: string; date: string; file: string };
       const { expires, signature } = request.query as { expires?: string; signature?: string };
       const rel = `${dataset}/${date}/${file}`;
+      const { dir, signer } = resolve();
       const why = signer.refusal(rel, expires, signature, Math.floor(Date.now() / 1000));
       if (why) throw new ApiError(403, why);
       // A signed path is one the API issued (a manifest path): still, never leave TICKS_DIR.
-      const full = path.resolve(settings.dir, rel);
-      if (!full.startsWith(`${settings.dir}${path.sep}`)) throw new ApiError(403, 'Not a tick part path.');
+      const full = path.resolve(dir, rel);
+      if (!full.startsWith(`${dir}${path.sep}`)) throw new ApiError(403, 'Not a tick part path.');
       let size: number;
       try {
         size = fs.statSync(full).size;

@@ -120,6 +120,8 @@ const RULES: [pattern: string, access: Access][] = [
   ['/openapi.json', PUBLIC],
   ['/docs', PUBLIC],
   ['/docs/**', PUBLIC],
+  // A tick dataset's part: its signed, expiring URL is the credential (api/routes/tick-parts.ts).
+  ['/v2/data/ticks/parts/**', PUBLIC],
   // Retired cross-venue endpoints answer 410 to anyone (see api/routes/retired.ts).
   ['/v2/matching-markets', PUBLIC],
   ['/v2/matching-markets/pairs', PUBLIC],

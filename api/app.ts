@@ -32,6 +32,7 @@ import { RESOURCES } from './resources/index.ts';
 import { healthRoutes } from './routes/health.ts';
 
 import { retiredRoutes } from './routes/retired.ts';
+import { tickPartRoutes } from './routes/tick-parts.ts';
 import { resolveApiSecret } from './secret.ts';
 import { AJV_OPTIONS, MAX_PATH_PARAM_LENGTH } from './validation.ts';
 
@@ -76,9 +77,11 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
     const { deps } = opts;
     const { config } = deps;
     await opts.configure?.(app);
+    const secret = opts.secret ?? resolveApiSecret(config);
     const ctx: RouteContext = {
       deps,
-      cursors: createCursorCodec(opts.secret ?? resolveApiSecret(config)),
+      secret,
+      cursors: createCursorCodec(secret),
       markets: opts.marketSlugs ?? defaultSlugs(app, deps),
       tokens: opts.tokens,
     };
@@ -127,6 +130,7 @@ export const pmdataApi: FastifyPluginAsync<{ deps: Deps } & AppOptions> = unenca
 
     await app.register(healthRoutes);
     await app.register(retiredRoutes);
+    await app.register(async (scope) => tickPartRoutes(scope, ctx));
     for (const resource of [...RESOURCES, ...(opts.extraResources ?? [])]) {
       await app.register(async (scope) => resource.register(scope, ctx));
     }

@@ -18,6 +18,11 @@ export interface RouteContext {
    * by its owner; absent, the app makes its own (api/queries/alpha/tokens.ts `tokenConditionsOf`).
    */
   tokens?: TokenConditions;
+  /**
+   * The server secret (api/secret.ts) the app signs with: cursors, and the tick part URLs (each use derives
+   * a key of its own). Absent: `resolveApiSecret(deps.config)`.
+   */
+  secret?: string;
 }
 
 /** A data route module: a Fastify plugin taking the route context. */

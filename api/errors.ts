@@ -9,11 +9,19 @@ export class ApiError extends Error {
   override readonly name = 'ApiError';
   readonly statusCode: number;
   readonly headers: Readonly<Record<string, string>>;
+  /** Fields the body carries after `error` and `message` (a route's documented extras, e.g. a `code`). */
+  readonly fields: Readonly<Record<string, unknown>>;
 
-  constructor(statusCode: number, message: string, headers: Record<string, string> = {}) {
+  constructor(
+    statusCode: number,
+    message: string,
+    headers: Record<string, string> = {},
+    fields: Record<string, unknown> = {},
+  ) {
     super(message);
     this.statusCode = statusCode;
     this.headers = headers;
+    this.fields = fields;
   }
 }
 

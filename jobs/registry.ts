@@ -6,6 +6,7 @@
 import type { AnyJob } from './define.ts';
 import { CANONICAL_JOBS } from './processors/canonical.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
+import { ticksCompactJob } from './processors/ticks-compact.ts';
 import { PRODUCT_JOBS } from './products.ts';
 import { VENUE_JOBS } from './venues.ts';
 
@@ -14,4 +15,5 @@ export const ALL_JOBS: readonly AnyJob[] = [
   ...VENUE_JOBS,
   ...PRODUCT_JOBS,
   ...CANONICAL_JOBS,
+  ticksCompactJob,
 ];

@@ -5,8 +5,10 @@
  * definitions (jobs/products.ts).
  */
 import type { Config } from '../core/config.ts';
+import { ticksSettings } from '../schemas/ticks.ts';
 import { type Schedule, schedule, type Work } from './define.ts';
 import { maintenanceJob } from './processors/maintenance.ts';
+import { ticksCompactJob } from './processors/ticks-compact.ts';
 import { PRODUCT_SCHEDULES } from './products.ts';
 import type { Queues } from './queues.ts';
 import { VENUE_AT_START, VENUE_SCHEDULES } from './venues.ts';
@@ -15,6 +17,7 @@ export const SCHEDULES: readonly Schedule[] = [
   schedule('maintenance:table-sizes', maintenanceJob, (c) => c.maintenanceIntervalS * 1000, {}),
   ...VENUE_SCHEDULES,
   ...PRODUCT_SCHEDULES,
+  schedule('ticks:compact', ticksCompactJob, (c) => ticksSettings(c).compactIntervalS * 1000, {}),
 ];
 
 /**

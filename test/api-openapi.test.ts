@@ -25,6 +25,7 @@ import { TradesQuery } from '../schemas/api/alpha-trades.ts';
 import { BetaMarketsQuery } from '../schemas/api/beta-markets.ts';
 import { BetaOrderbooksQuery, BetaSubcentOrderbooksQuery } from '../schemas/api/beta-orderbooks.ts';
 import { BetaTradesQuery } from '../schemas/api/beta-trades.ts';
+import { DataTicksQuery } from '../schemas/api/data-ticks.ts';
 import { DeltaMarketsQuery } from '../schemas/api/delta-markets.ts';
 import { DeltaOrderbooksQuery } from '../schemas/api/delta-orderbooks.ts';
 import { EpsilonMarketsQuery } from '../schemas/api/epsilon-markets.ts';
@@ -128,6 +129,7 @@ describe('/openapi.json', () => {
       '/v2/gamma/orderbooks': Object.keys(GammaOrderbooksQuery.properties),
       '/v2/delta/orderbooks': Object.keys(DeltaOrderbooksQuery.properties),
       '/v2/epsilon/orderbooks': Object.keys(EpsilonOrderbooksQuery.properties),
+      '/v2/data/ticks': Object.keys(DataTicksQuery.properties),
       ...Object.fromEntries(
         RETIRED_PATHS.map((p) => [p.replace(/:(\w+)/g, '{$1}'), p.includes(':') ? ['canonical_id'] : []]),
       ),
@@ -158,6 +160,7 @@ describe('/openapi.json', () => {
     // Nothing is required of a client: every parameter is optional (limit and order have defaults).
     expect(trades.parameters.filter((x: { required: boolean }) => x.required)).toEqual([]);
     expect(doc.paths['/health'].get.security).toBeUndefined();
+    expect(doc.paths['/v2/data/ticks'].get.security).toEqual([{ apiKey: [] }]);
     expect(doc.paths['/v2/markets'].get.deprecated).toBe(true);
   });
 

@@ -6,7 +6,8 @@
  *   apikey:<sha256 hex>     hash: id, name, tier, status, rate, prefix, created_at, revoked_at
  *   apikey-id:<id>          the sha256 of key <id> (to revoke or inspect by id)
  *   apikeys                 set of every key id
- *   usage:<id>:<YYYY-MM>    hash: metered, free, throttled, over_quota (see api/limits.ts)
+ *   usage:<id>:<YYYY-MM>    hash: metered, free, throttled, over_quota (see api/limits.ts);
+ *                           tick_charged, tick_reused, tick_bytes, tick_usd_micros (api/ticks/charges.ts)
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -40,6 +41,12 @@ export interface MonthlyUsage {
   quota: number | null;
   overage: number;
   overageUsd: number;
+  /** `/v2/data/ticks` answers: charged, and re-issued free within 24 h (api/ticks/charges.ts). */
+  tickRequests: number;
+  tickReused: number;
+  /** Bytes of the parts charged, and what they cost (USD, to the micro-dollar). */
+  tickBytes: number;
+  tickUsd: number;
 }
 
 export const KEY_PREFIX = 'pmd_';
@@ -184,6 +191,10 @@ export function createKeyStore(redis: Redis): KeyStore {
         quota,
         overage,
         overageUsd,
+        tickRequests: n('tick_charged') + n('tick_reused'),
+        tickReused: n('tick_reused'),
+        tickBytes: n('tick_bytes'),
+        tickUsd: n('tick_usd_micros') / 1_000_000,
       };
     },
   };

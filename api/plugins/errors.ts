@@ -113,13 +113,14 @@ export function validationDetail(err: FastifyError): Detail[] {
   return out;
 }
 
-function send(reply: FastifyReply, status: number, message: string) {
+function send(reply: FastifyReply, status: number, message: string, fields: Record<string, unknown> = {}) {
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
     .send({
       error: reasonPhrase(status),
       message,
+      ...fields,
     });
 }
 
@@ -135,7 +136,7 @@ export function handleError(err: FastifyError, request: FastifyRequest, reply: F
   }
   if (err instanceof ApiError) {
     reply.headers(err.headers);
-    return send(reply, err.statusCode, err.message);
+    return send(reply, err.statusCode, err.message, err.fields);
   }
   const status = err.statusCode ?? 500;
   // Fastify's own client errors (malformed JSON, unsupported media type, body too large) describe the

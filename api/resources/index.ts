@@ -27,6 +27,7 @@ import { alphaVolumeChartResource } from './alpha/volume-chart.ts';
 import { alphaWalletPnlResource } from './alpha/wallet-pnl.ts';
 import { betaOrderbooksResource, betaSubcentOrderbooksResource } from './beta/orderbooks.ts';
 import { betaTradesResource } from './beta/trades.ts';
+import { dataTicksResource } from './data-ticks.ts';
 import type { Resource } from './define.ts';
 import { deltaOrderbooksResource } from './delta/orderbooks.ts';
 import { epsilonOrderbooksResource } from './epsilon/orderbooks.ts';
@@ -68,4 +69,5 @@ export const RESOURCES: Resource[] = [
   deltaOrderbooksResource,
   epsilonOrderbooksResource,
   marketsSearchResource,
+  dataTicksResource,
 ];

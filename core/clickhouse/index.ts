@@ -26,8 +26,11 @@ export { LiteralError, renderParams, stringLiteral } from './literals.ts';
 
 export type QueryParams = Record<string, unknown>;
 
-/** Formats `insertRaw` takes as bytes: text formats, and RowBinary. */
-export type RawInsertFormat = 'TabSeparated' | 'JSONCompactEachRow' | 'JSONEachRow' | 'RowBinary';
+/** Formats `insertRaw` takes as bytes: text formats, and the binary RowBinary and Parquet. */
+export type RawInsertFormat = 'TabSeparated' | 'JSONCompactEachRow' | 'JSONEachRow' | 'RowBinary' | 'Parquet';
+
+/** Binary formats: the embedded engine reads them from a file (chDB's raw insert takes text only). */
+const isBinary = (format: RawInsertFormat) => format === 'RowBinary' || format === 'Parquet';
 
 export interface ClickHouse {
   /** The database every unqualified table name refers to. */
@@ -45,6 +48,14 @@ export interface ClickHouse {
    * Embedded: on a read lane, as `query`.
    */
   read<T extends unknown[] = unknown[]>(label: string, sql: string, params?: QueryParams): Promise<T[]>;
+  /**
+   * Runs a SELECT that names its own output format (`... FORMAT Parquet`) and returns the answer's bytes
+   * as a stream for the caller to write (a file); settings of the statement go in its SETTINGS clause.
+   * Embedded: on a read lane, the engine's answer held in memory first (chDB materializes it); server:
+   * streamed, sent only once the statement ended (`wait_end_of_query`), so a failure is an error status and
+   * never bytes appended to a partial answer. Retried until the answer starts.
+   */
+  queryBytes(label: string, sql: string, params?: QueryParams): Promise<Readable>;
   /** Runs a statement that returns no rows (DDL, DELETE, OPTIMIZE, ...). */
   command(label: string, sql: string, params?: QueryParams): Promise<void>;
   /** Inserts rows as JSONEachRow. `dedupToken` makes a retried insert of the same block harmless. */
@@ -121,6 +132,7 @@ interface Backend {
     params: QueryParams | undefined,
     format: 'JSONEachRow' | 'JSONCompactEachRow',
   ): Promise<unknown[]>;
+  bytes(sql: string, params: QueryParams | undefined): Promise<Readable>;
   command(sql: string, params: QueryParams | undefined): Promise<void>;
   insertJson(table: string, rows: object[], settings: ClickHouseSettings): Promise<void>;
   insertRaw(
@@ -145,6 +157,11 @@ function embeddedBackend(engine: EmbeddedEngine): Backend {
         const rs = await client.query({ query: renderParams(sql, params), format });
         return (await rs.json()) as unknown[];
       }),
+    bytes: (sql, params) =>
+      engine.reads.use(async ({ client }) => {
+        const result = await client.exec({ query: renderParams(sql, params) });
+        return result.stream;
+      }),
     command: (sql, params) =>
       engine.main.use(async ({ client }) => {
         await client.command({ query: sql, query_params: params });
@@ -154,8 +171,11 @@ function embeddedBackend(engine: EmbeddedEngine): Backend {
         await client.insert({ table, values: rows, format: 'JSONEachRow', clickhouse_settings: settings });
       }),
     async insertRaw(table, format, columns, body, settings) {
-      if (format !== 'RowBinary') {
-        await engine.inserts.use((s) => s.rawInsert({ table, values: body, format, columns, settings }));
+      if (!isBinary(format)) {
+        const text = format as 'TabSeparated' | 'JSONCompactEachRow' | 'JSONEachRow';
+        await engine.inserts.use((s) =>
+          s.rawInsert({ table, values: body, format: text, columns, settings }),
+        );
         return;
       }
       // The engine reads the bytes from a file, with the target table's own column types.
@@ -164,7 +184,7 @@ function embeddedBackend(engine: EmbeddedEngine): Backend {
         await engine.inserts.use((s) =>
           s.client.command({
             // The path is inlined as a literal: a parameter would put every insert in chDB's chain.
-            query: `INSERT INTO ${identifier(table)} (${columns.map(identifier).join(', ')}) SELECT * FROM file(${stringLiteral(file)}, 'RowBinary')`,
+            query: `INSERT INTO ${identifier(table)} (${columns.map(identifier).join(', ')}) SELECT * FROM file(${stringLiteral(file)}, '${format}')`,
             clickhouse_settings: { ...settings, use_structure_from_insertion_table_in_table_functions: '1' },
           }),
         );
@@ -183,6 +203,14 @@ function serverBackend(client: ClickHouseClient): Backend {
       const rs = await client.query({ query: sql, query_params: params, format });
       return (await rs.json()) as unknown[];
     },
+    async bytes(sql, params) {
+      const result = await client.exec({
+        query: sql,
+        query_params: params,
+        clickhouse_settings: { wait_end_of_query: 1 },
+      });
+      return result.stream;
+    },
     async command(sql, params) {
       await client.command({ query: sql, query_params: params });
     },
@@ -190,7 +218,7 @@ function serverBackend(client: ClickHouseClient): Backend {
       await client.insert({ table, values: rows, format: 'JSONEachRow', clickhouse_settings: settings });
     },
     async insertRaw(table, format, columns, body, settings) {
-      if (format !== 'RowBinary') {
+      if (!isBinary(format)) {
         await client.insert({
           table,
           values: streamOf(body),
@@ -202,7 +230,7 @@ function serverBackend(client: ClickHouseClient): Backend {
       }
       // The client's insert takes text formats only; exec sends the bytes as the body.
       const result = await client.exec({
-        query: `INSERT INTO ${identifier(table)} (${columns.map(identifier).join(', ')}) FORMAT RowBinary`,
+        query: `INSERT INTO ${identifier(table)} (${columns.map(identifier).join(', ')}) FORMAT ${format}`,
         values: streamOf(body),
         clickhouse_settings: settings,
       });
@@ -287,6 +315,9 @@ export async function createClickHouse(options: ClickHouseOptions): Promise<Clic
     },
     read<T extends unknown[]>(label: string, sql: string, params?: QueryParams) {
       return run(label, () => backend.select(sql, params, 'JSONCompactEachRow') as Promise<T[]>);
+    },
+    queryBytes(label, sql, params) {
+      return run(label, () => backend.bytes(sql, params));
     },
     command(label, sql, params) {
       return run(label, () => backend.command(sql, params));

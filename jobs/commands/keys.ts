@@ -13,6 +13,7 @@ import { PLANS, rateFor, STREAM_LIMIT_OPTIONS, STREAM_LIMITS, TIERS, type Tier }
 import { type ApiKeyRecord, createKeyStore, monthOf } from '../../api/keys/store.ts';
 import { createRedis, type Redis } from '../../core/redis.ts';
 import { ensureRedis } from '../../core/redis-server.ts';
+import { TICKS_USD_PER_GIB } from '../../schemas/ticks.ts';
 
 export const KEYS_USAGE = `Usage:
   pmdata keys create --tier <free|dev|pro|enterprise> --name <name> [--rate <req/s, enterprise only>]
@@ -191,6 +192,9 @@ export async function runKeysCommand(argv: string[], deps: KeysCommandDeps): Pro
           'FREE',
           'THROTTLED',
           'REFUSED_OVER_QUOTA',
+          'TICK_REQUESTS',
+          'TICK_GIB',
+          'TICK_USD',
         ],
       ];
       for (const k of keys) {
@@ -206,12 +210,18 @@ export async function runKeysCommand(argv: string[], deps: KeysCommandDeps): Pro
           count(u.free),
           count(u.throttled),
           count(u.overQuota),
+          count(u.tickRequests),
+          (u.tickBytes / 2 ** 30).toFixed(6),
+          `$${u.tickUsd.toFixed(6)}`,
         ]);
       }
       const prices = TIERS.filter((t) => PLANS[t].overageUsdPer100k !== null)
         .map((t) => `${PLANS[t].label} ${usd(PLANS[t].overageUsdPer100k!)}`)
         .join(', ');
       out(`Usage for ${month} (UTC). Overage per 100,000 metered requests above the quota: ${prices}.`);
+      out(
+        `Tick datasets (/v2/data/ticks): ${usd(TICKS_USD_PER_GIB)} per GiB issued, no minimum; TICK_REQUESTS counts re-issues within 24 h, which are free.`,
+      );
       out(table(rows).join('\n'));
       return 0;
     }

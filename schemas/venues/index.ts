@@ -4,6 +4,8 @@
  * the cross-venue search, the `/v2/<code>/markets` lists) as lists and types. A venue is added here
  * once; every reader of a part iterates these lists.
  */
+import { BETA_TICK_DATASETS } from '../api/beta-ticks.ts';
+import type { TickDataset } from '../ticks.ts';
 import { ALPHA } from './alpha.ts';
 import { BETA } from './beta.ts';
 import type { MarketContract, MarketList, VenueContract, VenueSearch } from './contract.ts';
@@ -66,3 +68,9 @@ export function searchContract(venue: SearchVenue): SearchContract {
   if (contract === undefined) throw new Error(`Venue ${venue} is not searched`);
   return contract;
 }
+
+/**
+ * Every tick dataset (schemas/ticks.ts), declared by its venue (schemas/api/<code>-ticks.ts), in venue
+ * order: what `ticks.compact` compacts and `/v2/data/ticks` sells.
+ */
+export const TICK_DATASETS: readonly TickDataset[] = [...BETA_TICK_DATASETS];

@@ -216,6 +216,9 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   env.ALPHA_PROFILES_INTERVAL_S ??= '30';
   // Order books every 10 s (not 60), so their history grows while one watches (docs/orderbooks.md).
   env.ORDERBOOK_POLL_S ??= '10';
+  // Final tick days compacted within 15 s of their grace (not 300 s), so the day the live phase ends is
+  // served a few minutes after the simulated midnight (docs/ticks.md).
+  env.TICKS_COMPACT_INTERVAL_S ??= '15';
   line();
   await installRedisServer(env, dataDir, log);
 
@@ -306,7 +309,7 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
 
   step();
   const { key } = await createKeyStore(deps.redis).create({ tier: 'pro', name: 'demo' });
-  const examples = await exampleRequests(runtime, server.url, key);
+  const examples = await exampleRequests(runtime, server.url, key, sim.catalog.endTime);
   step();
   line();
   line(`pmdata is up on the simulated world (data in ${deps.config.dataDir})`);
@@ -565,7 +568,12 @@ async function positionExamples(
   return out;
 }
 
-async function exampleRequests(runtime: Runtime, base: string, key: string): Promise<string[]> {
+async function exampleRequests(
+  runtime: Runtime,
+  base: string,
+  key: string,
+  midnight: number,
+): Promise<string[]> {
   const ch = runtime.deps.clickhouse;
   const [top] = await ch.query<{ maker: string; token_id: string; tx_hash: string; condition_id: string }>(
     'demo.examples',
@@ -611,6 +619,61 @@ async function exampleRequests(runtime: Runtime, base: string, key: string): Pro
   out.push(...(await catalogExamples(ch, curl)));
   out.push(...(await positionExamples(ch, curl, market?.token_id)));
   out.push(...(await venueExamples(ch, curl)));
+  out.push(...(await orderbookExamples(ch, curl, market?.token_id, midnight)));
+  return out;
+}
+
+/**
+ * Order book history (docs/orderbooks.md) of one market per venue, over the live phase's two world days
+ * around `midnight` (the catalog's end, Unix ms), and the tick dataset of the day that midnight ends
+ * (docs/ticks.md): final about 12 minutes after the demo starts, `404 not_final` before.
+ */
+async function orderbookExamples(
+  ch: Runtime['deps']['clickhouse'],
+  curl: (path: string) => string,
+  tokenId: string | undefined,
+  midnight: number,
+): Promise<string[]> {
+  const range = `start_time=${midnight - 86_400_000}&end_time=${midnight + 86_400_000}`;
+  // A market per venue: the one with the most recorded books, else an open one (its polls are under way).
+  const pick = async (venue: string, fallback: string) => {
+    const [row] = await ch.query<{ market: string }>(
+      `demo.orderbooks.${venue}`,
+      `SELECT market FROM (
+         SELECT market, count() AS n FROM orderbook_snapshots WHERE venue = {venue:String} GROUP BY market
+         UNION ALL SELECT * FROM (${fallback} LIMIT 1)
+       ) ORDER BY n DESC, market LIMIT 1`,
+      { venue },
+    );
+    return row?.market;
+  };
+  const out: string[] = [];
+  if (tokenId) out.push(curl(`/v2/alpha/orderbooks?token_id=${tokenId}&${range}&limit=5`));
+  const ticker = await pick(
+    'beta',
+    `SELECT ticker AS market, 0 AS n FROM beta_markets FINAL WHERE status = 'open' ORDER BY volume_usd DESC, ticker`,
+  );
+  if (ticker) {
+    const t = encodeURIComponent(ticker);
+    out.push(curl(`/v2/beta/orderbooks?ticker=${t}&${range}&limit=5`));
+    out.push(curl(`/v2/beta/orderbooks-subcent?ticker=${t}&${range}&sources=rest,ws&limit=5`));
+  }
+  const slug = await pick(
+    'gamma',
+    `SELECT slug AS market, 0 AS n FROM gamma_markets FINAL WHERE status = 'open' AND trade_type = 'clob'
+     ORDER BY volume_usd DESC, slug`,
+  );
+  if (slug) out.push(curl(`/v2/gamma/orderbooks?market_slug=${encodeURIComponent(slug)}&${range}&limit=5`));
+  for (const venue of ['delta', 'epsilon']) {
+    const id = await pick(
+      venue,
+      `SELECT toString(market_id) AS market, 0 AS n FROM ${venue}_markets FINAL WHERE status = 'open'
+       ORDER BY volume_usd DESC, market_id`,
+    );
+    if (id) out.push(curl(`/v2/${venue}/orderbooks?market_id=${id}&${range}&limit=5`));
+  }
+  const day = new Date(midnight - 1).toISOString().slice(0, 10);
+  out.push(curl(`/v2/data/ticks?venue=beta&date=${day}`));
   return out;
 }
 

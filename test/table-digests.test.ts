@@ -215,6 +215,13 @@ const DIGESTED: Record<string, string> = {
   alpha_wallet_profiles: '* EXCEPT version',
   // quarantine
   quarantine: '* EXCEPT quarantined_at',
+  // order book history (epsilon's books, recorded by its markets poll; this world runs no book poll of
+  // its own) and tick datasets (no feed or compaction here: test/beta-feed.test.ts, ticks-compaction)
+  orderbook_snapshots: '*',
+  beta_book_ticks: '*',
+  tick_parts: '*',
+  tick_days: '*',
+  tick_books: '*',
 };
 
 type Digests = Record<string, { rows: number; digest: string }>;

@@ -12,7 +12,7 @@
  * demo's seed: ≈ 1,105 matches, ≈ 3,280 fills, 145 hourly blocks (the size's own world: ≈ 460, ≈ 1,400,
  * 73); every primary style and every style flag appear (test/demo-world-profiles.test.ts).
  *
- * Every size: the live phase starts 7 minutes of world time before the catalog's end, a UTC midnight
+ * Every size: the live phase starts 5 minutes of world time before the catalog's end, a UTC midnight
  * (the history's last hourly block is an hour before it), so beta's book feed records the last minutes of
  * a day and that day's tick datasets are final a few minutes after midnight (docs/ticks.md).
  */
@@ -30,7 +30,7 @@ export type DemoWorldOptions = Pick<
 >;
 
 /** How long before a UTC midnight (the catalog's end) the demo's live phase starts. */
-export const DEMO_LIVE_BEFORE_MIDNIGHT_MS = 7 * 60_000;
+export const DEMO_LIVE_BEFORE_MIDNIGHT_MS = 5 * 60_000;
 
 export function demoWorldOptions(size: CatalogSize): DemoWorldOptions {
   const live = { liveStartsBeforeEnd: DEMO_LIVE_BEFORE_MIDNIGHT_MS };

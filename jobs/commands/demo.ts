@@ -626,7 +626,7 @@ async function exampleRequests(
 /**
  * Order book history (docs/orderbooks.md) of one market per venue, over the live phase's two world days
  * around `midnight` (the catalog's end, Unix ms), and the tick dataset of the day that midnight ends
- * (docs/ticks.md): final about 12 minutes after the demo starts, `404 not_final` before.
+ * (docs/ticks.md): final about 11 minutes after the demo starts, `404 not_final` before.
  */
 async function orderbookExamples(
   ch: Runtime['deps']['clickhouse'],
@@ -635,7 +635,8 @@ async function orderbookExamples(
   midnight: number,
 ): Promise<string[]> {
   const range = `start_time=${midnight - 86_400_000}&end_time=${midnight + 86_400_000}`;
-  // A market per venue: the one with the most recorded books, else an open one (its polls are under way).
+  // A market per venue: the one with the most recorded books, else its busiest (open first: its polls are
+  // under way; a venue whose markets are all closed has a history to show, maybe empty).
   const pick = async (venue: string, fallback: string) => {
     const [row] = await ch.query<{ market: string }>(
       `demo.orderbooks.${venue}`,
@@ -648,10 +649,15 @@ async function orderbookExamples(
     return row?.market;
   };
   const out: string[] = [];
-  if (tokenId) out.push(curl(`/v2/alpha/orderbooks?token_id=${tokenId}&${range}&limit=5`));
+  const [alpha] = await ch.query<{ token_id: string }>(
+    'demo.orderbooks.alpha',
+    'SELECT token_id FROM alpha_book_quotes GROUP BY token_id ORDER BY count() DESC, token_id LIMIT 1',
+  );
+  const token = alpha?.token_id ?? tokenId;
+  if (token) out.push(curl(`/v2/alpha/orderbooks?token_id=${token}&${range}&limit=5`));
   const ticker = await pick(
     'beta',
-    `SELECT ticker AS market, 0 AS n FROM beta_markets FINAL WHERE status = 'open' ORDER BY volume_usd DESC, ticker`,
+    `SELECT ticker AS market, 0 AS n FROM beta_markets FINAL ORDER BY status = 'open' DESC, volume_usd DESC, ticker`,
   );
   if (ticker) {
     const t = encodeURIComponent(ticker);
@@ -660,15 +666,15 @@ async function orderbookExamples(
   }
   const slug = await pick(
     'gamma',
-    `SELECT slug AS market, 0 AS n FROM gamma_markets FINAL WHERE status = 'open' AND trade_type = 'clob'
-     ORDER BY volume_usd DESC, slug`,
+    `SELECT slug AS market, 0 AS n FROM gamma_markets FINAL WHERE trade_type = 'clob'
+     ORDER BY status = 'open' DESC, volume_usd DESC, slug`,
   );
   if (slug) out.push(curl(`/v2/gamma/orderbooks?market_slug=${encodeURIComponent(slug)}&${range}&limit=5`));
   for (const venue of ['delta', 'epsilon']) {
     const id = await pick(
       venue,
-      `SELECT toString(market_id) AS market, 0 AS n FROM ${venue}_markets FINAL WHERE status = 'open'
-       ORDER BY volume_usd DESC, market_id`,
+      `SELECT toString(market_id) AS market, 0 AS n FROM ${venue}_markets FINAL
+       ORDER BY status = 'open' DESC, volume_usd DESC, market_id`,
     );
     if (id) out.push(curl(`/v2/${venue}/orderbooks?market_id=${id}&${range}&limit=5`));
   }

@@ -30,6 +30,8 @@ import { createWorldState, type WorldState } from './world/state.ts';
 import { type Behaviour, createWallets, type WalletSet } from './world/wallets.ts';
 
 /** Default world start: two days before alpha's V1 → V2 cutover (2026-04-28). */
+/** beta's WebSocket replica's URL on its HTTP replica's address (the demo's BETA_WS_URL). */
+export { betaSocketUrl } from './venues/beta/socket.ts';
 export const DEFAULT_START_TIME = Date.UTC(2026, 3, 26);
 /** alpha's V1 → V2 cutover; used when it falls inside the world's horizon. */
 export const REAL_CUTOVER_TIME = Date.UTC(2026, 3, 28) / 1000;

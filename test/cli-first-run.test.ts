@@ -245,7 +245,9 @@ describe('first run', () => {
       PMDATA_DATA_DIR: path.join(inject('tmpRoot') as string, `doctor-first-run-${process.pid}`),
       REDIS_URL: inject('redisUrl') as string,
       // Nothing listens here: every upstream is reported (as a warning), none is skipped.
-      ...Object.fromEntries(upstreamVariables().map((v) => [v, 'http://127.0.0.1:9'])),
+      ...Object.fromEntries(
+        upstreamVariables().map((v) => [v, /_WS_URL$/.test(v) ? 'ws://127.0.0.1:9' : 'http://127.0.0.1:9']),
+      ),
       ALPHA_RPC_URLS: 'http://127.0.0.1:9',
     });
     expect(r.code, r.out + r.err).toBe(0);

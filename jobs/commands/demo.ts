@@ -7,9 +7,11 @@
  * page, queue dashboard, `/metrics`) and the sim's truth about its wallets (behaviour, cluster, funder,
  * builder code) and clusters.
  */
+
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { TObject } from '@sinclair/typebox';
 import { buildAlphaCatalogLists } from '../../analytics/catalog/build.ts';
 import { catalogLists } from '../../analytics/catalog/index.ts';
 import { marketData } from '../../analytics/market-data/index.ts';
@@ -20,16 +22,17 @@ import { profiles } from '../../analytics/profiles/index.ts';
 import { runProfiles } from '../../analytics/profiles/run.ts';
 import { runRolling } from '../../analytics/rolling-metrics/run.ts';
 import { createKeyStore } from '../../api/keys/store.ts';
+import { RESOURCES } from '../../api/resources/index.ts';
 import { resolveAdminKey } from '../../core/admin-key.ts';
 import { ownRedisPlace } from '../../core/config.ts';
 import { createLogger, type Logger } from '../../core/logger.ts';
 import { portFree } from '../../core/net.ts';
 import { redisAnswers } from '../../core/redis.ts';
 import { ensureRedisServerBinary, findRedisServer } from '../../core/redis-server.ts';
-import { LIST_CONTRACTS } from '../../schemas/venues/index.ts';
+import { LIST_CONTRACTS, TICK_DATASETS, VENUE_CONTRACTS } from '../../schemas/venues/index.ts';
 import { BUILD_DIR, compileContracts, contractsCompiled } from '../../sim/chain/compile.ts';
 import { demoWorldOptions } from '../../sim/demo-world.ts';
-import { startSim } from '../../sim/index.ts';
+import { betaSocketUrl, startSim } from '../../sim/index.ts';
 import type { CatalogSize } from '../../sim/world/catalog.ts';
 import type { WalletSet } from '../../sim/world/wallets.ts';
 import type { Schedule } from '../define.ts';
@@ -202,7 +205,7 @@ async function startDemo(opts: DemoOptions, interrupt: Interrupt): Promise<numbe
   if (sim.replicaUrls) env.ALPHA_BOOK_URL = sim.replicaUrls.alpha_book;
   if (sim.replicaUrls) {
     env.BETA_API_URL = sim.replicaUrls.beta;
-    env.BETA_WS_URL = sim.replicaUrls.beta_ws;
+    env.BETA_WS_URL = betaSocketUrl(sim.replicaUrls.beta);
     env.GAMMA_API_URL = sim.replicaUrls.gamma;
     env.DELTA_API_URL = sim.replicaUrls.delta;
     env.EPSILON_API_URL = sim.replicaUrls.epsilon;
@@ -628,6 +631,9 @@ async function exampleRequests(
  * around `midnight` (the catalog's end, Unix ms), and the tick dataset of the day that midnight ends
  * (docs/ticks.md): final about 11 minutes after the demo starts, `404 not_final` before.
  */
+/** The parameters every order book history route shares (the other one names its market). */
+const COMMON_BOOK_PARAMS = new Set(['start_time', 'end_time', 'limit', 'pagination_key', 'sources']);
+
 async function orderbookExamples(
   ch: Runtime['deps']['clickhouse'],
   curl: (path: string) => string,
@@ -635,51 +641,47 @@ async function orderbookExamples(
   midnight: number,
 ): Promise<string[]> {
   const range = `start_time=${midnight - 86_400_000}&end_time=${midnight + 86_400_000}`;
-  // A market per venue: the one with the most recorded books, else its busiest (open first: its polls are
-  // under way; a venue whose markets are all closed has a history to show, maybe empty).
-  const pick = async (venue: string, fallback: string) => {
+  // A market per venue: the one with the most recorded books, else the busiest of its markets table (open
+  // first: its polls are under way; a venue whose markets are all closed has a history to show, maybe
+  // empty). alpha's history is its book sync's table.
+  const pick = async (code: string) => {
+    if (code === 'alpha') {
+      const [row] = await ch.query<{ market: string }>(
+        'demo.orderbooks.alpha',
+        'SELECT token_id AS market FROM alpha_book_quotes GROUP BY token_id ORDER BY count() DESC, token_id LIMIT 1',
+      );
+      return row?.market ?? tokenId;
+    }
+    const market = VENUE_CONTRACTS.find((c) => c.code === code)?.market;
+    if (!market) return undefined;
+    const key = market.key.column;
     const [row] = await ch.query<{ market: string }>(
-      `demo.orderbooks.${venue}`,
+      'demo.orderbooks.market',
       `SELECT market FROM (
-         SELECT market, count() AS n FROM orderbook_snapshots WHERE venue = {venue:String} GROUP BY market
-         UNION ALL SELECT * FROM (${fallback} LIMIT 1)
+         SELECT market, count() AS n FROM orderbook_snapshots WHERE venue = {code:String} GROUP BY market
+         UNION ALL SELECT * FROM (
+           SELECT toString(${key}) AS market, 0 AS n FROM ${market.table} FINAL
+           ORDER BY status = 'open' DESC, volume_usd DESC, ${key} LIMIT 1)
        ) ORDER BY n DESC, market LIMIT 1`,
-      { venue },
+      { code },
     );
     return row?.market;
   };
+  // Every order book history route (api/resources/), with its market parameter.
   const out: string[] = [];
-  const [alpha] = await ch.query<{ token_id: string }>(
-    'demo.orderbooks.alpha',
-    'SELECT token_id FROM alpha_book_quotes GROUP BY token_id ORDER BY count() DESC, token_id LIMIT 1',
-  );
-  const token = alpha?.token_id ?? tokenId;
-  if (token) out.push(curl(`/v2/alpha/orderbooks?token_id=${token}&${range}&limit=5`));
-  const ticker = await pick(
-    'beta',
-    `SELECT ticker AS market, 0 AS n FROM beta_markets FINAL ORDER BY status = 'open' DESC, volume_usd DESC, ticker`,
-  );
-  if (ticker) {
-    const t = encodeURIComponent(ticker);
-    out.push(curl(`/v2/beta/orderbooks?ticker=${t}&${range}&limit=5`));
-    out.push(curl(`/v2/beta/orderbooks-subcent?ticker=${t}&${range}&sources=rest,ws&limit=5`));
-  }
-  const slug = await pick(
-    'gamma',
-    `SELECT slug AS market, 0 AS n FROM gamma_markets FINAL WHERE trade_type = 'clob'
-     ORDER BY status = 'open' DESC, volume_usd DESC, slug`,
-  );
-  if (slug) out.push(curl(`/v2/gamma/orderbooks?market_slug=${encodeURIComponent(slug)}&${range}&limit=5`));
-  for (const venue of ['delta', 'epsilon']) {
-    const id = await pick(
-      venue,
-      `SELECT toString(market_id) AS market, 0 AS n FROM ${venue}_markets FINAL
-       ORDER BY status = 'open' DESC, volume_usd DESC, market_id`,
-    );
-    if (id) out.push(curl(`/v2/${venue}/orderbooks?market_id=${id}&${range}&limit=5`));
+  for (const r of RESOURCES) {
+    const code = /^\/v2\/(\w+)\/orderbooks(?:-subcent)?$/.exec(r.path)?.[1];
+    if (!code) continue;
+    const props = Object.keys((r.schema.querystring as TObject | undefined)?.properties ?? {});
+    const param = props.find((p) => !COMMON_BOOK_PARAMS.has(p));
+    const market = param && (await pick(code));
+    if (!market) continue;
+    const sources = props.includes('sources') ? '&sources=rest,ws' : '';
+    out.push(curl(`${r.path}?${param}=${encodeURIComponent(market)}&${range}${sources}&limit=5`));
   }
   const day = new Date(midnight - 1).toISOString().slice(0, 10);
-  out.push(curl(`/v2/data/ticks?venue=beta&date=${day}`));
+  const dataset = TICK_DATASETS[0];
+  if (dataset) out.push(curl(`/v2/data/ticks?venue=${dataset.name}&date=${day}`));
   return out;
 }
 

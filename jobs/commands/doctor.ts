@@ -126,7 +126,8 @@ const CHECKED_APART = new Set(['CLICKHOUSE_URL', 'REDIS_URL', 'ALPHA_RPC_URLS'])
 
 /**
  * Every upstream pmdata reads from: each variable named *_URL or *_URLS, in core's or any source's
- * section (so a venue added later is checked without touching this), less those checked apart.
+ * section (so a venue added later is checked without touching this), less those checked apart; a
+ * WebSocket (ws, wss) is reached by an HTTP request to the same address.
  */
 export function upstreamUrls(config: Config): { env: string; url: string }[] {
   const out: { env: string; url: string }[] = [];
@@ -142,7 +143,7 @@ export function upstreamUrls(config: Config): { env: string; url: string }[] {
       if (!/_URLS?$/.test(spec.env) || CHECKED_APART.has(spec.env)) continue;
       const value = values[key];
       for (const v of Array.isArray(value) ? value : [value]) {
-        if (typeof v === 'string' && /^https?:\/\//.test(v)) out.push({ env: spec.env, url: v });
+        if (typeof v === 'string' && /^(https?|wss?):\/\//.test(v)) out.push({ env: spec.env, url: v });
       }
     }
   }
@@ -151,7 +152,8 @@ export function upstreamUrls(config: Config): { env: string; url: string }[] {
 
 async function checkUpstream(env: string, url: string): Promise<Check> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
+    // A WebSocket's address answers a plain HTTP request too (an error status, without the upgrade).
+    const res = await fetch(url.replace(/^ws/, 'http'), { signal: AbortSignal.timeout(3000) });
     await res.body?.cancel();
     return { name: `upstream ${env}`, status: 'ok', detail: `${url} answered HTTP ${res.status}` };
   } catch (err) {

@@ -7,7 +7,7 @@ import type { WorldState } from '../world/state.ts';
 import { alphaBookRoutes } from './alpha/book.ts';
 import { alphaMetadataRoutes } from './alpha/metadata.ts';
 import { betaRoutes } from './beta/index.ts';
-import { betaSocket, betaSocketUrl } from './beta/socket.ts';
+import { betaSocket } from './beta/socket.ts';
 import { deltaRoutes } from './delta/index.ts';
 import { epsilonRoutes } from './epsilon/index.ts';
 import { createFaultController, type FaultController, type ReplicaName } from './faults.ts';
@@ -28,8 +28,6 @@ export interface ReplicaUrls {
   alpha_metadata: string;
   alpha_book: string;
   beta: string;
-  /** beta's WebSocket (`/trade-api/ws/v2` on beta's replica server). */
-  beta_ws: string;
   gamma: string;
   delta: string;
   epsilon: string;
@@ -111,7 +109,6 @@ export async function startReplicas(options: StartReplicasOptions): Promise<Repl
       alpha_metadata: url('alpha_metadata'),
       alpha_book: url('alpha_book'),
       beta: url('beta'),
-      beta_ws: betaSocketUrl(url('beta')),
       gamma: url('gamma'),
       delta: url('delta'),
       epsilon: url('epsilon'),

@@ -9,8 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataVersions } from '../core/data-version.ts';
+import { decimal } from '../core/decimal.ts';
 import { createHttpClient } from '../ingest/http/client.ts';
-import { decimal } from '../ingest/orderbooks/store.ts';
 import { keepaliveMs } from '../ingest/orderbooks/stream.ts';
 import { runStream, type VenueDefinition } from '../ingest/rest/runner.ts';
 import { createBetaClient } from '../ingest/venues/beta/client.ts';

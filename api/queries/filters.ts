@@ -120,27 +120,13 @@ export function equals(o: { param: string; column?: string; type?: string }): Fi
  * `start_time` / `end_time` (Unix seconds, inclusive) on a DateTime64 `column`; start after end is a
  * 400 (checked when start_time is parsed, so declare the pair where that check belongs in the order).
  */
-export function timeRange(column: string): [Filter<number>, Filter<number>] {
-  const bound = (param: 'start_time' | 'end_time', op: string, ms: string): Filter<number> => ({
-    name: param,
-    parse: (q) => {
-      if (param === 'start_time')
-        checkTimeRange(q.start_time as number | undefined, q.end_time as number | undefined);
-      return q[param] as number | undefined;
-    },
-    where: (s) => ({
-      sql: `${column} ${op} fromUnixTimestamp64Milli({${ms}:Int64}, 'UTC')`,
-      params: { [ms]: s * 1000 },
-    }),
-  });
-  return [bound('start_time', '>=', 'start_ms'), bound('end_time', '<=', 'end_ms')];
-}
+export const timeRange = (column: string) => timeBounds(column, 1000);
 
-/**
- * The Unix-ms twin of `timeRange`: `start_time` / `end_time` (Unix milliseconds, inclusive) on a
- * DateTime64 `column`; start after end is a 400 naming both (checked when start_time is parsed).
- */
-export function timeRangeMs(column: string): [Filter<number>, Filter<number>] {
+/** The Unix-ms twin of `timeRange`: `start_time` / `end_time` in Unix milliseconds, inclusive. */
+export const timeRangeMs = (column: string) => timeBounds(column, 1);
+
+/** The pair of bounds on `column`, their values in units of `msPerUnit` milliseconds. */
+function timeBounds(column: string, msPerUnit: number): [Filter<number>, Filter<number>] {
   const bound = (param: 'start_time' | 'end_time', op: string, ms: string): Filter<number> => ({
     name: param,
     parse: (q) => {
@@ -150,7 +136,7 @@ export function timeRangeMs(column: string): [Filter<number>, Filter<number>] {
     },
     where: (v) => ({
       sql: `${column} ${op} fromUnixTimestamp64Milli({${ms}:Int64}, 'UTC')`,
-      params: { [ms]: v },
+      params: { [ms]: v * msPerUnit },
     }),
   });
   return [bound('start_time', '>=', 'start_ms'), bound('end_time', '<=', 'end_ms')];

@@ -11,6 +11,7 @@
  * column itself (the cursor carries its Unix ms), so the read stays a range of the primary key.
  */
 import { expression, fields, type RowOfSelection, type Selection } from '../../core/clickhouse/table.ts';
+import { fromMicros, micros } from '../../core/decimal.ts';
 import { type BookSource, ORDERBOOK_SNAPSHOTS } from '../../schemas/tables/orderbooks.ts';
 import type { RouteContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
@@ -138,28 +139,7 @@ export const msOf = (column: string) => `toUnixTimestamp64Milli(${column})`;
 /** An Array(Decimal) column read as the exact decimal texts of its items. */
 export const decimalTexts = (column: string) => `arrayMap(x -> toString(x), ${column})`;
 
-// ---- Exact decimals: the texts the engine gave, at the tables' scale (6 decimals), as micro units.
-
-const SCALE = 6;
-const UNIT = 10n ** BigInt(SCALE);
-const DECIMAL = /^(-?)(\d+)(?:\.(\d{1,6}))?$/;
-
-/** A decimal text (≤ 6 decimals) → its value in millionths, exact. */
-export function micros(text: string): bigint {
-  const m = DECIMAL.exec(text);
-  if (!m) throw new Error(`not a decimal of scale ≤ ${SCALE}: ${text}`);
-  const v = BigInt(m[2]!) * UNIT + BigInt((m[3] ?? '').padEnd(SCALE, '0'));
-  return m[1] === '-' ? -v : v;
-}
-
-/** Millionths → the canonical decimal text (no trailing zeros). */
-export function microsText(v: bigint): string {
-  const neg = v < 0n;
-  const a = neg ? -v : v;
-  const int = a / UNIT;
-  const frac = (a % UNIT).toString().padStart(SCALE, '0').replace(/0+$/, '');
-  return `${neg ? '-' : ''}${int}${frac === '' ? '' : `.${frac}`}`;
-}
+// ---- Exact decimals: the texts the engine gave (core/decimal.ts).
 
 /**
  * A decimal text as the JSON number it reads as: exact for every value of ≤ 15 significant digits (a
@@ -169,7 +149,7 @@ export const decimalNumber = (text: string): number => Number(text);
 
 /** The exact sum of decimal texts, as a number. */
 export const decimalSum = (texts: readonly string[]): number =>
-  decimalNumber(microsText(texts.reduce((s, t) => s + micros(t), 0n)));
+  decimalNumber(fromMicros(texts.reduce((s, t) => s + micros(t), 0n)));
 
 /** Parallel price and size texts → `{price, size}` levels, as numbers from the texts. */
 export function levels(

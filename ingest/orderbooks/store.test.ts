@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataVersions } from '../../core/data-version.ts';
+import { decimal } from '../../core/decimal.ts';
 import { createTestDeps, type TestDeps } from '../../test/support/deps.ts';
-import { type BookSnapshot, decimal, recordSnapshots } from './store.ts';
+import { type BookSnapshot, recordSnapshots } from './store.ts';
 
 let deps: TestDeps;
 beforeAll(async () => {

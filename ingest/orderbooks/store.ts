@@ -2,7 +2,7 @@
  * The one writer of `orderbook_snapshots` (docs/orderbooks.md), shared by every venue's book poll and by
  * beta's feed (its rebuilt books, source `ws`):
  * - a snapshot is the market's YES book: bids best first (price descending), asks best first (ascending),
- *   prices in dollars 0..1 and sizes as exact decimal strings (`decimal` normalizes them);
+ *   prices in dollars 0..1 and sizes as exact decimal strings (`decimal`, core/decimal.ts, normalizes them);
  * - a book equal to the market's last recorded one of the same source (same levels and midpoints: same
  *   `hash`) is skipped unless ORDERBOOK_KEEPALIVE_S passed since that one was recorded, so an idle market
  *   costs one row per keep-alive;
@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import type { ClickHouse } from '../../core/clickhouse/index.ts';
 import type { RowOf } from '../../core/clickhouse/table.ts';
 import type { DataVersions } from '../../core/data-version.ts';
+import { decimal } from '../../core/decimal.ts';
 import { countRowsWritten } from '../../core/ops/ingest-counts.ts';
 import { type BookSource, ORDERBOOK_SNAPSHOTS } from '../../schemas/tables/orderbooks.ts';
 import { chTime } from '../rest/store.ts';
@@ -63,32 +64,6 @@ export interface RecordSnapshotsResult {
 }
 
 export type OrderbookSnapshotRow = RowOf<typeof ORDERBOOK_SNAPSHOTS>;
-
-const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
-
-/**
- * A decimal's canonical text, exact: no exponent, no leading zeros, no trailing fractional zeros
- * ('0.5000' → '0.5', '012' → '12', '-0' → '0'). A number is taken through its shortest round-trip text.
- * Throws a RangeError on anything else, or on more than 6 decimals (the table's scale).
- */
-export function decimal(value: string | number): string {
-  let text = typeof value === 'number' ? numberText(value) : value.trim();
-  const m = DECIMAL.exec(text);
-  if (!m) throw new RangeError(`not a decimal: ${JSON.stringify(value)}`);
-  const int = m[2]!.replace(/^0+(?=\d)/, '');
-  const frac = (m[3] ?? '').replace(/0+$/, '');
-  if (frac.length > 6) throw new RangeError(`more than 6 decimals: ${text}`);
-  text = frac === '' ? int : `${int}.${frac}`;
-  return m[1] === '-' && /[1-9]/.test(text) ? `-${text}` : text;
-}
-
-function numberText(n: number): string {
-  if (!Number.isFinite(n)) throw new RangeError(`not a decimal: ${n}`);
-  const s = String(n);
-  if (!/e/i.test(s)) return s;
-  // Exponent forms (1e-7 and below, 1e21 and above): fixed text at the table's scale and beyond.
-  return n.toFixed(12);
-}
 
 /** The levels' identity: the first 8 bytes of the SHA-256 of the canonical book, as a decimal UInt64. */
 export function bookHash(s: Pick<BookSnapshot, 'bids' | 'asks' | 'midpoint' | 'adjusted_midpoint'>): string {

@@ -11,6 +11,8 @@
  *   snapshot's `source`, for the `sources` asked (rest, ws, default both); its key is (ts, sequence,
  *   source), unique when a rest and a ws snapshot share a time and sequence.
  */
+
+import { micros } from '../../../core/decimal.ts';
 import type {
   BetaOrderbooksQuery,
   BetaOrderbooksResponse,
@@ -27,7 +29,6 @@ import {
   decimalSum,
   exists,
   levels,
-  micros,
   notFound,
   type SnapshotRow,
   snapshotPage,

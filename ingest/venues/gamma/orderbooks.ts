@@ -6,10 +6,12 @@
  * `midpoint` and `adjusted_midpoint` as served, `token_id` the payload's `tokenId` (else the stored YES
  * token), `ts` the answer's `Date` (the payload has no time of its own).
  */
+
+import { decimal } from '../../../core/decimal.ts';
 import { GAMMA_MARKETS } from '../../../schemas/tables/gamma.ts';
 import { bookBatches } from '../../orderbooks/batches.ts';
 import { bestFirst } from '../../orderbooks/levels.ts';
-import { type BookSnapshot, decimal } from '../../orderbooks/store.ts';
+import type { BookSnapshot } from '../../orderbooks/store.ts';
 import type { BookBatch, OrderbookContext } from '../../orderbooks/stream.ts';
 import type { GammaClient } from './client.ts';
 import type { OrderbookPayload } from './payloads.ts';
